@@ -1,0 +1,32 @@
+"""Build the Cython core.  Compiler directives are set here, once.
+
+Set TAVLI_DEBUG=1 to compile with bounds checks and wraparound back on.
+"""
+import os
+
+import numpy
+from Cython.Build import cythonize
+from setuptools import Extension, setup
+
+DEBUG = os.environ.get("TAVLI_DEBUG") == "1"
+
+directives = {
+    "language_level": 3,
+    "boundscheck": DEBUG,
+    "wraparound": DEBUG,
+    "initializedcheck": DEBUG,
+    "cdivision": True,
+    "nonecheck": False,
+}
+
+extensions = [
+    Extension(
+        "tavli_fast._core",
+        ["src/tavli_fast/_core.pyx"],
+        include_dirs=[numpy.get_include()],
+        define_macros=[("NPY_NO_DEPRECATED_API", "NPY_1_7_API_VERSION")],
+        extra_compile_args=["-O3"] if not DEBUG else ["-O0", "-g"],
+    )
+]
+
+setup(ext_modules=cythonize(extensions, compiler_directives=directives))

@@ -1,0 +1,57 @@
+"""tavli_fast: a fast, rules-exact simulation and rollout engine for tavli / backgammon.
+
+Public names: Position, legal_positions, play_notation, simulate, rollout and
+the batch move-generation functions.  The hot loops live in the compiled
+extension ``tavli_fast._core``.
+"""
+
+from __future__ import annotations
+
+__version__ = "0.1.0"
+
+try:
+    from . import _core  # noqa: F401
+except ImportError as exc:  # pragma: no cover - exercised by hand, not in CI
+    raise ImportError(
+        "tavli_fast's compiled core (tavli_fast._core) is not built. Install the package "
+        "with `pip install .` (or `pip install -e .` for development), or build it in place "
+        "with `python setup.py build_ext --inplace`; Cython, numpy and a C compiler are needed. "
+        f"Original error: {exc}"
+    ) from exc
+
+from .errors import InvalidDiceError, InvalidPositionError
+from .movegen import (
+    ALL_ROLLS,
+    count_plays_batch,
+    generate_plays_batch,
+    generate_positions,
+    legal_positions,
+    play_notation,
+)
+from .position import GameContext, Play, Position
+from .rules import Rules, get_rules
+from .simulate import SimulationResult, simulate
+
+__all__ = [
+    "__version__",
+    "ALL_ROLLS",
+    "GameContext",
+    "InvalidDiceError",
+    "InvalidPositionError",
+    "Play",
+    "Position",
+    "Rules",
+    "SimulationResult",
+    "count_plays_batch",
+    "generate_plays_batch",
+    "generate_positions",
+    "get_rules",
+    "legal_positions",
+    "play_notation",
+    "simulate",
+]
+
+
+def compiled_core_in_use() -> bool:
+    """True: the package cannot run without its compiled core (there is no slow fallback)."""
+    return _core is not None

@@ -1,0 +1,312 @@
+# cython: embedsignature=True
+"""Compiled kernels of tavli_fast: move generation, Position IDs, RNG, game loop.
+
+Kernels, not API: the Python modules validate arguments and call these.
+Board layout everywhere: int8[2][26], row 0 the player on roll, row 1 the
+opponent, each row in its own numbering (0 off, 1..24 points, 25 bar).
+"""
+import numpy as np
+cimport numpy as cnp
+from libc.stdlib cimport calloc, free, realloc
+from libc.string cimport memcpy, memset
+from libc.stdint cimport int8_t, uint8_t, uint32_t, uint64_t, int64_t
+
+cnp.import_array()
+
+include "_rng.pxi"
+include "_movegen.pxi"
+include "_posid.pxi"
+include "_pubeval.pxi"
+include "_greedy.pxi"
+include "_game.pxi"
+
+
+# ---------------------------------------------------------------- helpers
+
+cdef MoveGen* _new_movegen() except NULL:
+    cdef MoveGen* g = <MoveGen*>calloc(1, sizeof(MoveGen))
+    if g == NULL:
+        raise MemoryError("cannot allocate the move generator's tables")
+    return g
+
+
+# Scratch tables for the small calls below, used only while holding the GIL
+# (the batch and game kernels allocate their own and release the GIL).
+cdef MoveGen* _scratch = _new_movegen()
+
+
+cdef int _load_board(const int8_t[:, ::1] src, Board* b) except -1:
+    if src.shape[0] != 2 or src.shape[1] != 26:
+        raise ValueError(f"a board has shape (2, 26), not ({src.shape[0]}, {src.shape[1]})")
+    memcpy(b.c, &src[0, 0], 52)
+    return 0
+
+
+cdef int _check_die(int d) except -1:
+    if d < 1 or d > 6:
+        raise ValueError(f"a die shows 1 to 6, not {d}")
+    return 0
+
+
+cdef _results_array(MoveGen* g, int n):
+    out = np.empty((n, 2, 26), dtype=np.int8)
+    cdef int8_t[:, :, ::1] view = out
+    if n:
+        memcpy(&view[0, 0, 0], g.out, n * sizeof(Board))
+    return out
+
+
+# ---------------------------------------------------------------- move generation
+
+def generate(const int8_t[:, ::1] board, int die1, int die2):
+    """Distinct boards reachable with (die1, die2), sides not switched: int8[n, 2, 26].
+
+    When no die can be played the one result is the unchanged board.
+    """
+    cdef Board b
+    _load_board(board, &b)
+    _check_die(die1)
+    _check_die(die2)
+    cdef int n = generate_plays(_scratch, &b, die1, die2)
+    if n < 0:
+        raise RuntimeError("more distinct plays than the generator holds")
+    return _results_array(_scratch, n)
+
+
+def count_batch(const int8_t[:, :, ::1] boards, const int8_t[:, ::1] dice):
+    """Numbers of distinct plays for every board x roll: int64[m, k]."""
+    cdef Py_ssize_t m = boards.shape[0], k = dice.shape[0], i, j
+    if boards.shape[1] != 2 or boards.shape[2] != 26 or dice.shape[1] != 2:
+        raise ValueError("boards must be (m, 2, 26) and dice (k, 2)")
+    for j in range(k):
+        _check_die(dice[j, 0])
+        _check_die(dice[j, 1])
+    counts = np.zeros((m, k), dtype=np.int64)
+    cdef int64_t[:, ::1] cv = counts
+    cdef MoveGen* g = _new_movegen()
+    cdef int n, bad = 0
+    try:
+        with nogil:
+            for i in range(m):
+                for j in range(k):
+                    n = generate_plays(g, <const Board*>&boards[i, 0, 0], dice[j, 0], dice[j, 1])
+                    if n < 0:
+                        bad = 1
+                    cv[i, j] = n
+    finally:
+        free(g)
+    if bad:
+        raise RuntimeError("more distinct plays than the generator holds")
+    return counts
+
+
+def generate_batch(const int8_t[:, :, ::1] boards, const int8_t[:, ::1] dice):
+    """All plays of every board x roll in one call.
+
+    Returns (results int8[T, 2, 26], offsets int64[m*k + 1]); the plays of
+    board i with roll j are results[offsets[i*k + j]:offsets[i*k + j + 1]].
+    """
+    cdef Py_ssize_t m = boards.shape[0], k = dice.shape[0], i, j
+    if boards.shape[1] != 2 or boards.shape[2] != 26 or dice.shape[1] != 2:
+        raise ValueError("boards must be (m, 2, 26) and dice (k, 2)")
+    for j in range(k):
+        _check_die(dice[j, 0])
+        _check_die(dice[j, 1])
+    offsets = np.zeros(m * k + 1, dtype=np.int64)
+    cdef int64_t[::1] ov = offsets
+    cdef MoveGen* g = _new_movegen()
+    cdef Board* buf = NULL
+    cdef Board* grown
+    cdef Py_ssize_t total = 0, cap = 0
+    cdef int n, bad = 0
+    try:
+        with nogil:
+            for i in range(m):
+                for j in range(k):
+                    n = generate_plays(g, <const Board*>&boards[i, 0, 0], dice[j, 0], dice[j, 1])
+                    if n < 0:
+                        bad = 1
+                        break
+                    if total + n > cap:
+                        cap = 2 * cap + n + 1024
+                        grown = <Board*>realloc(buf, cap * sizeof(Board))
+                        if grown == NULL:
+                            bad = 2
+                            break
+                        buf = grown
+                    memcpy(&buf[total], g.out, n * sizeof(Board))
+                    total += n
+                    ov[i * k + j + 1] = total
+                if bad:
+                    break
+        if bad == 1:
+            raise RuntimeError("more distinct plays than the generator holds")
+        if bad == 2:
+            raise MemoryError("out of memory collecting plays")
+        results = np.empty((total, 2, 26), dtype=np.int8)
+        if total:
+            memcpy(cnp.PyArray_DATA(results), buf, total * sizeof(Board))
+        return results, offsets
+    finally:
+        free(g)
+        free(buf)
+
+
+# ---------------------------------------------------------------- Position IDs
+
+def encode_position_id(const int8_t[:, ::1] board):
+    """gnubg Position ID (14 characters) of a board."""
+    cdef Board b
+    cdef char out[14]
+    _load_board(board, &b)
+    posid_encode(&b, out)
+    return out[:14].decode("ascii")
+
+
+def decode_position_id(str text):
+    """(board int8[2, 26], 0) for a legal 14-character id, else (None, error code).
+
+    Error codes are those of posid_decode; position.py words the messages.
+    """
+    cdef Board b
+    if len(text) != 14 or not text.isascii():
+        return None, 1
+    cdef bytes raw = text.encode("ascii")
+    cdef int err = posid_decode(raw, &b)
+    if err:
+        return None, err
+    out = np.empty((2, 26), dtype=np.int8)
+    cdef int8_t[:, ::1] v = out
+    memcpy(&v[0, 0], b.c, 52)
+    return out, 0
+
+
+cdef extern from "Python.h":
+    object PyUnicode_New(Py_ssize_t size, Py_UCS4 maxchar)
+    void* PyUnicode_DATA(object o)
+    bint PyUnicode_IS_COMPACT_ASCII(object o)
+
+
+def legal_position_ids(str position_id, int die1, int die2):
+    """Position IDs of the distinct plays (sides not switched), or None for a bad id.
+
+    The fast path behind tavli_fast.legal_positions: decoding, generation and
+    encoding happen here, each id written straight into a new str object.
+    """
+    cdef Board b
+    cdef int i, n
+    _check_die(die1)
+    _check_die(die2)
+    if len(position_id) != 14 or not PyUnicode_IS_COMPACT_ASCII(position_id):
+        return None
+    if posid_decode(<const char*>PyUnicode_DATA(position_id), &b):
+        return None
+    n = generate_plays(_scratch, &b, die1, die2)
+    if n < 0:
+        raise RuntimeError("more distinct plays than the generator holds")
+    # The opponent's part of the key is the same for every play that hits nothing.
+    cdef int root_len, opp_len, my_len
+    cdef uint64_t root_opp = posid_side_bits(b.c[1], occupancy(b.c[1]), &root_len)
+    cdef uint64_t opp, mine
+    cdef const Board* r
+    out = [None] * n
+    for i in range(n):
+        r = &_scratch.out[i]
+        if r.c[1][25] == b.c[1][25]:
+            opp, opp_len = root_opp, root_len
+        else:
+            opp = posid_side_bits(r.c[1], occupancy(r.c[1]), &opp_len)
+        mine = posid_side_bits(r.c[0], _scratch.outmine[i], &my_len)
+        s = PyUnicode_New(14, 127)
+        posid_from_bits(opp, opp_len, mine, <char*>PyUnicode_DATA(s))
+        out[i] = s
+    return out
+
+
+# ---------------------------------------------------------------- games
+
+def run_games(const int8_t[:, ::1] board, Py_ssize_t n_games, int player0, int player1,
+              uint64_t seed, bint first_roll_no_doubles, bint backgammons,
+              const int8_t[:, ::1] first_dice=None):
+    """Play n_games whole games from `board`; player0 is on roll first.
+
+    Returns int64[8]: win_single, win_gammon, win_backgammon, lose_single,
+    lose_gammon, lose_backgammon (exclusive outcomes for player 0),
+    plies_sum, plies_sumsq.  first_dice[i, 2j:2j+2] forces roll j of game i
+    (a 0 pair rolls normally).
+    """
+    cdef Board b
+    _load_board(board, &b)
+    cdef int players[2]
+    players[0] = player0
+    players[1] = player1
+    for p in (player0, player1):
+        if p < PLAYER_RANDOM or p > PLAYER_GREEDY:
+            raise ValueError(f"unknown player kind {p}")
+    cdef int n_forced = 0
+    if first_dice is not None:
+        if first_dice.shape[0] != n_games or first_dice.shape[1] % 2:
+            raise ValueError("first_dice must be (n_games, 2k)")
+        n_forced = first_dice.shape[1] // 2
+        for i in range(n_games):
+            for j in range(first_dice.shape[1]):
+                if first_dice[i, j] < 0 or first_dice[i, j] > 6:
+                    raise ValueError("forced dice must be 1..6 (or 0 for a normal roll)")
+    totals = np.zeros(8, dtype=np.int64)
+    cdef int64_t[::1] t = totals
+    cdef Rng rng
+    rng_seed(&rng, seed)
+    cdef MoveGen* g = _new_movegen()
+    cdef Py_ssize_t gi
+    cdef int outcome, plies = 0, failed = 0
+    cdef const int8_t* forced = NULL
+    try:
+        with nogil:
+            for gi in range(n_games):
+                if n_forced:
+                    forced = &first_dice[gi, 0]
+                outcome = play_game(g, &b, players, &rng, first_roll_no_doubles,
+                                    backgammons, forced, n_forced, &plies)
+                if outcome < 0:
+                    failed = 1
+                    break
+                t[outcome] += 1
+                t[6] += plies
+                t[7] += <int64_t>plies * plies
+    finally:
+        free(g)
+    if failed:
+        raise RuntimeError("a game did not finish (corrupt position?)")
+    return totals
+
+
+def choose(const int8_t[:, ::1] board, int die1, int die2, int player, uint64_t seed):
+    """The board (sides not switched) that `player` moves to with (die1, die2)."""
+    cdef Board b
+    cdef Rng rng
+    _load_board(board, &b)
+    _check_die(die1)
+    _check_die(die2)
+    if player < PLAYER_RANDOM or player > PLAYER_GREEDY:
+        raise ValueError(f"unknown player kind {player}")
+    rng_seed(&rng, seed)
+    cdef int n = generate_plays(_scratch, &b, die1, die2)
+    if n < 0:
+        raise RuntimeError("more distinct plays than the generator holds")
+    cdef int i = choose_play(_scratch, n, player, &rng)
+    out = np.empty((2, 26), dtype=np.int8)
+    cdef int8_t[:, ::1] v = out
+    memcpy(&v[0, 0], &_scratch.out[i], 52)
+    return out
+
+
+def rng_outputs(uint64_t seed, Py_ssize_t n):
+    """The first n outputs of the core generator for `seed` (pinned by a golden test)."""
+    cdef Rng rng
+    rng_seed(&rng, seed)
+    out = np.empty(n, dtype=np.uint64)
+    cdef uint64_t[::1] v = out
+    cdef Py_ssize_t i
+    for i in range(n):
+        v[i] = rng_next(&rng)
+    return out
