@@ -18,6 +18,7 @@ include "_movegen.pxi"
 include "_posid.pxi"
 include "_pubeval.pxi"
 include "_greedy.pxi"
+include "_bearoff.pxi"
 include "_game.pxi"
 
 
@@ -27,6 +28,7 @@ cdef MoveGen* _new_movegen() except NULL:
     cdef MoveGen* g = <MoveGen*>calloc(1, sizeof(MoveGen))
     if g == NULL:
         raise MemoryError("cannot allocate the move generator's tables")
+    g.out = g.own
     return g
 
 
@@ -123,18 +125,19 @@ def generate_batch(const int8_t[:, :, ::1] boards, const int8_t[:, ::1] dice):
         with nogil:
             for i in range(m):
                 for j in range(k):
-                    n = generate_plays(g, <const Board*>&boards[i, 0, 0], dice[j, 0], dice[j, 1])
-                    if n < 0:
-                        bad = 1
-                        break
-                    if total + n > cap:
-                        cap = 2 * cap + n + 1024
+                    # Results are written straight into the growing buffer.
+                    if total + MAX_RESULTS > cap:
+                        cap = 2 * cap + MAX_RESULTS
                         grown = <Board*>realloc(buf, cap * sizeof(Board))
                         if grown == NULL:
                             bad = 2
                             break
                         buf = grown
-                    memcpy(&buf[total], g.out, n * sizeof(Board))
+                    g.out = &buf[total]
+                    n = generate_plays(g, <const Board*>&boards[i, 0, 0], dice[j, 0], dice[j, 1])
+                    if n < 0:
+                        bad = 1
+                        break
                     total += n
                     ov[i * k + j + 1] = total
                 if bad:

@@ -39,7 +39,8 @@ ctypedef struct MoveGen:
     int n                       # distinct results kept at `best`
     int overflow
     uint32_t stamp
-    Board out[MAX_RESULTS]
+    Board* out                  # where results go: `own`, or a caller's larger buffer
+    Board own[MAX_RESULTS]
     uint32_t outmine[MAX_RESULTS]   # occupancy mask of row 0 of each result
     uint64_t tlo[TABLE_SIZE]
     uint64_t thi[TABLE_SIZE]

@@ -1,0 +1,1 @@
+# Bear-off databases (issue 4): kernels written by the bear-off helper.
