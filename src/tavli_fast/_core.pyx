@@ -303,6 +303,25 @@ def choose(const int8_t[:, ::1] board, int die1, int die2, int player, uint64_t 
     return out
 
 
+def first_rolls(uint64_t seed, Py_ssize_t n, bint first_roll_no_doubles):
+    """The opening rolls of n games as the game loop draws them: int8[n, 2].
+
+    Uses the same code path as run_games (for the R5 tests); each row is one
+    game's first roll from a generator seeded with `seed` and advanced in turn.
+    """
+    cdef Rng rng
+    cdef int d1, d2
+    cdef Py_ssize_t i
+    rng_seed(&rng, seed)
+    out = np.empty((n, 2), dtype=np.int8)
+    cdef int8_t[:, ::1] v = out
+    for i in range(n):
+        roll_for_ply(&rng, 0, first_roll_no_doubles, NULL, 0, &d1, &d2)
+        v[i, 0] = d1
+        v[i, 1] = d2
+    return out
+
+
 def rng_outputs(uint64_t seed, Py_ssize_t n):
     """The first n outputs of the core generator for `seed` (pinned by a golden test)."""
     cdef Rng rng

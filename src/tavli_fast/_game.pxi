@@ -53,6 +53,19 @@ cdef inline int choose_play(MoveGen* g, int n, int player, Rng* rng) noexcept no
     return best
 
 
+cdef inline void roll_for_ply(Rng* rng, int ply, bint first_roll_no_doubles,
+                              const int8_t* forced, int n_forced, int* d1, int* d2) noexcept nogil:
+    """The dice of ply `ply` (0 = the first turn of the game)."""
+    if ply < n_forced and forced[2 * ply] != 0:
+        d1[0] = forced[2 * ply]
+        d2[0] = forced[2 * ply + 1]
+        return
+    rng_dice(rng, d1, d2)
+    # R5: the opening play never uses a double (ties are re-rolled).
+    while ply == 0 and first_roll_no_doubles and d1[0] == d2[0]:
+        rng_dice(rng, d1, d2)
+
+
 cdef int play_game(MoveGen* g, const Board* start, const int* players, Rng* rng,
                    bint first_roll_no_doubles, bint backgammons,
                    const int8_t* forced, int n_forced, int* plies_out) noexcept nogil:
@@ -62,14 +75,7 @@ cdef int play_game(MoveGen* g, const Board* start, const int* players, Rng* rng,
     cdef int plies = 0
     cdef int d1, d2, n, k
     while plies < MAX_PLIES:
-        if plies < n_forced and forced[2 * plies] != 0:
-            d1 = forced[2 * plies]
-            d2 = forced[2 * plies + 1]
-        else:
-            rng_dice(rng, &d1, &d2)
-            # R5: the opening play never uses a double.
-            while plies == 0 and first_roll_no_doubles and d1 == d2:
-                rng_dice(rng, &d1, &d2)
+        roll_for_ply(rng, plies, first_roll_no_doubles, forced, n_forced, &d1, &d2)
         n = generate_plays(g, &b, d1, d2)
         if n < 0:
             return -1
