@@ -47,17 +47,17 @@ ctypedef struct MoveGen:
     uint32_t tstamp[TABLE_SIZE]
 
 
-cdef inline void _key_add(Node* n, int p, int delta) noexcept nogil:
+cdef inline void _key_add(uint64_t* klo, uint64_t* khi, int p, int delta) noexcept nogil:
     if p <= 16:
         if delta > 0:
-            n.klo += (<uint64_t>1) << (4 * (p - 1))
+            klo[0] += (<uint64_t>1) << (4 * (p - 1))
         else:
-            n.klo -= (<uint64_t>1) << (4 * (p - 1))
+            klo[0] -= (<uint64_t>1) << (4 * (p - 1))
     else:
         if delta > 0:
-            n.khi += (<uint64_t>1) << (4 * (p - 17))
+            khi[0] += (<uint64_t>1) << (4 * (p - 17))
         else:
-            n.khi -= (<uint64_t>1) << (4 * (p - 17))
+            khi[0] -= (<uint64_t>1) << (4 * (p - 17))
 
 
 cdef inline void node_init(Node* n, const Board* b) noexcept nogil:
@@ -109,33 +109,58 @@ cdef inline uint32_t movable_from(const Node* n, uint32_t blocked, int d) noexce
     return src
 
 
-cdef inline void node_move(Node* n, int s, int d) noexcept nogil:
+cdef inline void board_move(Board* b, int s, int d) noexcept nogil:
     """Move one of my checkers from point s (25 = bar) by d pips; it is legal."""
     cdef int t = s - d
-    cdef int o
-    n.b.c[0][s] -= 1
-    _key_add(n, s, -1)
-    if n.b.c[0][s] == 0:
-        n.mine &= ~((<uint32_t>1) << s)
+    b.c[0][s] -= 1
     if t <= 0:
-        n.b.c[0][0] += 1
+        b.c[0][0] += 1
         return
-    o = 25 - t
-    if n.b.c[1][o] == 1:
+    if b.c[1][25 - t] == 1:
         # R11: a blot hit goes to the bar.
-        n.b.c[1][o] = 0
-        n.b.c[1][25] += 1
-        n.khi |= (<uint64_t>1) << (35 + t)
-    n.b.c[0][t] += 1
-    _key_add(n, t, 1)
-    n.mine |= (<uint32_t>1) << t
+        b.c[1][25 - t] = 0
+        b.c[1][25] += 1
+    b.c[0][t] += 1
 
 
-cdef inline void gen_record(MoveGen* g, const Node* n, int score) noexcept nogil:
+cdef inline uint32_t mine_after(const Node* n, int s, int d) noexcept nogil:
+    """My occupancy mask after moving a checker from s by d."""
+    cdef uint32_t m = n.mine
+    if n.b.c[0][s] == 1:
+        m &= ~((<uint32_t>1) << s)
+    if s - d > 0:
+        m |= (<uint32_t>1) << (s - d)
+    return m
+
+
+cdef inline void key_after(const Node* n, int s, int d, uint64_t* klo, uint64_t* khi) noexcept nogil:
+    """The exact key of the position after moving a checker from s by d."""
+    cdef int t = s - d
+    klo[0] = n.klo
+    khi[0] = n.khi
+    _key_add(klo, khi, s, -1)
+    if t > 0:
+        _key_add(klo, khi, t, 1)
+        if n.b.c[1][25 - t] == 1:
+            khi[0] |= (<uint64_t>1) << (35 + t)
+
+
+cdef inline void node_move(Node* n, int s, int d) noexcept nogil:
+    key_after(n, s, d, &n.klo, &n.khi)
+    n.mine = mine_after(n, s, d)
+    board_move(&n.b, s, d)
+
+
+cdef inline Board* gen_slot(MoveGen* g, uint64_t klo, uint64_t khi, int score) noexcept nogil:
+    """Room for a new distinct play with this key and score, or NULL.
+
+    NULL when the play uses fewer (or smaller) dice than one already found, or
+    when the same position is already listed.  A higher score restarts the list.
+    """
     cdef uint64_t h
     cdef uint32_t i
     if score < g.best:
-        return
+        return NULL
     if score > g.best:
         g.best = score
         g.n = 0
@@ -143,21 +168,38 @@ cdef inline void gen_record(MoveGen* g, const Node* n, int score) noexcept nogil
         if g.stamp == 0:
             memset(g.tstamp, 0, sizeof(g.tstamp))
             g.stamp = 1
-    h = (n.klo * <uint64_t>0x9E3779B97F4A7C15ULL) ^ (n.khi * <uint64_t>0xC2B2AE3D27D4EB4FULL)
+    h = (klo * <uint64_t>0x9E3779B97F4A7C15ULL) ^ (khi * <uint64_t>0xC2B2AE3D27D4EB4FULL)
     i = <uint32_t>(h >> (64 - TABLE_BITS))
     while g.tstamp[i] == g.stamp:
-        if g.tlo[i] == n.klo and g.thi[i] == n.khi:
-            return
+        if g.tlo[i] == klo and g.thi[i] == khi:
+            return NULL
         i = (i + 1) & (TABLE_SIZE - 1)
     if g.n >= MAX_RESULTS:
         g.overflow = 1
-        return
+        return NULL
     g.tstamp[i] = g.stamp
-    g.tlo[i] = n.klo
-    g.thi[i] = n.khi
-    g.out[g.n] = n.b
-    g.outmine[g.n] = n.mine
+    g.tlo[i] = klo
+    g.thi[i] = khi
     g.n += 1
+    return &g.out[g.n - 1]
+
+
+cdef inline void gen_record(MoveGen* g, const Node* n, int score) noexcept nogil:
+    cdef Board* slot = gen_slot(g, n.klo, n.khi, score)
+    if slot != NULL:
+        slot[0] = n.b
+        g.outmine[g.n - 1] = n.mine
+
+
+cdef inline void gen_record_move(MoveGen* g, const Node* n, int s, int d, int score) noexcept nogil:
+    """Record the play that ends with one more move, building its board only if it is new."""
+    cdef uint64_t klo, khi
+    key_after(n, s, d, &klo, &khi)
+    cdef Board* slot = gen_slot(g, klo, khi, score)
+    if slot != NULL:
+        slot[0] = n.b
+        board_move(slot, s, d)
+        g.outmine[g.n - 1] = mine_after(n, s, d)
 
 
 cdef void _search_double(MoveGen* g, const Node* n, int d, int used, int max_src) noexcept nogil:
@@ -177,6 +219,9 @@ cdef void _search_double(MoveGen* g, const Node* n, int d, int used, int max_src
     while src:
         s = 31 - tf_clz(src)
         src &= ~((<uint32_t>1) << s)
+        if used == 3:
+            gen_record_move(g, n, s, d, 4)
+            continue
         child = n[0]
         node_move(&child, s, d)
         _search_double(g, &child, d, used + 1, s)
@@ -187,7 +232,7 @@ cdef void _search_pair(MoveGen* g, const Node* n, int first, int second) noexcep
     cdef uint32_t src = movable_from(n, g.blocked, first)
     cdef uint32_t src2
     cdef int s, s2
-    cdef Node child, grandchild
+    cdef Node child
     if src == 0:
         gen_record(g, n, 0)
         return
@@ -204,9 +249,7 @@ cdef void _search_pair(MoveGen* g, const Node* n, int first, int second) noexcep
         while src2:
             s2 = 31 - tf_clz(src2)
             src2 &= ~((<uint32_t>1) << s2)
-            grandchild = child
-            node_move(&grandchild, s2, second)
-            gen_record(g, &grandchild, SCORE_BOTH)
+            gen_record_move(g, &child, s2, second, SCORE_BOTH)
 
 
 cdef int generate_plays(MoveGen* g, const Board* b, int d1, int d2) noexcept nogil:
