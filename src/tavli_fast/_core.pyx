@@ -296,7 +296,7 @@ def choose(const int8_t[:, ::1] board, int die1, int die2, int player, uint64_t 
     cdef int n = generate_plays(_scratch, &b, die1, die2)
     if n < 0:
         raise RuntimeError("more distinct plays than the generator holds")
-    cdef int i = choose_play(_scratch, n, player, &rng)
+    cdef int i = choose_play(_scratch, &b, n, player, &rng)
     out = np.empty((2, 26), dtype=np.int8)
     cdef int8_t[:, ::1] v = out
     memcpy(&v[0, 0], &_scratch.out[i], 52)

@@ -33,18 +33,22 @@ cdef inline int loser_result(const Board* b, bint backgammons) noexcept nogil:
     return 1
 
 
-cdef inline int choose_play(MoveGen* g, int n, int player, Rng* rng) noexcept nogil:
-    """Index in g.out[0:n] of the play `player` picks."""
+cdef inline int choose_play(MoveGen* g, const Board* before, int n, int player, Rng* rng) noexcept nogil:
+    """Index in g.out[0:n] of the play `player` picks from `before`."""
     cdef int i, best = 0
     cdef double v, best_v
+    cdef bint race
     if n == 1:
         return 0
     if player == PLAYER_RANDOM:
         return <int>rng_below(rng, <uint64_t>n)
+    # Tesauro's rule (and gnubg's): race or contact weights by the position
+    # before the move, the same for every candidate.
+    race = player == PLAYER_PUBEVAL and _pubeval_is_race(before)
     best_v = -1e300
     for i in range(n):
         if player == PLAYER_PUBEVAL:
-            v = _pubeval(&g.out[i])
+            v = _pubeval_with_race(&g.out[i], race)
         else:
             v = _greedy(&g.out[i])
         if v > best_v:
@@ -79,7 +83,7 @@ cdef int play_game(MoveGen* g, const Board* start, const int* players, Rng* rng,
         n = generate_plays(g, &b, d1, d2)
         if n < 0:
             return -1
-        b = g.out[choose_play(g, n, players[side], rng)]
+        b = g.out[choose_play(g, &b, n, players[side], rng)]
         plies += 1
         if b.c[0][0] == 15:
             plies_out[0] = plies
