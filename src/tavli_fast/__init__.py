@@ -1,7 +1,7 @@
 """tavli_fast: a fast, rules-exact simulation and rollout engine for tavli / backgammon.
 
-Public names: Position, legal_positions, play_notation, simulate, rollout and
-the batch move-generation functions.  The hot loops live in the compiled
+Public names: Position, legal_positions, play_notation, simulate, rollout,
+resume_rollout and the batch move-generation functions.  The hot loops live in the compiled
 extension ``tavli_fast._core``.
 """
 
@@ -28,7 +28,9 @@ from .movegen import (
     legal_positions,
     play_notation,
 )
+from .parallel import resume_rollout, rollout
 from .position import GameContext, Play, Position
+from .rollout import RolloutResult
 from .rules import Rules, get_rules
 from .simulate import SimulationResult, simulate
 
@@ -40,6 +42,7 @@ __all__ = [
     "InvalidPositionError",
     "Play",
     "Position",
+    "RolloutResult",
     "Rules",
     "SimulationResult",
     "count_plays_batch",
@@ -48,6 +51,8 @@ __all__ = [
     "get_rules",
     "legal_positions",
     "play_notation",
+    "resume_rollout",
+    "rollout",
     "simulate",
 ]
 

@@ -1,0 +1,219 @@
+"""``tavli-rollout``: roll out a position with fast players, print the result with error bars.
+
+Exit status: 0 done; 2 bad usage or bad input (one line on stderr); 1 the run failed (e.g.
+worker processes kept dying); 130 interrupted by Ctrl-C (SIGINT) -- the result of the trials
+completed so far is printed first (and saved, with --checkpoint, so --resume can continue).
+"""
+
+from __future__ import annotations
+
+import argparse
+import logging
+import os
+import sys
+from typing import Any, Sequence
+
+from . import OneLineParser, UsageError, compiled_core_status, parse_count, print_error
+
+PROG = "tavli-rollout"
+DEFAULT_TRIALS = 12_960  # 10 x 1296: whole blocks of stratified first two rolls; a few seconds
+EXIT_INTERRUPTED = 130
+
+
+class _VersionAction(argparse.Action):
+    def __init__(self, option_strings: Sequence[str], dest: str, **kwargs: Any):
+        super().__init__(option_strings, dest, nargs=0, help="print the version and whether the compiled core is used")
+
+    def __call__(self, parser: argparse.ArgumentParser, *args: Any, **kwargs: Any) -> None:
+        print(f"{PROG} (tavli_fast {_version()}), {compiled_core_status()}")
+        parser.exit(0)
+
+
+def _version() -> str:
+    try:
+        from importlib.metadata import version
+
+        return version("tavli_fast")
+    except Exception:  # not installed as a distribution (e.g. run from a source tree)
+        import tavli_fast
+
+        return str(getattr(tavli_fast, "__version__", "unknown"))
+
+
+def _positive_float(text: str) -> float:
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a number") from None
+    if not value > 0 or value == float("inf"):
+        raise argparse.ArgumentTypeError(f"must be a positive number, got {text!r}")
+    return value
+
+
+def _jobs(text: str) -> int:
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a whole number") from None
+    if value < 1:
+        raise argparse.ArgumentTypeError(f"must be at least 1, got {value}")
+    return value
+
+
+def _seed(text: str) -> int:
+    try:
+        value = int(text.replace("_", ""), 0)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a whole number") from None
+    if not 0 <= value < 2**64:
+        raise argparse.ArgumentTypeError(f"must be from 0 to 2**64-1, got {text!r}")
+    return value
+
+
+def build_parser() -> OneLineParser:
+    p = OneLineParser(
+        prog=PROG,
+        description="Roll out a backgammon / tavli position: play many games with fast players "
+        "from it and report win, gammon and backgammon rates and the cubeless equity, with "
+        "standard errors, for the side on roll.",
+        epilog="Exit status: 0 ok, 2 bad input, 1 run failed, 130 interrupted (partial result "
+        "printed). With --checkpoint FILE, an interrupted run is continued by --resume FILE.",
+    )
+    p.add_argument("--position", default=None, metavar="ID",
+                   help="'start' (default), a gnubg Position ID or an XGID (its dice, if rolled, "
+                   "are every trial's first roll)")
+    p.add_argument("--trials", "-n", type=parse_count, default=None, metavar="N",
+                   help=f"games to play (1e6, 1_000_000 and 1000000 all work; default {DEFAULT_TRIALS:,})")
+    who = p.add_mutually_exclusive_group()
+    who.add_argument("--players", default=None, metavar="A,B",
+                     help="player on roll, then opponent (random, pubeval, greedy); default pubeval,pubeval")
+    who.add_argument("--player", default=None, metavar="P", help="the same player for both sides")
+    p.add_argument("--jobs", "-j", type=_jobs, default=None, metavar="N",
+                   help="worker processes (default: the CPUs available)")
+    p.add_argument("--seed", type=_seed, default=None, help="master seed (default: random, always printed)")
+    p.add_argument("--rules", default=None, help="backgammon (default) or portes")
+    p.add_argument("--json", action="store_true", help="print one JSON document")
+    p.add_argument("--no-progress", action="store_true", help="no progress bar on stderr")
+    p.add_argument("--checkpoint", default=None, metavar="FILE", help="keep progress in FILE (JSON)")
+    p.add_argument("--resume", default=None, metavar="FILE",
+                   help="continue the rollout saved in FILE (keeps saving to it)")
+    p.add_argument("--target-se", type=_positive_float, default=None, metavar="X",
+                   help="stop once the equity's standard error is below X")
+    p.add_argument("--min-trials", type=parse_count, default=None, metavar="N",
+                   help="trials before --target-se may stop the run (default 1296)")
+    p.add_argument("--chunk-size", type=parse_count, default=None, metavar="N",
+                   help="trials per unit of work (default 10,000; results depend on it, not on --jobs)")
+    p.add_argument("--no-stratify", action="store_true",
+                   help="plain random dice (default: stratified first two rolls)")
+    p.add_argument("--start-method", choices=("fork", "forkserver", "spawn"), default=None,
+                   help="how worker processes are started (default forkserver)")
+    p.add_argument("-v", "--verbose", action="count", default=0, help="more log output (-vv debug)")
+    p.add_argument("-q", "--quiet", action="count", default=0, help="only errors in the log")
+    p.add_argument("--version", action=_VersionAction)
+    return p
+
+
+def _setup_logging(verbose: int, quiet: int) -> None:
+    level = logging.WARNING - 10 * verbose + 10 * quiet
+    level = max(logging.DEBUG, min(level, logging.CRITICAL))
+    handler = logging.StreamHandler(sys.stderr)
+    handler.setFormatter(logging.Formatter(f"{PROG}: %(levelname)s: %(message)s [%(name)s, pid %(process)d]"))
+    logger = logging.getLogger("tavli_fast")
+    logger.handlers[:] = [handler]
+    logger.setLevel(level)
+    logger.propagate = False
+
+
+def _players(args: argparse.Namespace) -> tuple[str, str] | None:
+    if args.player is not None:
+        return (args.player, args.player)
+    if args.players is not None:
+        parts = [s.strip() for s in args.players.split(",")]
+        if len(parts) != 2 or not all(parts):
+            raise UsageError(f"--players takes two names separated by a comma, got {args.players!r}")
+        return (parts[0], parts[1])
+    return None
+
+
+def _check_writable(path: str, option: str) -> None:
+    directory = os.path.dirname(os.path.abspath(path)) or "."
+    if not os.path.isdir(directory):
+        raise UsageError(f"{option}: directory {directory} does not exist")
+    if os.path.isdir(path):
+        raise UsageError(f"{option}: {path} is a directory")
+
+
+def run(args: argparse.Namespace) -> int:
+    from ..parallel import read_checkpoint, rollout
+    from ..progress import TqdmProgress
+
+    settings: dict[str, Any] = {
+        "position": args.position,
+        "trials": args.trials,
+        "players": _players(args),
+        "seed": args.seed,
+        "rules": args.rules,
+        "chunk_size": args.chunk_size,
+        "stratify": False if args.no_stratify else None,
+        "target_se": args.target_se,
+        "min_trials": args.min_trials,
+    }
+    if args.resume is not None:
+        saved = read_checkpoint(args.resume)["request"]
+        _check_writable(args.checkpoint or args.resume, "--checkpoint")
+        for key in settings:
+            if settings[key] is None and key in saved:
+                settings[key] = saved[key]
+        settings["players"] = tuple(settings["players"])
+    elif args.checkpoint is not None:
+        _check_writable(args.checkpoint, "--checkpoint")
+    defaults = {
+        "position": "start", "trials": DEFAULT_TRIALS, "players": ("pubeval", "pubeval"),
+        "rules": "backgammon", "chunk_size": None, "stratify": True,
+    }
+    for key, value in defaults.items():
+        if settings[key] is None and value is not None:
+            settings[key] = value
+    if settings["chunk_size"] is None:
+        del settings["chunk_size"]
+
+    with TqdmProgress(settings["trials"], enabled=not (args.no_progress or args.json)) as bar:
+        result = rollout(
+            **settings,
+            jobs=args.jobs,
+            checkpoint=args.checkpoint,
+            resume=args.resume,
+            progress=bar,
+            start_method=args.start_method,
+        )
+    print(result.to_json() if args.json else str(result))
+    sys.stdout.flush()
+    if result.interrupted:
+        if args.checkpoint or args.resume:
+            print(f"{PROG}: interrupted; continue with --resume {args.checkpoint or args.resume}",
+                  file=sys.stderr)
+        return EXIT_INTERRUPTED
+    return 0
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """Entry point of ``tavli-rollout`` and ``python -m tavli_fast``; returns the exit status."""
+    parser = build_parser()
+    try:
+        args = parser.parse_args(argv)
+        _setup_logging(args.verbose, args.quiet)
+        return run(args)
+    except KeyboardInterrupt:
+        print(f"{PROG}: interrupted", file=sys.stderr)
+        return EXIT_INTERRUPTED
+    except (UsageError, ValueError, TypeError) as e:
+        return print_error(PROG, e)
+    except OSError as e:
+        return print_error(PROG, e)
+    except RuntimeError as e:
+        print(f"{PROG}: failed: {' '.join(str(e).split())}", file=sys.stderr)
+        return 1
+
+
+if __name__ == "__main__":  # pragma: no cover
+    sys.exit(main())

@@ -1,0 +1,62 @@
+"""Progress reports of a running rollout, and a tqdm progress bar that shows them on stderr."""
+
+from __future__ import annotations
+
+import math
+import sys
+from dataclasses import dataclass
+from typing import Any, TextIO
+
+__all__ = ["RolloutProgress", "TqdmProgress"]
+
+
+@dataclass(frozen=True)
+class RolloutProgress:
+    """Where a rollout stands, passed to the ``progress`` callback after each chunk."""
+
+    trials_done: int
+    trials_total: int
+    elapsed_s: float
+    games_per_second: float  # in this session (a resumed run counts only its new games)
+    equity: float  # over the trials done so far, for the side on roll
+    equity_se: float
+    eta_s: float  # seconds left at the current rate (inf when unknown)
+
+
+class TqdmProgress:
+    """A progress callback drawing a tqdm bar (trials, games/s, equity +- SE, time left).
+
+    Use as a context manager. The bar is off (the callback does nothing) when ``enabled`` is
+    false or the stream is not a terminal. tqdm is imported only when a bar is drawn.
+    """
+
+    def __init__(self, total: int, *, enabled: bool = True, stream: TextIO | None = None):
+        self.stream = stream if stream is not None else sys.stderr
+        is_tty = getattr(self.stream, "isatty", lambda: False)()
+        self.enabled = bool(enabled and is_tty)
+        self.total = total
+        self._bar: Any = None
+        self._done = 0
+
+    def __enter__(self) -> "TqdmProgress":
+        if self.enabled:
+            from tqdm import tqdm
+
+            self._bar = tqdm(
+                total=self.total, unit="games", unit_scale=True, file=self.stream,
+                dynamic_ncols=True, leave=False,
+            )
+        return self
+
+    def __call__(self, p: RolloutProgress) -> None:
+        if self._bar is None:
+            return
+        self._bar.update(max(0, p.trials_done - self._done))
+        self._done = max(self._done, p.trials_done)
+        if not math.isnan(p.equity):
+            self._bar.set_postfix_str(f"equity {p.equity:+.4f} ± {p.equity_se:.4f}", refresh=False)
+
+    def __exit__(self, *exc: object) -> None:
+        if self._bar is not None:
+            self._bar.close()
+            self._bar = None
