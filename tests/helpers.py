@@ -1,0 +1,57 @@
+"""Helpers shared by the tests: readable fixtures, gnubg board converters, random positions.
+
+``random_positions`` and the converters need gnubg_nn (the test-only oracle); ``pos`` does not.
+"""
+
+from __future__ import annotations
+
+import random
+
+import numpy as np
+
+from tavli_fast.position import Position
+
+
+def pos(text: str) -> Position:
+    """``pos("x 24:2 13:5 8:3 6:5; o 24:2 13:5 8:3 6:5")``: see Position.parse."""
+    return Position.parse(text)
+
+
+def gnubg_board(position: Position | np.ndarray) -> list[list[int]]:
+    """Our (2, 26) board as a gnubg_nn board: [opponent's 25 entries, on-roll's 25 entries]."""
+    board = position.board if isinstance(position, Position) else np.asarray(position)
+    return [[int(c) for c in board[1, 1:26]], [int(c) for c in board[0, 1:26]]]
+
+
+def from_gnubg_board(board) -> np.ndarray:
+    """A gnubg_nn board (opponent first, 25 entries each) as our (2, 26) int8 board."""
+    ours = np.zeros((2, 26), dtype=np.int8)
+    ours[0, 1:26] = board[1]
+    ours[1, 1:26] = board[0]
+    ours[:, 0] = 15 - ours[:, 1:26].sum(axis=1)
+    return ours
+
+
+def random_positions(n: int, seed: int) -> list[Position]:
+    """``n`` positions from random games (gnubg_nn move lists, random.Random(seed) choices).
+
+    Every position of every game is kept, so contact, hits (bar) and bear-offs all appear.
+    """
+    import gnubg_nn
+
+    rng = random.Random(seed)
+    found: list[Position] = []
+    while len(found) < n:
+        board = gnubg_nn.board_from_position_id("4HPwATDgc/ABMA")
+        while len(found) < n:
+            found.append(Position.from_board(from_gnubg_board(board)))
+            die1, die2 = rng.randint(1, 6), rng.randint(1, 6)
+            keys = gnubg_nn.moves(board, die1, die2, 0)
+            if keys:
+                after = gnubg_nn.boardfromkey(rng.choice(keys))
+            else:
+                after = board
+            if sum(after[1]) == 0:  # the mover bore off its last checker
+                break
+            board = [list(after[1]), list(after[0])]  # the opponent is on roll next
+    return found
