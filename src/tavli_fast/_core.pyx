@@ -10,6 +10,7 @@ cimport numpy as cnp
 from libc.stdlib cimport calloc, free, realloc
 from libc.string cimport memcpy, memset
 from libc.stdint cimport int8_t, uint8_t, uint32_t, uint64_t, int64_t
+from cpython.pycapsule cimport PyCapsule_New, PyCapsule_GetPointer, PyCapsule_Destructor
 
 cnp.import_array()
 
@@ -56,6 +57,29 @@ cdef _results_array(MoveGen* g, int n):
     if n:
         memcpy(&view[0, 0, 0], g.out, n * sizeof(Board))
     return out
+
+
+cdef void _free_capsule(object capsule) noexcept:
+    free(PyCapsule_GetPointer(capsule, NULL))
+
+
+cdef object _adopt_boards(Board* buf, Py_ssize_t total):
+    """An int8[total, 2, 26] array over a malloc'd buffer, which it frees when collected.
+
+    Large results are handed over instead of copied (a copy of tens of MB costs
+    as much as generating them).
+    """
+    cdef cnp.npy_intp dims[3]
+    if total == 0:
+        free(buf)
+        return np.empty((0, 2, 26), dtype=np.int8)
+    buf = <Board*>realloc(buf, total * sizeof(Board))   # give back the unused tail
+    dims[0] = total
+    dims[1] = 2
+    dims[2] = 26
+    arr = cnp.PyArray_SimpleNewFromData(3, dims, cnp.NPY_INT8, buf)
+    cnp.set_array_base(arr, PyCapsule_New(buf, NULL, <PyCapsule_Destructor>_free_capsule))
+    return arr
 
 
 # ---------------------------------------------------------------- move generation
@@ -146,9 +170,8 @@ def generate_batch(const int8_t[:, :, ::1] boards, const int8_t[:, ::1] dice):
             raise RuntimeError("more distinct plays than the generator holds")
         if bad == 2:
             raise MemoryError("out of memory collecting plays")
-        results = np.empty((total, 2, 26), dtype=np.int8)
-        if total:
-            memcpy(cnp.PyArray_DATA(results), buf, total * sizeof(Board))
+        results = _adopt_boards(buf, total)
+        buf = NULL                      # the array owns it now
         return results, offsets
     finally:
         free(g)
@@ -190,21 +213,62 @@ cdef extern from "Python.h":
     bint PyUnicode_IS_COMPACT_ASCII(object o)
 
 
-def legal_position_ids(str position_id, int die1, int die2):
-    """Position IDs of the distinct plays (sides not switched), or None for a bad id.
+cdef extern from "Python.h":
+    long PyLong_AsLongAndOverflow(object o, int* overflow) except? -1
 
-    The fast path behind tavli_fast.legal_positions: decoding, generation and
-    encoding happen here, each id written straight into a new str object.
+
+cdef inline int _small_die(object die) noexcept:
+    """The value of an exact int die 1..6, else 0 (bool, float, out of range...)."""
+    cdef int overflow = 0
+    cdef long v
+    if type(die) is not int:
+        return 0
+    v = PyLong_AsLongAndOverflow(die, &overflow)
+    if overflow or v < 1 or v > 6:
+        return 0
+    return <int>v
+
+
+def legal_positions(position_id, die1, die2):
+    """legal_positions(position_id: str, die1: int, die2: int) -> list[str]
+
+    gnubg Position IDs of the distinct positions reachable with (die1, die2),
+    seen from the mover (sides not switched).  A roll with no legal play gives
+    [position_id]: the unchanged position.  `position_id` may also be an XGID
+    (its own dice, if any, are ignored here: the dice given are played).
+    Raises InvalidDiceError / InvalidPositionError (both ValueError).
+
+    Defined in the core so that the common call costs no Python frame: the
+    plain case (a valid 14-character id, dice 1..6) is answered here, anything
+    else goes to movegen.legal_positions_checked, which words the error or
+    reads the XGID.
+    """
+    ids = legal_position_ids(position_id, die1, die2)
+    if ids is None:
+        from tavli_fast.movegen import legal_positions_checked
+        return legal_positions_checked(position_id, die1, die2)
+    return ids
+
+
+cpdef list legal_position_ids(position_id, die1, die2):
+    """Position IDs of the distinct plays (sides not switched), or None.
+
+    Decoding, generation and encoding happen here, each id written straight
+    into a new str object.  None means "not the plain case" (bad dice, not a
+    14-character id, a bad or finished position).
     """
     cdef Board b
     cdef int i, n
-    _check_die(die1)
-    _check_die(die2)
-    if len(position_id) != 14 or not PyUnicode_IS_COMPACT_ASCII(position_id):
+    cdef int d1 = _small_die(die1), d2 = _small_die(die2)
+    if d1 == 0 or d2 == 0 or type(position_id) is not str:
+        return None
+    if len(<str>position_id) != 14 or not PyUnicode_IS_COMPACT_ASCII(position_id):
         return None
     if posid_decode(<const char*>PyUnicode_DATA(position_id), &b):
         return None
-    n = generate_plays(_scratch, &b, die1, die2)
+    if b.c[0][0] == 15 or b.c[1][0] == 15:
+        return None
+    n = generate_plays(_scratch, &b, d1, d2)
     if n < 0:
         raise RuntimeError("more distinct plays than the generator holds")
     # The opponent's part of the key is the same for every play that hits nothing.

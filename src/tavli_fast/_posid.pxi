@@ -67,26 +67,29 @@ cdef inline void posid_encode(const Board* b, char* out) noexcept nogil:
     posid_from_bits(opp, opp_len, mine, out)
 
 
-cdef inline int _b64_value(char ch) noexcept nogil:
-    if c'A' <= ch <= c'Z':
-        return ch - c'A'
-    if c'a' <= ch <= c'z':
-        return ch - c'a' + 26
-    if c'0' <= ch <= c'9':
-        return ch - c'0' + 52
-    if ch == c'+':
-        return 62
-    if ch == c'/':
-        return 63
-    return -1
+# Sextet value of each byte, -1 for a character outside the alphabet; filled
+# once at import and only read afterwards.
+cdef int8_t _B64_VALUE[256]
+
+
+cdef void _init_b64_table() noexcept:
+    cdef int i
+    for i in range(256):
+        _B64_VALUE[i] = -1
+    for i in range(64):
+        _B64_VALUE[<uint8_t>_B64[i]] = <int8_t>i
+
+
+_init_b64_table()
 
 
 cdef inline int posid_decode(const char* s, Board* b) noexcept nogil:
     """Decode 14 characters into `b`; 0 if it is a legal position, else an error code.
 
     Error codes: 1 bad character, 2 the key ends before both sides are complete,
-    3 more than 15 checkers on a side, 4 both colours on one point, 5 bits set
-    past the end of the key, 6 a side has borne off all 15 (the game is over).
+    3 more than 15 checkers for the opponent, 7 for the player on roll, 4 both
+    colours on one point, 5 padding bits of the last character set, 8 bits set
+    after the end of the key, 6 both sides have borne off all 15.
     position.py words the messages.
     """
     cdef int i, k, side, p, n, total, used = 0
@@ -94,7 +97,7 @@ cdef inline int posid_decode(const char* s, Board* b) noexcept nogil:
     cdef uint32_t v
     cdef uint128 key = 0
     for i in range(14):
-        sext[i] = _b64_value(s[i])
+        sext[i] = _B64_VALUE[<uint8_t>s[i]]
         if sext[i] < 0:
             return 1
     for i in range(4):
@@ -107,6 +110,9 @@ cdef inline int posid_decode(const char* s, Board* b) noexcept nogil:
         if i < 3:
             key |= (<uint128>((v >> 8) & 0xFF)) << (24 * i + 8)
             key |= (<uint128>(v & 0xFF)) << (24 * i + 16)
+    cdef uint32_t held[2]               # points each side holds, in MY numbering
+    held[0] = 0
+    held[1] = 0
     memset(b, 0, sizeof(Board))
     for side in range(1, -1, -1):
         total = 0
@@ -115,18 +121,20 @@ cdef inline int posid_decode(const char* s, Board* b) noexcept nogil:
             n = tf_ctz64(~(<uint64_t>key))
             total += n
             if total > 15:
-                return 3
+                return 3 if side == 1 else 7
             used += n + 1
             if used > 80:
                 return 2
-            b.c[side][p] = <int8_t>n
+            if n:
+                b.c[side][p] = <int8_t>n
+                held[side] |= (<uint32_t>1) << (p if side == 0 else 25 - p)
             key >>= n + 1
         b.c[side][0] = <int8_t>(15 - total)
     if key != 0:
-        return 5
-    for p in range(1, 25):
-        if b.c[0][p] and b.c[1][25 - p]:
-            return 4
-    if b.c[0][0] == 15 or b.c[1][0] == 15:
+        return 8
+    # Both colours on one of my points 1..24 (the bars, bits 25 and 0, may both hold checkers).
+    if held[0] & held[1] & 0x1FFFFFE:
+        return 4
+    if b.c[0][0] == 15 and b.c[1][0] == 15:
         return 6
     return 0

@@ -25,6 +25,7 @@ __all__ = [
     "ALL_ROLLS",
     "legal_positions",
     "generate_positions",
+    "require_game_in_progress",
     "play_notation",
     "boards_of",
     "count_plays_batch",
@@ -37,26 +38,35 @@ ALL_ROLLS: tuple[tuple[int, int], ...] = tuple((d, d) for d in range(1, 7)) + tu
 )
 
 
-def legal_positions(position_id: str, die1: int, die2: int) -> list[str]:
-    """gnubg Position IDs of the distinct positions reachable with (die1, die2).
+# The public function lives in the core (no Python frame on the hot path); it
+# hands every case but the plain one to legal_positions_checked below.
+legal_positions = _core.legal_positions
 
-    Seen from the mover (sides not switched).  A roll with no legal play gives
-    ``[position_id]``: the unchanged position.  `position_id` may also be an
-    XGID (its own dice, if any, are ignored here: the dice given are played).
-    """
+
+def legal_positions_checked(position_id: str, die1: int, die2: int) -> list[str]:
+    """legal_positions for everything but the plain case: checks the dice and
+    the id with precise errors, and reads XGIDs."""
     d1, d2 = check_dice(die1, die2)
-    if isinstance(position_id, str):
-        ids = _core.legal_position_ids(position_id, d1, d2)
-        if ids is not None:
-            return ids
-    # Not a valid 14-character id: an XGID, or an error worded by Position.
     position = Position.from_id(position_id)
     return [p.position_id() for p in generate_positions(position, d1, d2)]
 
 
+def require_game_in_progress(position: Position) -> None:
+    """Raise InvalidPositionError for a finished game (a side has borne off all 15)."""
+    if position.is_game_over():
+        raise InvalidPositionError(
+            f"the game is over in {position.position_id()}: a side has borne off all 15 checkers"
+        )
+
+
 def generate_positions(position: Position, die1: int, die2: int) -> list[Position]:
-    """The distinct ``Position``s reachable with (die1, die2), sides not switched."""
+    """The distinct ``Position``s reachable with (die1, die2), sides not switched.
+
+    A play that bears off the last checker gives a finished position (the
+    mover with 15 off); a finished position itself has no plays.
+    """
     d1, d2 = check_dice(die1, die2)
+    require_game_in_progress(position)
     boards = _core.generate(position.board, d1, d2)
     return [Position.from_board(board) for board in boards]
 

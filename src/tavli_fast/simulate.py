@@ -10,6 +10,7 @@ from dataclasses import asdict, dataclass
 import numpy as np
 
 from . import _core
+from .movegen import require_game_in_progress
 from .players import player_ids
 from .position import Position
 from .rules import Rules, get_rules
@@ -85,6 +86,7 @@ def resolve_position(position: str | Position) -> tuple[Position, bool]:
         pos = Position.from_id(position)
     else:
         raise TypeError(f"position must be 'start', an id or a Position, not {type(position).__name__}")
+    require_game_in_progress(pos)
     is_start = np.array_equal(pos.board, Position.initial().board) and pos.context.dice is None
     return pos, is_start
 
