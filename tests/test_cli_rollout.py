@@ -177,7 +177,8 @@ def test_progress_bar_on_a_terminal():
 
     master, slave = pty.openpty()
     fcntl.ioctl(slave, termios.TIOCSWINSZ, struct.pack("HHHH", 24, 120, 0, 0))  # 24 x 120
-    proc = subprocess.Popen([*CMD, "--trials", "3000", "--chunk-size", "1000", "-j", "1"],
+    # Long enough (a second or more) for tqdm, which redraws at most every 0.1 s, to show it.
+    proc = subprocess.Popen([*CMD, "--trials", "40000", "--chunk-size", "1000", "-j", "1"],
                             stdout=subprocess.PIPE, stderr=slave, text=True)
     os.close(slave)
     chunks = []

@@ -264,8 +264,8 @@ def test_greedy_beats_random_play_clearly():
     # 400 whole games in the core (greedy = player kind 2, random = 0), each
     # side starting half of them; greedy wins ~99% (measured over thousands).
     start = board(START)
-    first = _core.run_games(start, 200, 2, 0, 7, True, True)
-    second = _core.run_games(start, 200, 0, 2, 8, True, True)
+    first, _ = _core.run_games(start, 200, 2, 0, 7, True, True)
+    second, _ = _core.run_games(start, 200, 0, 2, 8, True, True)
     greedy_wins = first[0:3].sum() + second[3:6].sum()
     assert first[0:6].sum() == 200 and second[0:6].sum() == 200
     assert greedy_wins >= 0.9 * 400

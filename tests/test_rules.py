@@ -463,15 +463,15 @@ def run_from(start: str, first_roll_no_doubles: bool, games: int = 400) -> np.nd
     from tavli_fast import _core
 
     board = np.ascontiguousarray(pos(start).board, dtype=np.int8)
-    return np.asarray(_core.run_games(board, games, 0, 0, 99, first_roll_no_doubles, True))
+    return np.asarray(_core.run_games(board, games, 0, 0, 99, first_roll_no_doubles, True)[0])
 
 
 def test_r5_opening_roll_is_never_a_double():
     games = 400
     totals = run_from(FOUR_ON_THE_ACE, first_roll_no_doubles=True, games=games)
     assert totals[1] == games  # every game a gammon win for x (o has none off, none in my home)
-    assert totals[6] == 3 * games, "some game ended on ply 1: the opening roll was a double"
-    assert totals[7] == 9 * games
+    assert totals[7] == 3 * games, "some game ended on ply 1: the opening roll was a double"
+    assert totals[8] == 9 * games
 
 
 def test_r5_variant_first_player_rolls_both_dice_so_doubles_happen():
@@ -480,7 +480,7 @@ def test_r5_variant_first_player_rolls_both_dice_so_doubles_happen():
     games = 400
     totals = run_from(FOUR_ON_THE_ACE, first_roll_no_doubles=False, games=games)
     assert totals[1] == games
-    one_ply = (3 * games - totals[6]) // 2  # each game lasts 1 or 3 plies
+    one_ply = (3 * games - totals[7]) // 2  # each game lasts 1 or 3 plies
     assert 30 <= one_ply <= 110, one_ply
 
 

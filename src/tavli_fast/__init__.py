@@ -19,6 +19,14 @@ except ImportError as exc:  # pragma: no cover - exercised by hand, not in CI
         f"Original error: {exc}"
     ) from exc
 
+from .bearoff import (
+    BearoffDatabase,
+    BearoffDatabaseError,
+    RaceEstimate,
+    bearoff_best_play,
+    bearoff_rolls,
+    bearoff_win_probability,
+)
 from .errors import InvalidDiceError, InvalidPositionError
 from .movegen import (
     ALL_ROLLS,
@@ -30,21 +38,27 @@ from .movegen import (
 )
 from .parallel import resume_rollout, rollout
 from .position import GameContext, Play, Position
-from .rollout import RolloutResult
+from .results import RolloutResult
 from .rules import Rules, get_rules
 from .simulate import SimulationResult, simulate
 
 __all__ = [
     "__version__",
     "ALL_ROLLS",
+    "BearoffDatabase",
+    "BearoffDatabaseError",
     "GameContext",
     "InvalidDiceError",
     "InvalidPositionError",
     "Play",
     "Position",
+    "RaceEstimate",
     "RolloutResult",
     "Rules",
     "SimulationResult",
+    "bearoff_best_play",
+    "bearoff_rolls",
+    "bearoff_win_probability",
     "count_plays_batch",
     "generate_plays_batch",
     "generate_positions",

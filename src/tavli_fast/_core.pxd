@@ -26,3 +26,4 @@ cpdef enum PlayerKind:
     PLAYER_RANDOM = 0
     PLAYER_PUBEVAL = 1
     PLAYER_GREEDY = 2
+    PLAYER_BEAROFF = 3          # pubeval, but perfect by the bear-off databases in bear-offs

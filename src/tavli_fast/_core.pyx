@@ -292,24 +292,48 @@ cpdef list legal_position_ids(position_id, die1, die2):
 
 # ---------------------------------------------------------------- games
 
+cdef const BearoffDB* _tables_db(BearoffTables tables):
+    return &tables.db if tables is not None else NULL
+
+
 def run_games(const int8_t[:, ::1] board, Py_ssize_t n_games, int player0, int player1,
               uint64_t seed, bint first_roll_no_doubles, bint backgammons,
-              const int8_t[:, ::1] first_dice=None):
-    """Play n_games whole games from `board`; player0 is on roll first.
+              const int8_t[:, ::1] first_dice=None, BearoffTables bearoff=None,
+              bint bearoff_play=True, bint truncate=False, int truncate_from_ply=0):
+    """Play n_games games from `board`; player0 is on roll first.
 
-    Returns int64[8]: win_single, win_gammon, win_backgammon, lose_single,
-    lose_gammon, lose_backgammon (exclusive outcomes for player 0),
-    plies_sum, plies_sumsq.  first_dice[i, 2j:2j+2] forces roll j of game i
-    (a 0 pair rolls normally).
+    Returns (counts int64[9], moments float64[12]):
+    counts = win_single, win_gammon, win_backgammon, lose_single, lose_gammon,
+    lose_backgammon (exclusive outcomes of finished games, for player 0),
+    truncated games, plies_sum, plies_sumsq;
+    moments = the sums, then the sums of squares, of the per-game figures win,
+    win_gammon, win_backgammon, lose_gammon, lose_backgammon, equity (gammons
+    include backgammons; a truncated game counts its exact win probability).
+    first_dice[i, 2j:2j+2] forces roll j of game i (a 0 pair rolls normally).
+    `bearoff`: loaded databases (BearoffTables), used by the `bearoff` player,
+    by pubeval/greedy when `bearoff_play`, and for truncation when `truncate`.
+    No game is truncated before ply `truncate_from_ply` (a roll that was given
+    with the position must be played, not averaged away).
     """
     cdef Board b
     _load_board(board, &b)
-    cdef int players[2]
-    players[0] = player0
-    players[1] = player1
+    cdef GameOptions opt
+    opt.players[0] = player0
+    opt.players[1] = player1
     for p in (player0, player1):
-        if p < PLAYER_RANDOM or p > PLAYER_GREEDY:
+        if p < PLAYER_RANDOM or p > PLAYER_BEAROFF:
             raise ValueError(f"unknown player kind {p}")
+    opt.first_roll_no_doubles = first_roll_no_doubles
+    opt.backgammons = backgammons
+    opt.bearoff = _tables_db(bearoff)
+    opt.bearoff_play = bearoff_play
+    opt.truncate = False
+    opt.truncate = truncate
+    opt.truncate_from_ply = truncate_from_ply
+    if truncate and (bearoff is None or bearoff.db.two_checkers == 0):
+        raise ValueError("truncation needs the two-sided bear-off database")
+    if (player0 == PLAYER_BEAROFF or player1 == PLAYER_BEAROFF) and bearoff is None:
+        raise ValueError("the bearoff player needs the bear-off databases")
     cdef int n_forced = 0
     if first_dice is not None:
         if first_dice.shape[0] != n_games or first_dice.shape[1] % 2:
@@ -319,48 +343,62 @@ def run_games(const int8_t[:, ::1] board, Py_ssize_t n_games, int player0, int p
             for j in range(first_dice.shape[1]):
                 if first_dice[i, j] < 0 or first_dice[i, j] > 6:
                     raise ValueError("forced dice must be 1..6 (or 0 for a normal roll)")
-    totals = np.zeros(8, dtype=np.int64)
-    cdef int64_t[::1] t = totals
+    counts = np.zeros(9, dtype=np.int64)
+    moments = np.zeros(2 * N_FIGURES, dtype=np.float64)
+    cdef int64_t[::1] c = counts
+    cdef double[::1] m = moments
+    cdef double f[N_FIGURES]
     cdef Rng rng
     rng_seed(&rng, seed)
     cdef MoveGen* g = _new_movegen()
     cdef Py_ssize_t gi
-    cdef int outcome, plies = 0, failed = 0
+    cdef int k, failed = 0
+    cdef GameResult r
     cdef const int8_t* forced = NULL
     try:
         with nogil:
             for gi in range(n_games):
                 if n_forced:
                     forced = &first_dice[gi, 0]
-                outcome = play_game(g, &b, players, &rng, first_roll_no_doubles,
-                                    backgammons, forced, n_forced, &plies)
-                if outcome < 0:
+                r = play_game(g, &b, &opt, &rng, forced, n_forced)
+                if r.outcome == FAILED:
                     failed = 1
                     break
-                t[outcome] += 1
-                t[6] += plies
-                t[7] += <int64_t>plies * plies
+                c[r.outcome] += 1
+                c[7] += r.plies
+                c[8] += <int64_t>r.plies * r.plies
+                game_figures(&r, f)
+                for k in range(N_FIGURES):
+                    m[k] += f[k]
+                    m[N_FIGURES + k] += f[k] * f[k]
     finally:
         free(g)
     if failed:
         raise RuntimeError("a game did not finish (corrupt position?)")
-    return totals
+    return counts, moments
 
 
-def choose(const int8_t[:, ::1] board, int die1, int die2, int player, uint64_t seed):
+def choose(const int8_t[:, ::1] board, int die1, int die2, int player, uint64_t seed,
+           BearoffTables bearoff=None, bint bearoff_play=True):
     """The board (sides not switched) that `player` moves to with (die1, die2)."""
     cdef Board b
     cdef Rng rng
+    cdef GameOptions opt
     _load_board(board, &b)
     _check_die(die1)
     _check_die(die2)
-    if player < PLAYER_RANDOM or player > PLAYER_GREEDY:
+    if player < PLAYER_RANDOM or player > PLAYER_BEAROFF:
         raise ValueError(f"unknown player kind {player}")
+    if player == PLAYER_BEAROFF and bearoff is None:
+        raise ValueError("the bearoff player needs the bear-off databases")
+    opt.bearoff = _tables_db(bearoff)
+    opt.bearoff_play = bearoff_play
+    opt.truncate = False
     rng_seed(&rng, seed)
     cdef int n = generate_plays(_scratch, &b, die1, die2)
     if n < 0:
         raise RuntimeError("more distinct plays than the generator holds")
-    cdef int i = choose_play(_scratch, &b, n, player, &rng)
+    cdef int i = choose_play(_scratch, &b, n, player, &opt, &rng)
     out = np.empty((2, 26), dtype=np.int8)
     cdef int8_t[:, ::1] v = out
     memcpy(&v[0, 0], &_scratch.out[i], 52)

@@ -30,14 +30,13 @@ from numbers import Integral
 from typing import Any, Callable, Sequence
 
 from .progress import RolloutProgress
+from .results import RolloutResult, build_result
 from .rollout import (
     DEFAULT_CHUNK_SIZE,
     ChunkResult,
     RolloutChunk,
     RolloutRequest,
-    RolloutResult,
     Tally,
-    build_result,
     make_request,
     plan_chunks,
     run_chunk,
@@ -137,6 +136,9 @@ def _request_from_checkpoint(doc: dict[str, Any], **overrides: Any) -> RolloutRe
         seed=req["seed"],
         rules=req["rules"],
         stratify=req["stratify"],
+        bearoff=req.get("bearoff", True),
+        truncate=req.get("truncate", True),
+        cache_dir=req.get("cache_dir"),
         chunk_size=req["chunk_size"],
         target_se=req.get("target_se"),
         min_trials=req.get("min_trials"),
@@ -419,6 +421,9 @@ def rollout(
     chunk_size: int = DEFAULT_CHUNK_SIZE,
     progress: ProgressCallback | None = None,
     start_method: str | None = None,
+    bearoff: bool = True,
+    truncate: bool = True,
+    cache_dir: str | os.PathLike | None = None,
 ) -> RolloutResult:
     """Roll out ``position`` for ``trials`` games and return a ``RolloutResult``.
 
@@ -430,8 +435,12 @@ def rollout(
     below it (checked after whole chunks, in chunk order, after ``min_trials``). checkpoint: a
     JSON file kept up to date with the completed chunks; resume: continue from such a file (the
     request must match it; the seed is taken from it when not given). progress: called with a
-    ``RolloutProgress`` after each chunk. The numbers depend on the seed, the request and
-    ``chunk_size``, never on ``jobs``.
+    ``RolloutProgress`` after each chunk. bearoff: pubeval and greedy play pure bear-offs
+    perfectly by the bear-off databases. truncate: a game stops once both sides are inside the
+    two-sided bear-off database and counts its exact win probability (GNU Backgammon's
+    truncation at the bear-off database: same expectation, smaller standard errors). The
+    databases are built in ``cache_dir`` (default: the user cache) on first use. The numbers
+    depend on the seed, the request and ``chunk_size``, never on ``jobs``.
 
     Raises ValueError for bad arguments (trials <= 0 or not whole, jobs < 1, unknown player or
     rules), InvalidPositionError for a bad position.
@@ -444,7 +453,8 @@ def rollout(
         if seed is None:
             seed = doc["request"]["seed"]
     request = make_request(
-        position, trials, players, seed, rules, stratify, chunk_size, target_se, min_trials
+        position, trials, players, seed, rules, stratify, chunk_size, target_se, min_trials,
+        bearoff, truncate, cache_dir,
     )
     if resume is not None:
         completed = _completed_from_checkpoint(doc, request, os.fspath(resume))

@@ -8,6 +8,11 @@
 - ``greedy``: our own hand-written heuristic (see ``_greedy.pxi``): hit, make
   points and primes, avoid exposed blots, and run and bear off efficiently once
   contact is broken.
+- ``bearoff``: pubeval, except that in a pure bear-off it always plays the
+  play that is best by the exact bear-off databases (``bearoff.py``).
+
+pubeval and greedy also play pure bear-offs by the databases unless that is
+turned off (``bearoff=False`` in simulate and rollout, ``--no-bearoff``).
 
 Every player is deterministic given the dice except ``random``, which draws
 from the game's random number generator.
@@ -17,12 +22,13 @@ from __future__ import annotations
 
 from . import _core
 
-__all__ = ["PLAYERS", "player_id", "player_ids"]
+__all__ = ["PLAYERS", "player_id", "needs_bearoff"]
 
 PLAYERS: dict[str, int] = {
     "random": int(_core.PlayerKind.PLAYER_RANDOM),
     "pubeval": int(_core.PlayerKind.PLAYER_PUBEVAL),
     "greedy": int(_core.PlayerKind.PLAYER_GREEDY),
+    "bearoff": int(_core.PlayerKind.PLAYER_BEAROFF),
 }
 
 
@@ -36,8 +42,8 @@ def player_id(name: str) -> int:
         ) from None
 
 
-def player_ids(players: tuple[str, str] | list[str]) -> tuple[int, int]:
-    """Core numbers of a pair of players (the side on roll first)."""
-    if isinstance(players, str) or len(players) != 2:
-        raise ValueError(f"players must be a pair of names, got {players!r}")
-    return player_id(players[0]), player_id(players[1])
+def needs_bearoff(kinds: tuple[int, int], bearoff_play: bool) -> bool:
+    """Whether games between these players use the bear-off databases."""
+    if int(_core.PlayerKind.PLAYER_BEAROFF) in kinds:
+        return True
+    return bearoff_play and any(k != int(_core.PlayerKind.PLAYER_RANDOM) for k in kinds)

@@ -51,10 +51,11 @@ class TqdmProgress:
     def __call__(self, p: RolloutProgress) -> None:
         if self._bar is None:
             return
-        self._bar.update(max(0, p.trials_done - self._done))
-        self._done = max(self._done, p.trials_done)
+        # The postfix first, so that the refresh done by update() shows it.
         if not math.isnan(p.equity):
             self._bar.set_postfix_str(f"equity {p.equity:+.4f} ± {p.equity_se:.4f}", refresh=False)
+        self._bar.update(max(0, p.trials_done - self._done))
+        self._done = max(self._done, p.trials_done)
 
     def __exit__(self, *exc: object) -> None:
         if self._bar is not None:

@@ -15,33 +15,35 @@ All figures are for the player on roll in the rolled-out position ("player 0").
 
 from __future__ import annotations
 
-import json
 import logging
 import math
 import os
 import time
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from numbers import Integral, Real
 from typing import Any, Iterable, Sequence
 
 import numpy as np
 
 from . import _core
+from .inputs import check_count, check_seed, player_kinds, resolve_position
+from .players import needs_bearoff
+from .rules import Rules, get_rules
+from .stratify import stratified_dice
 
 __all__ = [
     "DEFAULT_CHUNK_SIZE",
-    "OPENING_ROLLS",
-    "ALL_ROLLS",
+    "FIGURES",
     "RolloutChunk",
     "ChunkResult",
     "RolloutRequest",
-    "RolloutResult",
+    "Totals",
     "Tally",
     "make_request",
     "plan_chunks",
     "run_chunk",
     "merge",
-    "stratified_dice",
+    "figures",
     "chunk_seed",
 ]
 
@@ -50,85 +52,30 @@ log = logging.getLogger(__name__)
 #: Trials per chunk; fixed independently of the number of jobs (so results do not depend on it).
 DEFAULT_CHUNK_SIZE = 10_000
 
-#: The 15 opening rolls of R5 (no doubles), each with probability 1/15. Order does not matter.
-OPENING_ROLLS: tuple[tuple[int, int], ...] = tuple(
-    (high, low) for high in range(6, 0, -1) for low in range(high - 1, 0, -1)
-)
-#: The 36 equally likely ordered rolls of two dice.
-ALL_ROLLS: tuple[tuple[int, int], ...] = tuple((a, b) for a in range(1, 7) for b in range(1, 7))
+# The exclusive outcomes of finished games, for player 0, in _core.run_games' order.
+OUTCOMES = ("win_single", "win_gammon", "win_backgammon", "lose_single", "lose_gammon", "lose_backgammon")
 
-#: How many rolls after the forced ones (if any) are stratified: the first two, as in GNU Backgammon.
-STRATIFIED_ROLLS = 2
-
-# Entropy word that separates the stratification permutations from the chunk seeds.
-_STRATA_DOMAIN = 0x5354524154  # "STRAT"
-
-# Outcome indices of _core.run_games' result (exclusive outcomes for player 0).
-WIN_SINGLE, WIN_GAMMON, WIN_BACKGAMMON, LOSE_SINGLE, LOSE_GAMMON, LOSE_BACKGAMMON = range(6)
-_OUTCOME_VALUES = (1, 2, 3, -1, -2, -3)
-
+#: The reported figures (gammons include backgammons), in _core.run_games' moment order.
 FIGURES = ("win", "win_gammon", "win_backgammon", "lose_gammon", "lose_backgammon", "equity")
+
+# Each figure's value for each exclusive outcome: the moments of games that were played out.
+_FIGURE_OF_OUTCOME = np.array(
+    [  # win  wg  wbg  lg  lbg  equity
+        [1, 0, 0, 0, 0, 1],
+        [1, 1, 0, 0, 0, 2],
+        [1, 1, 1, 0, 0, 3],
+        [0, 0, 0, 0, 0, -1],
+        [0, 0, 0, 1, 0, -2],
+        [0, 0, 0, 1, 1, -3],
+    ],
+    dtype=np.float64,
+)
 
 
 def chunk_seed(master_seed: int, index: int) -> int:
     """The 64-bit seed of chunk ``index`` of a rollout with ``master_seed``."""
     ss = np.random.SeedSequence(master_seed, spawn_key=(index,))
     return int(ss.generate_state(1, np.uint64)[0])
-
-
-def new_master_seed() -> int:
-    """A fresh random 63-bit master seed (reported with the result, so the run can be repeated)."""
-    return int.from_bytes(os.urandom(8), "little") >> 1
-
-
-# ---------------------------------------------------------------------------------------------
-# Stratified (quasi-random) first rolls
-# ---------------------------------------------------------------------------------------------
-
-
-def _strata_tables(master_seed: int, first_strata: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """Random permutations (fixed by the master seed) that map trial indices to strata.
-
-    Returns (perm1 over the first roll's strata, offsets of the second roll per first stratum,
-    perm2 over the 36 second-roll strata).
-    """
-    rng = np.random.default_rng(np.random.SeedSequence([master_seed, _STRATA_DOMAIN]))
-    perm1 = rng.permutation(first_strata)
-    offsets = rng.permutation(36)[:first_strata]
-    perm2 = rng.permutation(36)
-    return perm1, offsets, perm2
-
-
-def stratified_dice(
-    master_seed: int,
-    first_trial: int,
-    n: int,
-    *,
-    opening: bool = False,
-    forced: tuple[int, int] | None = None,
-) -> np.ndarray:
-    """The forced dice (int8 ``[n, 2*k]``) of global trials ``first_trial ... first_trial+n-1``.
-
-    The first stratified roll of trial ``t`` comes from stratum ``t mod S1`` (S1 = 15 opening
-    rolls when ``opening``, else the 36 ordered rolls), the second from stratum
-    ``(t // S1 + offset[t mod S1]) mod 36``, both through permutations fixed by the master seed.
-    So every aligned block of S1 trials plays each first roll exactly once, and every aligned
-    block of S1 x 36 trials plays each (first, second) pair exactly once. Each single trial's
-    dice are still uniformly distributed over the master seed, so the estimate is unbiased for
-    any number of trials. ``forced`` (dice already rolled in the position) fills the first
-    column pair of every row; the two rolls after it are stratified.
-    """
-    first_rolls = OPENING_ROLLS if opening else ALL_ROLLS
-    s1 = len(first_rolls)
-    perm1, offsets, perm2 = _strata_tables(master_seed, s1)
-    t = np.arange(first_trial, first_trial + n, dtype=np.int64)
-    a = t % s1
-    first = np.asarray(first_rolls, dtype=np.int8)[perm1[a]]
-    second = np.asarray(ALL_ROLLS, dtype=np.int8)[perm2[(t // s1 + offsets[a]) % 36]]
-    parts = [first, second]
-    if forced is not None:
-        parts.insert(0, np.tile(np.asarray(forced, dtype=np.int8), (n, 1)))
-    return np.ascontiguousarray(np.concatenate(parts, axis=1), dtype=np.int8)
 
 
 # ---------------------------------------------------------------------------------------------
@@ -152,30 +99,50 @@ class RolloutChunk:
     backgammons: bool
     stratify: bool
     forced_dice: tuple[int, int] | None = None  # dice already rolled in the position
+    bearoff_play: bool = True  # pubeval/greedy play pure bear-offs by the databases
+    truncate: bool = False  # count the exact result once inside the two-sided database
+    cache_dir: str | None = None  # where the bear-off databases are (None: the default)
 
 
 @dataclass(frozen=True)
 class ChunkResult:
-    """Counts of one chunk, as plain ints (outcomes for the player on roll)."""
+    """What one chunk produced, as plain numbers (for the player on roll).
+
+    `counts` are the exclusive outcomes of the games played to the end;
+    `truncated` games stopped inside the two-sided bear-off database and count
+    their exact win probability.  `moments` holds the sums, then the sums of
+    squares, of the per-game FIGURES; when absent (no truncation) they follow
+    from the counts.
+    """
 
     index: int
     games: int
     counts: tuple[int, int, int, int, int, int]  # win s/g/bg, lose s/g/bg (exclusive)
     plies_sum: int
     plies_sumsq: int
+    truncated: int = 0
+    moments: tuple[float, ...] | None = None
 
-    def to_list(self) -> list[int]:
-        return [self.games, *self.counts, self.plies_sum, self.plies_sumsq]
+    def __post_init__(self) -> None:
+        if self.moments is None:
+            c = np.asarray(self.counts, dtype=np.float64)
+            sums = c @ _FIGURE_OF_OUTCOME
+            sumsq = c @ (_FIGURE_OF_OUTCOME**2)
+            object.__setattr__(self, "moments", tuple(float(v) for v in (*sums, *sumsq)))
+
+    def to_list(self) -> list[float]:
+        return [self.games, *self.counts, self.plies_sum, self.plies_sumsq, self.truncated,
+                *self.moments]
 
     @classmethod
-    def from_list(cls, index: int, values: Sequence[int]) -> "ChunkResult":
-        values = [int(v) for v in values]
-        if len(values) != 9:
-            raise ValueError(f"chunk {index}: expected 9 numbers, got {len(values)}")
-        games, *counts, plies_sum, plies_sumsq = values
-        if sum(counts) != games or min(values) < 0:
+    def from_list(cls, index: int, values: Sequence[float]) -> "ChunkResult":
+        if len(values) != 10 + 2 * len(FIGURES):
+            raise ValueError(f"chunk {index}: expected {10 + 2 * len(FIGURES)} numbers, got {len(values)}")
+        games, *counts, plies_sum, plies_sumsq, truncated = (int(v) for v in values[:10])
+        moments = tuple(float(v) for v in values[10:])
+        if sum(counts) + truncated != games or min(games, plies_sum, plies_sumsq, truncated, *counts) < 0:
             raise ValueError(f"chunk {index}: counts do not add up to its games")
-        return cls(index, games, tuple(counts), plies_sum, plies_sumsq)  # type: ignore[arg-type]
+        return cls(index, games, tuple(counts), plies_sum, plies_sumsq, truncated, moments)  # type: ignore[arg-type]
 
 
 def run_chunk(chunk: RolloutChunk) -> ChunkResult:
@@ -193,7 +160,12 @@ def run_chunk(chunk: RolloutChunk) -> ChunkResult:
         )
     elif chunk.forced_dice is not None:
         first_dice = np.tile(np.asarray(chunk.forced_dice, dtype=np.int8), (chunk.n_games, 1))
-    totals = _core.run_games(
+    tables = None
+    if chunk.truncate or needs_bearoff((chunk.player0, chunk.player1), chunk.bearoff_play):
+        from .bearoff import default_database  # loaded once per process, memory-mapped
+
+        tables = default_database(chunk.cache_dir).tables
+    counts, moments = _core.run_games(
         board,
         chunk.n_games,
         chunk.player0,
@@ -202,11 +174,16 @@ def run_chunk(chunk: RolloutChunk) -> ChunkResult:
         chunk.first_roll_no_doubles,
         chunk.backgammons,
         first_dice,
+        tables,
+        chunk.bearoff_play,
+        chunk.truncate,
+        1 if chunk.forced_dice is not None else 0,
     )
-    values = [int(v) for v in totals]
-    result = ChunkResult(chunk.index, chunk.n_games, tuple(values[:6]), values[6], values[7])  # type: ignore[arg-type]
-    if sum(result.counts) != chunk.n_games:
-        raise RuntimeError(f"chunk {chunk.index}: the core returned {sum(result.counts)} games")
+    c = [int(v) for v in counts]
+    result = ChunkResult(chunk.index, chunk.n_games, tuple(c[:6]), c[7], c[8], c[6],  # type: ignore[arg-type]
+                         tuple(float(m) for m in moments))
+    if sum(result.counts) + result.truncated != chunk.n_games:
+        raise RuntimeError(f"chunk {chunk.index}: the core returned the wrong number of games")
     log.debug(
         "chunk %d: %d games in %.3f s (pid %d)",
         chunk.index, chunk.n_games, time.perf_counter() - start, os.getpid(),
@@ -216,12 +193,14 @@ def run_chunk(chunk: RolloutChunk) -> ChunkResult:
 
 @dataclass(frozen=True)
 class Totals:
-    """Summed counts of some chunks."""
+    """Summed results of some chunks."""
 
     games: int = 0
     counts: tuple[int, ...] = (0, 0, 0, 0, 0, 0)
     plies_sum: int = 0
     plies_sumsq: int = 0
+    truncated: int = 0
+    moments: tuple[float, ...] = (0.0,) * (2 * len(FIGURES))
 
     def add(self, r: ChunkResult | "Totals") -> "Totals":
         return Totals(
@@ -229,14 +208,16 @@ class Totals:
             tuple(a + b for a, b in zip(self.counts, r.counts)),
             self.plies_sum + r.plies_sum,
             self.plies_sumsq + r.plies_sumsq,
+            self.truncated + r.truncated,
+            tuple(a + b for a, b in zip(self.moments, r.moments)),  # type: ignore[arg-type]
         )
 
     @property
     def equity(self) -> float:
-        return _figures(self)[0]["equity"] if self.games else math.nan
+        return figures(self)[0]["equity"] if self.games else math.nan
 
     def equity_se(self) -> float:
-        return _figures(self)[1]["equity"] if self.games else math.inf
+        return figures(self)[1]["equity"] if self.games else math.inf
 
 
 def merge(results: Iterable[ChunkResult]) -> Totals:
@@ -247,23 +228,16 @@ def merge(results: Iterable[ChunkResult]) -> Totals:
     return total
 
 
-def _figures(t: Totals) -> tuple[dict[str, float], dict[str, float]]:
-    """Figures and their standard errors from multinomial counts (plug-in estimates)."""
+def figures(t: Totals) -> tuple[dict[str, float], dict[str, float]]:
+    """Each figure's mean over the games and its standard error (plug-in, games independent)."""
     n = t.games
-    c = t.counts
-    p = {
-        "win": (c[WIN_SINGLE] + c[WIN_GAMMON] + c[WIN_BACKGAMMON]) / n,
-        "win_gammon": (c[WIN_GAMMON] + c[WIN_BACKGAMMON]) / n,
-        "win_backgammon": c[WIN_BACKGAMMON] / n,
-        "lose_gammon": (c[LOSE_GAMMON] + c[LOSE_BACKGAMMON]) / n,
-        "lose_backgammon": c[LOSE_BACKGAMMON] / n,
-    }
-    se = {k: math.sqrt(max(v * (1.0 - v), 0.0) / n) for k, v in p.items()}
-    mean = sum(v * k for v, k in zip(_OUTCOME_VALUES, c)) / n
-    mean_sq = sum(v * v * k for v, k in zip(_OUTCOME_VALUES, c)) / n
-    p["equity"] = mean
-    se["equity"] = math.sqrt(max(mean_sq - mean * mean, 0.0) / n)
-    return p, se
+    k = len(FIGURES)
+    value, se = {}, {}
+    for i, name in enumerate(FIGURES):
+        mean = t.moments[i] / n
+        value[name] = mean
+        se[name] = math.sqrt(max(t.moments[k + i] / n - mean * mean, 0.0) / n)
+    return value, se
 
 
 class Tally:
@@ -318,36 +292,6 @@ class Tally:
 # ---------------------------------------------------------------------------------------------
 
 
-def _as_trials(trials: object, name: str = "trials") -> int:
-    if isinstance(trials, bool) or not isinstance(trials, Real):
-        raise ValueError(f"{name} must be a positive whole number, got {trials!r}")
-    if isinstance(trials, Integral):
-        value = int(trials)
-    else:
-        f = float(trials)
-        if not math.isfinite(f) or f != int(f):
-            raise ValueError(f"{name} must be a positive whole number, got {trials!r}")
-        value = int(f)
-    if value <= 0:
-        raise ValueError(f"{name} must be positive, got {value}")
-    return value
-
-
-def _player_names(players: object) -> tuple[str, str]:
-    if isinstance(players, str):
-        parts = [p.strip() for p in players.split(",")]
-        if len(parts) == 1:
-            parts = parts * 2
-    else:
-        try:
-            parts = [str(p).strip() for p in players]  # type: ignore[union-attr]
-        except TypeError:
-            raise ValueError(f"players must be two player names, got {players!r}") from None
-    if len(parts) != 2 or not all(parts):
-        raise ValueError(f"players must be two player names, got {players!r}")
-    return parts[0], parts[1]
-
-
 def _context_dice(position: Any) -> tuple[int, int] | None:
     """Dice already rolled in the position (from an XGID), or None."""
     context = getattr(position, "context", None)
@@ -396,6 +340,9 @@ class RolloutRequest:
     target_se: float | None = None
     min_trials: int = 0
     notes: tuple[str, ...] = ()
+    bearoff_play: bool = True
+    truncate: bool = False
+    cache_dir: str | None = None
 
     @property
     def n_chunks(self) -> int:
@@ -419,6 +366,8 @@ class RolloutRequest:
             "seed": self.seed,
             "chunk_size": self.chunk_size,
             "stratify": self.stratify,
+            "bearoff": self.bearoff_play,
+            "truncate": self.truncate,
         }
 
     def to_dict(self) -> dict[str, Any]:
@@ -428,22 +377,8 @@ class RolloutRequest:
             "trials": self.trials,
             "target_se": self.target_se,
             "min_trials": self.min_trials,
+            "cache_dir": self.cache_dir,
         }
-
-
-def _load_position(position: object) -> Any:
-    from .position import Position
-
-    if isinstance(position, Position):
-        return position
-    if isinstance(position, str):
-        text = position.strip()
-        if text.lower() == "start":
-            return Position.initial()
-        return Position.from_id(text)
-    raise TypeError(
-        f"position must be 'start', a Position ID, an XGID or a Position, got {type(position).__name__}"
-    )
 
 
 def make_request(
@@ -456,28 +391,17 @@ def make_request(
     chunk_size: object = DEFAULT_CHUNK_SIZE,
     target_se: object = None,
     min_trials: object = None,
+    bearoff: bool = True,
+    truncate: bool = True,
+    cache_dir: str | os.PathLike | None = None,
 ) -> RolloutRequest:
     """Validate the arguments of a rollout; raise ValueError / InvalidPositionError precisely."""
-    from .errors import InvalidPositionError
-    from .players import player_id
-    from .position import Position
-    from .rules import Rules, get_rules
-
-    pos = _load_position(position)
-    board = np.ascontiguousarray(pos.board, dtype=np.int8)
-    if board[0, 0] == 15 or board[1, 0] == 15:
-        raise InvalidPositionError("the game is already over in this position (15 checkers off)")
-    n = _as_trials(trials)
-    names = _player_names(players)
-    ids = (player_id(names[0]), player_id(names[1]))
+    pos, is_start = resolve_position(position)
+    n = check_count(trials)
+    names, ids = player_kinds(players)
     rule_set = rules if isinstance(rules, Rules) else get_rules(str(rules))
-    if seed is None:
-        seed_value = new_master_seed()
-    else:
-        if isinstance(seed, bool) or not isinstance(seed, Integral) or not 0 <= int(seed) < 2**64:
-            raise ValueError(f"seed must be a whole number from 0 to 2**64-1, got {seed!r}")
-        seed_value = int(seed)
-    size = _as_trials(chunk_size, "chunk_size")
+    seed_value = check_seed(seed)
+    size = check_count(chunk_size, "chunk_size")
     target = None
     if target_se is not None:
         if isinstance(target_se, bool) or not isinstance(target_se, Real):
@@ -488,11 +412,10 @@ def make_request(
     if min_trials is None:
         minimum = min(n, 1296)
     else:
-        minimum = int(min_trials) if isinstance(min_trials, Integral) else _as_trials(min_trials, "min_trials")
+        minimum = int(min_trials) if isinstance(min_trials, Integral) else check_count(min_trials, "min_trials")
         if minimum < 0:
             raise ValueError(f"min_trials must be >= 0, got {min_trials!r}")
     forced = _context_dice(pos)
-    is_start = bool(np.array_equal(board, Position.initial().board))
     notes = list(_context_notes(pos))
     if forced is not None:
         notes.insert(0, f"every trial's first roll is {forced[0]}-{forced[1]} (the dice in the position)")
@@ -502,7 +425,7 @@ def make_request(
     return RolloutRequest(
         position=pos,
         position_text=text,
-        board=board.tobytes(),
+        board=np.ascontiguousarray(pos.board, dtype=np.int8).tobytes(),
         players=names,
         player_ids=ids,
         rules=rule_set,
@@ -515,6 +438,9 @@ def make_request(
         target_se=target,
         min_trials=minimum,
         notes=tuple(notes),
+        bearoff_play=bool(bearoff),
+        truncate=bool(truncate),
+        cache_dir=None if cache_dir is None else os.fspath(cache_dir),
     )
 
 
@@ -537,247 +463,9 @@ def plan_chunks(request: RolloutRequest) -> list[RolloutChunk]:
                 backgammons=bool(request.rules.backgammons),
                 stratify=request.stratify,
                 forced_dice=request.forced_dice,
+                bearoff_play=request.bearoff_play,
+                truncate=request.truncate,
+                cache_dir=request.cache_dir,
             )
         )
     return chunks
-
-
-# ---------------------------------------------------------------------------------------------
-# The result
-# ---------------------------------------------------------------------------------------------
-
-_LABELS = {
-    "win": "win",
-    "win_gammon": "win gammon",
-    "win_backgammon": "win backgammon",
-    "lose_gammon": "lose gammon",
-    "lose_backgammon": "lose backgammon",
-    "equity": "equity (cubeless)",
-}
-
-
-@dataclass
-class RolloutResult:
-    """Outcome of a rollout, for the player on roll; gammon figures include backgammons.
-
-    Standard errors are the plug-in estimates from the multinomial counts, treating trials as
-    independent; with stratified first rolls the true error is a little smaller (conservative).
-    """
-
-    position: Any
-    position_id: str
-    players: tuple[str, str]
-    rules: str
-    trials_requested: int
-    games: int
-    counts: tuple[int, ...]
-    plies_sum: int
-    plies_sumsq: int
-    seed: int
-    jobs: int
-    elapsed_s: float
-    stratified: bool
-    strata: tuple[int, ...] = ()
-    chunk_size: int = DEFAULT_CHUNK_SIZE
-    target_se: float | None = None
-    target_reached: bool = False
-    interrupted: bool = False
-    worker_restarts: int = 0
-    resumed_games: int = 0
-    xgid: str | None = None
-    first_roll: tuple[int, int] | None = None
-    notes: tuple[str, ...] = ()
-    checkpoint: str | None = None
-    _figures: tuple[dict[str, float], dict[str, float]] | None = field(
-        default=None, repr=False, compare=False
-    )
-
-    def _fig(self) -> tuple[dict[str, float], dict[str, float]]:
-        if self.games == 0:
-            nan = {k: math.nan for k in FIGURES}
-            return nan, dict(nan)
-        if self._figures is None:
-            self._figures = _figures(Totals(self.games, self.counts, self.plies_sum, self.plies_sumsq))
-        return self._figures
-
-    # Figures --------------------------------------------------------------------------------
-    @property
-    def win(self) -> float:
-        return self._fig()[0]["win"]
-
-    @property
-    def lose(self) -> float:
-        return 1.0 - self.win
-
-    @property
-    def win_gammon(self) -> float:
-        return self._fig()[0]["win_gammon"]
-
-    @property
-    def win_backgammon(self) -> float:
-        return self._fig()[0]["win_backgammon"]
-
-    @property
-    def lose_gammon(self) -> float:
-        return self._fig()[0]["lose_gammon"]
-
-    @property
-    def lose_backgammon(self) -> float:
-        return self._fig()[0]["lose_backgammon"]
-
-    @property
-    def equity(self) -> float:
-        return self._fig()[0]["equity"]
-
-    @property
-    def se(self) -> dict[str, float]:
-        """Standard error of each figure (keys as in ``FIGURES``)."""
-        return dict(self._fig()[1])
-
-    @property
-    def trials(self) -> int:
-        """Trials (games) actually played."""
-        return self.games
-
-    @property
-    def mean_plies(self) -> float:
-        return self.plies_sum / self.games if self.games else math.nan
-
-    @property
-    def std_plies(self) -> float:
-        if not self.games:
-            return math.nan
-        m = self.mean_plies
-        return math.sqrt(max(self.plies_sumsq / self.games - m * m, 0.0))
-
-    @property
-    def games_per_second(self) -> float:
-        return self.games / self.elapsed_s if self.elapsed_s > 0 else math.nan
-
-    def confidence_interval(self, figure: str, z: float = 1.959963984540054) -> tuple[float, float]:
-        value, se = self._fig()[0][figure], self._fig()[1][figure]
-        return value - z * se, value + z * se
-
-    # Output ---------------------------------------------------------------------------------
-    def to_dict(self) -> dict[str, Any]:
-        def num(x: float) -> float | None:
-            return None if math.isnan(x) else x
-
-        fig, se = self._fig()
-        return {
-            "position_id": self.position_id,
-            "xgid": self.xgid,
-            "players": list(self.players),
-            "rules": self.rules,
-            "trials": self.games,
-            "trials_requested": self.trials_requested,
-            "seed": self.seed,
-            "jobs": self.jobs,
-            **{k: num(fig[k]) for k in FIGURES},
-            "se": {k: num(se[k]) for k in FIGURES},
-            "counts": dict(
-                zip(
-                    ("win_single", "win_gammon", "win_backgammon",
-                     "lose_single", "lose_gammon", "lose_backgammon"),
-                    self.counts,
-                )
-            ),
-            "mean_plies": num(self.mean_plies),
-            "std_plies": num(self.std_plies),
-            "elapsed_s": self.elapsed_s,
-            "games_per_second": num(self.games_per_second),
-            "stratified": self.stratified,
-            "strata": list(self.strata),
-            "first_roll": list(self.first_roll) if self.first_roll else None,
-            "chunk_size": self.chunk_size,
-            "target_se": self.target_se,
-            "target_reached": self.target_reached,
-            "interrupted": self.interrupted,
-            "worker_restarts": self.worker_restarts,
-            "resumed_trials": self.resumed_games,
-            "checkpoint": self.checkpoint,
-            "notes": list(self.notes),
-        }
-
-    def to_json(self, indent: int | None = 2) -> str:
-        return json.dumps(self.to_dict(), indent=indent)
-
-    def __str__(self) -> str:
-        lines = []
-        if self.position is not None:
-            lines += [str(self.position), ""]
-        else:
-            lines.append(f"Position ID {self.position_id}" + (f"   {self.xgid}" if self.xgid else ""))
-        lines.append(
-            f"Rollout: {self.games:,} trials"
-            + (f" of {self.trials_requested:,}" if self.games != self.trials_requested else "")
-            + f", {self.players[0]} (on roll) vs {self.players[1]}, rules {self.rules}, seed {self.seed}"
-        )
-        if self.stratified:
-            lines.append("Stratified dice for the first rolls (" + " x ".join(map(str, self.strata)) + " strata)")
-        for note in self.notes:
-            lines.append(f"Note: {note}")
-        if self.interrupted:
-            lines.append("INTERRUPTED: partial result from the trials completed")
-        if self.target_reached:
-            lines.append(f"Stopped early: equity SE below the target {self.target_se}")
-        lines.append("")
-        if self.games == 0:
-            lines.append("No trial was completed.")
-            return "\n".join(lines)
-        fig, se = self._fig()
-        lines.append(f"{'':<18} {'value':>8} {'SE':>8}   95% CI")
-        for k in FIGURES:
-            lo, hi = self.confidence_interval(k)
-            sign = "+" if k == "equity" else ""
-            lines.append(
-                f"{_LABELS[k]:<18} {fig[k]:{sign}8.4f} {se[k]:8.4f}   [{lo:{sign}.4f}, {hi:{sign}.4f}]"
-            )
-        lines.append("")
-        lines.append(f"Game length: {self.mean_plies:.2f} plies on average (sd {self.std_plies:.2f})")
-        lines.append(
-            f"{self.elapsed_s:.2f} s, {self.games_per_second:,.0f} games/s, {self.jobs} job(s)"
-            + (f", {self.worker_restarts} worker restart(s)" if self.worker_restarts else "")
-        )
-        return "\n".join(lines)
-
-
-def build_result(
-    request: RolloutRequest,
-    results: Iterable[ChunkResult],
-    *,
-    jobs: int,
-    elapsed_s: float,
-    interrupted: bool = False,
-    target_reached: bool = False,
-    worker_restarts: int = 0,
-    resumed_games: int = 0,
-    checkpoint: str | None = None,
-) -> RolloutResult:
-    t = merge(results)
-    return RolloutResult(
-        position=request.position,
-        position_id=request.position.position_id(),
-        xgid=request.position_text if request.forced_dice else None,
-        players=request.players,
-        rules=request.rules.name,
-        trials_requested=request.trials,
-        games=t.games,
-        counts=tuple(t.counts),
-        plies_sum=t.plies_sum,
-        plies_sumsq=t.plies_sumsq,
-        seed=request.seed,
-        jobs=jobs,
-        elapsed_s=elapsed_s,
-        stratified=request.stratify,
-        strata=request.strata,
-        chunk_size=request.chunk_size,
-        target_se=request.target_se,
-        target_reached=target_reached,
-        interrupted=interrupted,
-        worker_restarts=worker_restarts,
-        resumed_games=resumed_games,
-        first_roll=request.forced_dice,
-        notes=request.notes,
-        checkpoint=checkpoint,
-    )

@@ -105,6 +105,15 @@ def build_parser() -> OneLineParser:
                    help="trials per unit of work (default 10,000; results depend on it, not on --jobs)")
     p.add_argument("--no-stratify", action="store_true",
                    help="plain random dice (default: stratified first two rolls)")
+    p.add_argument("--no-bearoff", action="store_true",
+                   help="pubeval and greedy play bear-offs by their own evaluation, not by the "
+                   "exact bear-off databases")
+    p.add_argument("--no-truncate", action="store_true",
+                   help="play every game to the end (default: stop once both sides are inside the "
+                   "two-sided bear-off database and count the exact win probability)")
+    p.add_argument("--cache-dir", default=None, metavar="DIR",
+                   help="where the bear-off databases are kept (default: $TAVLI_FAST_CACHE or the "
+                   "user cache directory)")
     p.add_argument("--start-method", choices=("fork", "forkserver", "spawn"), default=None,
                    help="how worker processes are started (default forkserver)")
     p.add_argument("-v", "--verbose", action="count", default=0, help="more log output (-vv debug)")
@@ -157,6 +166,9 @@ def run(args: argparse.Namespace) -> int:
         "stratify": False if args.no_stratify else None,
         "target_se": args.target_se,
         "min_trials": args.min_trials,
+        "bearoff": False if args.no_bearoff else None,
+        "truncate": False if args.no_truncate else None,
+        "cache_dir": args.cache_dir,
     }
     if args.resume is not None:
         saved = read_checkpoint(args.resume)["request"]
@@ -170,6 +182,7 @@ def run(args: argparse.Namespace) -> int:
     defaults = {
         "position": "start", "trials": DEFAULT_TRIALS, "players": ("pubeval", "pubeval"),
         "rules": "backgammon", "chunk_size": None, "stratify": True,
+        "bearoff": True, "truncate": True,
     }
     for key, value in defaults.items():
         if settings[key] is None and value is not None:

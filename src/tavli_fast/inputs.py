@@ -1,0 +1,92 @@
+"""Checks of the arguments that simulate() and rollout() share, with precise errors."""
+
+from __future__ import annotations
+
+import math
+import os
+from numbers import Integral, Real
+
+import numpy as np
+
+from .movegen import require_game_in_progress
+from .players import player_id
+from .position import Position
+
+__all__ = ["resolve_position", "check_count", "check_seed", "new_seed", "player_names", "player_kinds"]
+
+MAX_SEED = 2**64 - 1
+
+
+def resolve_position(position: str | Position) -> tuple[Position, bool]:
+    """(Position, is_start) from "start", a gnubg Position ID, an XGID or a Position.
+
+    `is_start` says whether the opening-roll rule R5 applies: only a game that
+    begins at the starting position, with no dice rolled yet, has an opening
+    roll.  A finished game raises InvalidPositionError.
+    """
+    if isinstance(position, Position):
+        pos = position
+    elif isinstance(position, str) and position.strip().lower() == "start":
+        pos = Position.initial()
+    elif isinstance(position, str):
+        pos = Position.from_id(position)
+    else:
+        raise TypeError(
+            "position must be 'start', a Position ID, an XGID or a Position, "
+            f"not {type(position).__name__}"
+        )
+    require_game_in_progress(pos)
+    is_start = bool(np.array_equal(pos.board, Position.initial().board)) and pos.context.dice is None
+    return pos, is_start
+
+
+def check_count(value: object, name: str = "trials") -> int:
+    """A positive whole number; integral floats such as 1e6 are accepted."""
+    if isinstance(value, bool) or not isinstance(value, Real):
+        raise ValueError(f"{name} must be a positive whole number, got {value!r}")
+    if isinstance(value, Integral):
+        number = int(value)
+    else:
+        f = float(value)
+        if not math.isfinite(f) or f != int(f):
+            raise ValueError(f"{name} must be a positive whole number, got {value!r}")
+        number = int(f)
+    if number <= 0:
+        raise ValueError(f"{name} must be positive, got {number}")
+    return number
+
+
+def new_seed() -> int:
+    """A fresh random seed in [0, 2**63), reported so that the run can be repeated."""
+    return int.from_bytes(os.urandom(8), "little") >> 1
+
+
+def check_seed(seed: object) -> int:
+    """The seed as an int in [0, 2**64); a new random one when `seed` is None."""
+    if seed is None:
+        return new_seed()
+    if isinstance(seed, bool) or not isinstance(seed, Integral) or not 0 <= int(seed) <= MAX_SEED:
+        raise ValueError(f"seed must be a whole number from 0 to 2**64-1, got {seed!r}")
+    return int(seed)
+
+
+def player_names(players: object) -> tuple[str, str]:
+    """Two player names from a pair, "A,B", or one name for both sides."""
+    if isinstance(players, str):
+        parts = [p.strip() for p in players.split(",")]
+        if len(parts) == 1:
+            parts = parts * 2
+    else:
+        try:
+            parts = [str(p).strip() for p in players]  # type: ignore[union-attr]
+        except TypeError:
+            raise ValueError(f"players must be two player names, got {players!r}") from None
+    if len(parts) != 2 or not all(parts):
+        raise ValueError(f"players must be two player names, got {players!r}")
+    return parts[0], parts[1]
+
+
+def player_kinds(players: object) -> tuple[tuple[str, str], tuple[int, int]]:
+    """(names, core player numbers) of the two players, the side on roll first."""
+    names = player_names(players)
+    return names, (player_id(names[0]), player_id(names[1]))

@@ -1,0 +1,276 @@
+"""The result of a rollout: figures with standard errors, as a table or JSON."""
+
+from __future__ import annotations
+
+import json
+import math
+from dataclasses import dataclass, field
+from typing import Any, Iterable
+
+from .rollout import DEFAULT_CHUNK_SIZE, FIGURES, OUTCOMES, ChunkResult, RolloutRequest, Totals, figures, merge
+
+__all__ = ["RolloutResult", "build_result"]
+
+
+_LABELS = {
+    "win": "win",
+    "win_gammon": "win gammon",
+    "win_backgammon": "win backgammon",
+    "lose_gammon": "lose gammon",
+    "lose_backgammon": "lose backgammon",
+    "equity": "equity (cubeless)",
+}
+
+
+@dataclass
+class RolloutResult:
+    """Outcome of a rollout, for the player on roll; gammon figures include backgammons.
+
+    Standard errors are the plug-in estimates from the per-game figures, treating trials as
+    independent; with stratified first rolls the true error is a little smaller (conservative).
+    A game truncated at the bear-off database counts its exact win probability.
+    """
+
+    position: Any
+    position_id: str
+    players: tuple[str, str]
+    rules: str
+    trials_requested: int
+    totals: Totals
+    seed: int
+    jobs: int
+    elapsed_s: float
+    stratified: bool
+    strata: tuple[int, ...] = ()
+    chunk_size: int = DEFAULT_CHUNK_SIZE
+    target_se: float | None = None
+    target_reached: bool = False
+    interrupted: bool = False
+    worker_restarts: int = 0
+    resumed_games: int = 0
+    xgid: str | None = None
+    first_roll: tuple[int, int] | None = None
+    notes: tuple[str, ...] = ()
+    checkpoint: str | None = None
+    bearoff: bool = False
+    truncate: bool = False
+    _figures: tuple[dict[str, float], dict[str, float]] | None = field(
+        default=None, repr=False, compare=False
+    )
+
+    def _fig(self) -> tuple[dict[str, float], dict[str, float]]:
+        if self.games == 0:
+            nan = {k: math.nan for k in FIGURES}
+            return nan, dict(nan)
+        if self._figures is None:
+            self._figures = figures(self.totals)
+        return self._figures
+
+    # Counts ---------------------------------------------------------------------------------
+    @property
+    def games(self) -> int:
+        return self.totals.games
+
+    @property
+    def counts(self) -> tuple[int, ...]:
+        """Exclusive outcomes of the games played to the end (see OUTCOMES)."""
+        return self.totals.counts
+
+    @property
+    def truncated(self) -> int:
+        """Games stopped inside the two-sided bear-off database (exact result counted)."""
+        return self.totals.truncated
+
+    @property
+    def plies_sum(self) -> int:
+        return self.totals.plies_sum
+
+    @property
+    def plies_sumsq(self) -> int:
+        return self.totals.plies_sumsq
+
+    # Figures --------------------------------------------------------------------------------
+    @property
+    def win(self) -> float:
+        return self._fig()[0]["win"]
+
+    @property
+    def lose(self) -> float:
+        return 1.0 - self.win
+
+    @property
+    def win_gammon(self) -> float:
+        return self._fig()[0]["win_gammon"]
+
+    @property
+    def win_backgammon(self) -> float:
+        return self._fig()[0]["win_backgammon"]
+
+    @property
+    def lose_gammon(self) -> float:
+        return self._fig()[0]["lose_gammon"]
+
+    @property
+    def lose_backgammon(self) -> float:
+        return self._fig()[0]["lose_backgammon"]
+
+    @property
+    def equity(self) -> float:
+        return self._fig()[0]["equity"]
+
+    @property
+    def se(self) -> dict[str, float]:
+        """Standard error of each figure (keys as in ``FIGURES``)."""
+        return dict(self._fig()[1])
+
+    @property
+    def trials(self) -> int:
+        """Trials (games) actually played."""
+        return self.games
+
+    @property
+    def mean_plies(self) -> float:
+        return self.plies_sum / self.games if self.games else math.nan
+
+    @property
+    def std_plies(self) -> float:
+        if not self.games:
+            return math.nan
+        m = self.mean_plies
+        return math.sqrt(max(self.plies_sumsq / self.games - m * m, 0.0))
+
+    @property
+    def games_per_second(self) -> float:
+        return self.games / self.elapsed_s if self.elapsed_s > 0 else math.nan
+
+    def confidence_interval(self, figure: str, z: float = 1.959963984540054) -> tuple[float, float]:
+        value, se = self._fig()[0][figure], self._fig()[1][figure]
+        return value - z * se, value + z * se
+
+    # Output ---------------------------------------------------------------------------------
+    def to_dict(self) -> dict[str, Any]:
+        def num(x: float) -> float | None:
+            return None if math.isnan(x) else x
+
+        fig, se = self._fig()
+        return {
+            "position_id": self.position_id,
+            "xgid": self.xgid,
+            "players": list(self.players),
+            "rules": self.rules,
+            "trials": self.games,
+            "trials_requested": self.trials_requested,
+            "seed": self.seed,
+            "jobs": self.jobs,
+            **{k: num(fig[k]) for k in FIGURES},
+            "se": {k: num(se[k]) for k in FIGURES},
+            "counts": dict(zip(OUTCOMES, self.counts)),
+            "truncated": self.truncated,
+            "bearoff": self.bearoff,
+            "truncate": self.truncate,
+            "mean_plies": num(self.mean_plies),
+            "std_plies": num(self.std_plies),
+            "elapsed_s": self.elapsed_s,
+            "games_per_second": num(self.games_per_second),
+            "stratified": self.stratified,
+            "strata": list(self.strata),
+            "first_roll": list(self.first_roll) if self.first_roll else None,
+            "chunk_size": self.chunk_size,
+            "target_se": self.target_se,
+            "target_reached": self.target_reached,
+            "interrupted": self.interrupted,
+            "worker_restarts": self.worker_restarts,
+            "resumed_trials": self.resumed_games,
+            "checkpoint": self.checkpoint,
+            "notes": list(self.notes),
+        }
+
+    def to_json(self, indent: int | None = 2) -> str:
+        return json.dumps(self.to_dict(), indent=indent)
+
+    def __str__(self) -> str:
+        lines = []
+        if self.position is not None:
+            lines += [str(self.position), ""]
+        else:
+            lines.append(f"Position ID {self.position_id}" + (f"   {self.xgid}" if self.xgid else ""))
+        lines.append(
+            f"Rollout: {self.games:,} trials"
+            + (f" of {self.trials_requested:,}" if self.games != self.trials_requested else "")
+            + f", {self.players[0]} (on roll) vs {self.players[1]}, rules {self.rules}, seed {self.seed}"
+        )
+        if self.stratified:
+            lines.append("Stratified dice for the first rolls (" + " x ".join(map(str, self.strata)) + " strata)")
+        if self.truncate:
+            lines.append(
+                f"Truncated at the bear-off database: {self.truncated:,} games counted their exact "
+                "win probability once both sides were inside it"
+            )
+        for note in self.notes:
+            lines.append(f"Note: {note}")
+        if self.interrupted:
+            lines.append("INTERRUPTED: partial result from the trials completed")
+        if self.target_reached:
+            lines.append(f"Stopped early: equity SE below the target {self.target_se}")
+        lines.append("")
+        if self.games == 0:
+            lines.append("No trial was completed.")
+            return "\n".join(lines)
+        fig, se = self._fig()
+        lines.append(f"{'':<18} {'value':>8} {'SE':>8}   95% CI")
+        for k in FIGURES:
+            lo, hi = self.confidence_interval(k)
+            sign = "+" if k == "equity" else ""
+            lines.append(
+                f"{_LABELS[k]:<18} {fig[k]:{sign}8.4f} {se[k]:8.4f}   [{lo:{sign}.4f}, {hi:{sign}.4f}]"
+            )
+        lines.append("")
+        lines.append(
+            f"Game length: {self.mean_plies:.2f} plies on average (sd {self.std_plies:.2f})"
+            + (", truncated games counted to the truncation" if self.truncated else "")
+        )
+        lines.append(
+            f"{self.elapsed_s:.2f} s, {self.games_per_second:,.0f} games/s, {self.jobs} job(s)"
+            + (f", {self.worker_restarts} worker restart(s)" if self.worker_restarts else "")
+        )
+        return "\n".join(lines)
+
+
+def build_result(
+    request: RolloutRequest,
+    results: Iterable[ChunkResult],
+    *,
+    jobs: int,
+    elapsed_s: float,
+    interrupted: bool = False,
+    target_reached: bool = False,
+    worker_restarts: int = 0,
+    resumed_games: int = 0,
+    checkpoint: str | None = None,
+) -> RolloutResult:
+    t = merge(results)
+    return RolloutResult(
+        position=request.position,
+        position_id=request.position.position_id(),
+        xgid=request.position_text if request.forced_dice else None,
+        players=request.players,
+        rules=request.rules.name,
+        trials_requested=request.trials,
+        totals=t,
+        seed=request.seed,
+        jobs=jobs,
+        elapsed_s=elapsed_s,
+        stratified=request.stratify,
+        strata=request.strata,
+        chunk_size=request.chunk_size,
+        target_se=request.target_se,
+        target_reached=target_reached,
+        interrupted=interrupted,
+        worker_restarts=worker_restarts,
+        resumed_games=resumed_games,
+        first_roll=request.forced_dice,
+        notes=request.notes,
+        checkpoint=checkpoint,
+        bearoff=request.bearoff_play,
+        truncate=request.truncate,
+    )
