@@ -64,9 +64,11 @@ def test_version_says_whether_the_compiled_core_is_used():
 
 
 def test_console_script_is_the_same_command():
-    exe = shutil.which("tavli-rollout")
-    if exe is None:
-        pytest.skip("tavli-rollout is not installed on PATH")
+    # Installed beside the interpreter that runs the tests (the venv's bin/), or on PATH.
+    exe = shutil.which("tavli-rollout", path=os.path.dirname(sys.executable)) or shutil.which(
+        "tavli-rollout"
+    )
+    assert exe is not None, "the tavli-rollout console script is not installed"
     p = subprocess.run([exe, "--version"], capture_output=True, text=True, timeout=60)
     assert p.returncode == 0 and "compiled core" in p.stdout
 
