@@ -99,14 +99,20 @@ def generate(const int8_t[:, ::1] board, int die1, int die2):
     return _results_array(_scratch, n)
 
 
+cdef int _check_batch(const int8_t[:, :, ::1] boards, const int8_t[:, ::1] dice) except -1:
+    cdef Py_ssize_t j
+    if boards.shape[1] != 2 or boards.shape[2] != 26 or dice.shape[1] != 2:
+        raise ValueError("boards must be (m, 2, 26) and dice (k, 2)")
+    for j in range(dice.shape[0]):
+        _check_die(dice[j, 0])
+        _check_die(dice[j, 1])
+    return 0
+
+
 def count_batch(const int8_t[:, :, ::1] boards, const int8_t[:, ::1] dice):
     """Numbers of distinct plays for every board x roll: int64[m, k]."""
     cdef Py_ssize_t m = boards.shape[0], k = dice.shape[0], i, j
-    if boards.shape[1] != 2 or boards.shape[2] != 26 or dice.shape[1] != 2:
-        raise ValueError("boards must be (m, 2, 26) and dice (k, 2)")
-    for j in range(k):
-        _check_die(dice[j, 0])
-        _check_die(dice[j, 1])
+    _check_batch(boards, dice)
     counts = np.zeros((m, k), dtype=np.int64)
     cdef int64_t[:, ::1] cv = counts
     cdef MoveGen* g = _new_movegen()
@@ -133,11 +139,7 @@ def generate_batch(const int8_t[:, :, ::1] boards, const int8_t[:, ::1] dice):
     board i with roll j are results[offsets[i*k + j]:offsets[i*k + j + 1]].
     """
     cdef Py_ssize_t m = boards.shape[0], k = dice.shape[0], i, j
-    if boards.shape[1] != 2 or boards.shape[2] != 26 or dice.shape[1] != 2:
-        raise ValueError("boards must be (m, 2, 26) and dice (k, 2)")
-    for j in range(k):
-        _check_die(dice[j, 0])
-        _check_die(dice[j, 1])
+    _check_batch(boards, dice)
     offsets = np.zeros(m * k + 1, dtype=np.int64)
     cdef int64_t[::1] ov = offsets
     cdef MoveGen* g = _new_movegen()
