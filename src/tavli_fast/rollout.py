@@ -1,7 +1,7 @@
 """Rollouts as chunks of trials: plan, run one chunk, merge, report with standard errors.
 
 This module knows nothing of processes (see ``parallel.py`` for the pool). The unit of work is
-the ``RolloutChunk``: plain picklable data in, a ``ChunkResult`` of plain ints out, so any
+the ``RolloutChunk``: plain picklable data in, a ``ChunkResult`` of plain numbers out, so any
 backend that can call ``run_chunk`` (a process pool, Dask, Ray) can run a rollout.
 
 Reproducibility: a rollout of ``trials`` games is cut into chunks of ``chunk_size`` trials
@@ -28,6 +28,7 @@ import numpy as np
 from . import _core
 from .inputs import check_count, check_seed, player_kinds, resolve_position
 from .players import needs_bearoff
+from .position import Position
 from .rules import Rules, get_rules
 from .stratify import stratified_dice
 
@@ -292,31 +293,15 @@ class Tally:
 # ---------------------------------------------------------------------------------------------
 
 
-def _context_dice(position: Any) -> tuple[int, int] | None:
-    """Dice already rolled in the position (from an XGID), or None."""
-    context = getattr(position, "context", None)
-    dice = getattr(context, "dice", None) if context is not None else None
-    if not dice:
-        return None
-    d1, d2 = (int(d) for d in dice)
-    if d1 == 0 and d2 == 0:
-        return None
-    return d1, d2
-
-
-def _context_notes(position: Any) -> list[str]:
+def _context_notes(position: Position) -> list[str]:
     """What the position's context holds that a cubeless money rollout does not use."""
     notes = []
-    context = getattr(position, "context", None)
-    if context is None:
-        return notes
-    cube = getattr(context, "cube_value", 1)
-    if cube not in (None, 1):
-        notes.append(f"cube value {cube} ignored: the rollout is cubeless (money, 1 point)")
-    match_length = getattr(context, "match_length", 0)
-    if match_length:
+    context = position.context
+    if context.cube_value != 1:
+        notes.append(f"cube value {context.cube_value} ignored: the rollout is cubeless (money, 1 point)")
+    if context.match_length:
         notes.append(
-            f"match to {match_length} ignored: equities are cubeless money, not match equities"
+            f"match to {context.match_length} ignored: equities are cubeless money, not match equities"
         )
     return notes
 
@@ -325,12 +310,12 @@ def _context_notes(position: Any) -> list[str]:
 class RolloutRequest:
     """Everything that fixes a rollout's numbers (validated); jobs and progress are not here."""
 
-    position: Any  # a tavli_fast.position.Position
+    position: Position
     position_text: str  # how to rebuild it: its XGID when dice are rolled, else its Position ID
     board: bytes
     players: tuple[str, str]
     player_ids: tuple[int, int]
-    rules: Any  # a tavli_fast.rules.Rules
+    rules: Rules
     seed: int
     trials: int
     chunk_size: int
@@ -415,7 +400,7 @@ def make_request(
         minimum = int(min_trials) if isinstance(min_trials, Integral) else check_count(min_trials, "min_trials")
         if minimum < 0:
             raise ValueError(f"min_trials must be >= 0, got {min_trials!r}")
-    forced = _context_dice(pos)
+    forced = pos.context.dice
     notes = list(_context_notes(pos))
     if forced is not None:
         notes.insert(0, f"every trial's first roll is {forced[0]}-{forced[1]} (the dice in the position)")
