@@ -120,3 +120,18 @@ def test_unknown_player_rules_and_seed_are_refused():
 def test_bad_position_is_refused():
     with pytest.raises(InvalidPositionError):
         simulate("not-an-id", games=1)
+
+
+def test_core_reports_each_games_equity_consistently_with_its_sums():
+    import numpy as np
+
+    from tavli_fast import Position, _core
+
+    equities = np.full(2000, np.nan)
+    counts, moments = _core.run_games(Position.initial().board, 2000, 1, 0, 5, True, True,
+                                      per_game_equity=equities)
+    assert set(np.unique(equities)) <= {-3.0, -2.0, -1.0, 1.0, 2.0, 3.0}
+    assert equities.sum() == moments[5] and (equities**2).sum() == moments[11]
+    # The outcome counts say how many games ended with each value.
+    for value, count in zip((1, 2, 3, -1, -2, -3), counts[:6]):
+        assert (equities == value).sum() == count

@@ -37,6 +37,7 @@ def run_games(
     bearoff_play: bool = ...,
     truncate: bool = ...,
     truncate_from_ply: int = ...,
+    per_game_equity: npt.NDArray[np.float64] | None = ...,
 ) -> tuple[npt.NDArray[np.int64], npt.NDArray[np.float64]]: ...
 def choose(
     board: Board,

@@ -301,7 +301,8 @@ cdef const BearoffDB* _tables_db(BearoffTables tables):
 def run_games(const int8_t[:, ::1] board, Py_ssize_t n_games, int player0, int player1,
               uint64_t seed, bint first_roll_no_doubles, bint backgammons,
               const int8_t[:, ::1] first_dice=None, BearoffTables bearoff=None,
-              bint bearoff_play=True, bint truncate=False, int truncate_from_ply=0):
+              bint bearoff_play=True, bint truncate=False, int truncate_from_ply=0,
+              double[::1] per_game_equity=None):
     """Play n_games games from `board`; player0 is on roll first.
 
     Returns (counts int64[9], moments float64[12]):
@@ -316,6 +317,9 @@ def run_games(const int8_t[:, ::1] board, Py_ssize_t n_games, int player0, int p
     by pubeval/greedy when `bearoff_play`, and for truncation when `truncate`.
     No game is truncated before ply `truncate_from_ply` (a roll that was given
     with the position must be played, not averaged away).
+    `per_game_equity`, if given (float64[n_games]), receives each game's
+    cubeless equity for player 0: paired comparisons (common random numbers)
+    need the games one by one, not only their sums.
     """
     cdef Board b
     _load_board(board, &b)
@@ -336,6 +340,9 @@ def run_games(const int8_t[:, ::1] board, Py_ssize_t n_games, int player0, int p
         raise ValueError("truncation needs the two-sided bear-off database")
     if (player0 == PLAYER_BEAROFF or player1 == PLAYER_BEAROFF) and bearoff is None:
         raise ValueError("the bearoff player needs the bear-off databases")
+    if per_game_equity is not None and per_game_equity.shape[0] != n_games:
+        raise ValueError("per_game_equity must have n_games entries")
+    cdef double* equities = &per_game_equity[0] if per_game_equity is not None and n_games else NULL
     cdef int n_forced = 0
     if first_dice is not None:
         if first_dice.shape[0] != n_games or first_dice.shape[1] % 2:
@@ -370,6 +377,8 @@ def run_games(const int8_t[:, ::1] board, Py_ssize_t n_games, int player0, int p
                 c[7] += r.plies
                 c[8] += <int64_t>r.plies * r.plies
                 game_figures(&r, f)
+                if equities != NULL:
+                    equities[gi] = f[FIG_EQUITY]
                 for k in range(N_FIGURES):
                     m[k] += f[k]
                     m[N_FIGURES + k] += f[k] * f[k]
