@@ -20,6 +20,7 @@ include "_posid.pxi"
 include "_pubeval.pxi"
 include "_greedy.pxi"
 include "_bearoff.pxi"
+include "_neural.pxi"
 include "_game.pxi"
 
 

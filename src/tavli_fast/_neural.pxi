@@ -1,0 +1,1 @@
+# Neural evaluator (issue 5): kernels written by the neural-net helper.
