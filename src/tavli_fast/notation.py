@@ -100,7 +100,7 @@ def format_play(
     """The gnubg notation of the play from ``before`` to ``after`` with these dice.
 
     ``after`` is seen from the same player as ``before`` (sides NOT switched), as a Position or
-    a (2, 26) board (a board is needed for the winning play, whose result is no Position).
+    a (2, 26) board.
     Raises InvalidPositionError if ``after`` is not a legal result of ``before`` and the dice.
     """
     die1, die2 = check_dice(die1, die2)
