@@ -7,7 +7,6 @@ status 0 on success and 2 on bad usage or bad input with a one-line message, nev
 from __future__ import annotations
 
 import argparse
-import math
 import sys
 from typing import NoReturn
 
@@ -27,20 +26,20 @@ class OneLineParser(argparse.ArgumentParser):
 
 def parse_count(text: str) -> int:
     """A positive whole number written as ``1000000``, ``1_000_000`` or ``1e6``."""
+    from ..inputs import check_count  # the same rule as the Python API's
+
     s = text.strip()
     try:
-        value = int(s)
+        number: int | float = int(s)
     except ValueError:
         try:
-            f = float(s)
+            number = float(s)
         except ValueError:
             raise argparse.ArgumentTypeError(f"{text!r} is not a number") from None
-        if not math.isfinite(f) or f != int(f):
-            raise argparse.ArgumentTypeError(f"{text!r} is not a whole number") from None
-        value = int(f)
-    if value <= 0:
-        raise argparse.ArgumentTypeError(f"must be positive, got {text!r}")
-    return value
+    try:
+        return check_count(number, "the value")
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"must be a positive whole number, got {text!r}") from None
 
 
 def compiled_core_status() -> str:
