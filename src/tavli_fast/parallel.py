@@ -1,5 +1,9 @@
 """Run a rollout's chunks on a pool of worker processes; checkpoint, resume, survive failures.
 
+The pool itself (``run_units``) runs any picklable unit of work with a given module-level
+worker function; rollouts use it with ``rollout.run_chunk``, opening statistics with
+``openings.run_unit``.
+
 - Workers run ``rollout.run_chunk`` (the C game loop, GIL released); the parent only merges counts.
 - A worker that dies (killed, crashed) breaks the pool: the chunks that were in flight are run
   again on a fresh pool. Results are keyed by chunk index, so no trial is lost or counted twice.
@@ -34,7 +38,6 @@ from .results import RolloutResult, build_result
 from .rollout import (
     DEFAULT_CHUNK_SIZE,
     ChunkResult,
-    RolloutChunk,
     RolloutRequest,
     Tally,
     make_request,
@@ -42,7 +45,7 @@ from .rollout import (
     run_chunk,
 )
 
-__all__ = ["rollout", "resume_rollout", "run_request", "default_jobs", "CHECKPOINT_FORMAT"]
+__all__ = ["rollout", "resume_rollout", "run_request", "run_units", "default_jobs", "CHECKPOINT_FORMAT"]
 
 log = logging.getLogger(__name__)
 
@@ -274,10 +277,13 @@ class _Run:
             )
 
 
-def _run_in_process(run: _Run, todo: Sequence[RolloutChunk]) -> None:
-    for chunk in todo:
-        run.completed(run_chunk(chunk))
-        if run.tally.done:
+def _run_in_process(
+    todo: Sequence[Any], worker: Callable[[Any], Any], completed: Callable[[Any], Any],
+    done: Callable[[], bool],
+) -> None:
+    for unit in todo:
+        completed(worker(unit))
+        if done():
             return
 
 
@@ -292,10 +298,24 @@ def _kill_pool(executor: ProcessPoolExecutor) -> None:
     executor.shutdown(wait=True, cancel_futures=True)
 
 
-def _run_pool(run: _Run, todo: Sequence[RolloutChunk], start_method: str) -> None:
+def _run_pool(
+    todo: Sequence[Any],
+    worker: Callable[[Any], Any],
+    completed: Callable[[Any], Any],
+    done: Callable[[], bool],
+    jobs: int,
+    start_method: str,
+    on_restart: Callable[[], Any] | None = None,
+) -> None:
+    """Run ``worker(unit)`` for every unit on a process pool; ``completed(result)`` in the parent.
+
+    Units are submitted in the given order (at most two per worker in flight) and results of
+    units that finish together are handed over in that order. A broken pool (a dead worker) is
+    replaced and its unfinished units are run again, so each unit's result arrives exactly once.
+    """
     ctx = multiprocessing.get_context(start_method)
-    pending = sorted(todo, key=lambda c: c.index)
-    workers = min(run.jobs, len(pending))
+    pending = list(enumerate(todo))  # (order, unit)
+    workers = min(jobs, len(pending))
     level = logging.getLogger("tavli_fast").getEffectiveLevel()
     failures = 0
     while pending:
@@ -304,51 +324,83 @@ def _run_pool(run: _Run, todo: Sequence[RolloutChunk], start_method: str) -> Non
         executor = ProcessPoolExecutor(
             max_workers=workers, mp_context=ctx, initializer=_worker_init, initargs=(log_queue, level)
         )
-        inflight: dict[Future, RolloutChunk] = {}
+        inflight: dict[Future, tuple[int, Any]] = {}
         broken = False
         finished = False
         try:
-            while (pending or inflight) and not run.tally.done:
+            while (pending or inflight) and not done():
                 while pending and len(inflight) < 2 * workers:
-                    chunk = pending.pop(0)
-                    inflight[executor.submit(run_chunk, chunk)] = chunk
-                done, _ = wait(inflight, return_when=FIRST_COMPLETED)
-                for fut in sorted(done, key=lambda f: inflight[f].index):
-                    chunk = inflight.pop(fut)
+                    item = pending.pop(0)
+                    inflight[executor.submit(worker, item[1])] = item
+                ready, _ = wait(inflight, return_when=FIRST_COMPLETED)
+                for fut in sorted(ready, key=lambda f: inflight[f][0]):
+                    item = inflight.pop(fut)
                     try:
                         result = fut.result()
                     except BrokenProcessPool:
                         broken = True
-                        pending.append(chunk)
+                        pending.append(item)
                         continue
                     failures = 0
-                    run.completed(result)
+                    completed(result)
                 if broken:
                     break
             finished = not broken and not inflight
         finally:
             if broken:
                 pending.extend(inflight.values())
-                pending.sort(key=lambda c: c.index)
+                pending.sort(key=lambda item: item[0])
             if finished:  # let the workers exit normally, so their last log records arrive
                 executor.shutdown(wait=True)
-            else:  # interrupted, broken, or stopped early with chunks in flight
+            else:  # interrupted, broken, or stopped early with units in flight
                 _kill_pool(executor)
             listener.stop()
             log_queue.close()
             log_queue.join_thread()
-        if run.tally.done:
+        if done():
             return
         if broken:
             failures += 1
-            run.restarts += 1
+            if on_restart is not None:
+                on_restart()
             log.warning(
-                "a worker process died; re-running %d unfinished chunk(s) on a fresh pool", len(pending)
+                "a worker process died; re-running %d unfinished unit(s) on a fresh pool", len(pending)
             )
             if failures >= MAX_CONSECUTIVE_FAILURES:
                 raise RuntimeError(
-                    f"worker processes died {failures} times in a row without finishing a chunk"
+                    f"worker processes died {failures} times in a row without finishing a unit of work"
                 )
+
+
+def run_units(
+    units: Sequence[Any],
+    worker: Callable[[Any], Any],
+    completed: Callable[[Any], Any],
+    *,
+    jobs: int,
+    start_method: str | None = None,
+    done: Callable[[], bool] | None = None,
+    on_restart: Callable[[], Any] | None = None,
+) -> None:
+    """Run ``worker`` on each unit of work and pass each result to ``completed`` in this process.
+
+    The general pool behind ``rollout``: ``worker`` must be a module-level (picklable) function
+    and the units picklable data. ``jobs == 1`` runs the units here, in order; otherwise a pool
+    of ``jobs`` processes (``start_method``, default forkserver) runs them, and results arrive as
+    units finish (in submission order among units finishing together). ``done()``, checked after
+    each result, stops the run early. Worker processes that die are replaced and their units run
+    again (RuntimeError after MAX_CONSECUTIVE_FAILURES broken pools in a row); ``on_restart`` is
+    called each time. KeyboardInterrupt stops the workers and propagates.
+    """
+    n_jobs = _check_jobs(jobs)
+    is_done = done if done is not None else (lambda: False)
+    if not units or is_done():
+        return
+    if n_jobs == 1:
+        _run_in_process(units, worker, completed, is_done)
+    else:
+        _run_pool(units, worker, completed, is_done, n_jobs, start_method or default_start_method(),
+                  on_restart)
 
 
 def run_request(
@@ -378,12 +430,12 @@ def run_request(
     )
     todo = [c for c in plan_chunks(request) if c.index not in tally.results]
     interrupted = False
+    def restarted() -> None:
+        run.restarts += 1
+
     try:
-        if not tally.done and todo:
-            if jobs == 1:
-                _run_in_process(run, todo)
-            else:
-                _run_pool(run, todo, start_method or default_start_method())
+        run_units(todo, run_chunk, run.completed, jobs=jobs, start_method=start_method,
+                  done=lambda: tally.done, on_restart=restarted)
     except KeyboardInterrupt:
         interrupted = True
         log.info("interrupted: %d of %d chunks completed", len(tally.results), request.n_chunks)

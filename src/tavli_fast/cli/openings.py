@@ -1,0 +1,211 @@
+"""``tavli-openings``: roll out every legal play of every opening roll; rank the plays.
+
+Exit status: 0 done; 2 bad usage or bad input (one line on stderr); 1 the run failed (e.g.
+worker processes kept dying); 130 interrupted by Ctrl-C (the result so far is printed, and saved
+with --checkpoint so --resume can continue).
+"""
+
+from __future__ import annotations
+
+import argparse
+import logging
+import sys
+from typing import Sequence
+
+from . import OneLineParser, UsageError, parse_count, print_error
+from .rollout import _check_writable, _jobs, _seed
+
+PROG = "tavli-openings"
+DEFAULT_TRIALS = 1296  # one block of stratified first two rolls per play; about a minute for 15 rolls
+EXIT_INTERRUPTED = 130
+
+
+def _threshold(text: str) -> float:
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a number") from None
+    if not value >= 0 or value == float("inf"):
+        raise argparse.ArgumentTypeError(f"must be an equity difference >= 0, got {text!r}")
+    return value
+
+
+def build_parser() -> OneLineParser:
+    p = OneLineParser(
+        prog=PROG,
+        description="Opening statistics: roll out every distinct legal play of every opening roll "
+        "(the 15 non-doubles, or the 21 rolls with --rules portes) on common dice, rank the plays by "
+        "the first mover's cubeless equity with the difference to the best play +- its SE, and "
+        "give the first mover's advantage.",
+        epilog="Exit status: 0 ok, 2 bad input, 1 run failed, 130 interrupted (partial result printed).",
+    )
+    p.add_argument("--trials", "-n", type=parse_count, default=None, metavar="N",
+                   help=f"trials per play (1e4 and 10_000 work; default {DEFAULT_TRIALS:,})")
+    who = p.add_mutually_exclusive_group()
+    who.add_argument("--players", default=None, metavar="A,B",
+                     help="first mover, then opponent (default: the strongest player available)")
+    who.add_argument("--player", default=None, metavar="P", help="the same player for both sides")
+    p.add_argument("--jobs", "-j", type=_jobs, default=None, metavar="N",
+                   help="worker processes (default: the CPUs available)")
+    p.add_argument("--seed", type=_seed, default=None, help="master seed (default: random, always printed)")
+    p.add_argument("--rolls", default=None, metavar="R,R",
+                   help="only these opening rolls, e.g. 31,62 (default: all)")
+    p.add_argument("--rules", default=None, help="backgammon (default) or portes (doubles may open)")
+    p.add_argument("--screen", type=_threshold, default=None, metavar="X",
+                   help="screen first: every play gets a short run, and only plays within X (equity) "
+                   "of the best get the full trials")
+    p.add_argument("--screen-trials", type=parse_count, default=None, metavar="N",
+                   help="trials of the short run (default max(1296, trials/10))")
+    p.add_argument("--replies", default=None, metavar="PLAY",
+                   help="reply statistics instead: roll out the opening PLAY of the one roll given "
+                   "by --rolls (e.g. --rolls 31 --replies '8/5 6/5') against each of the 21 replies")
+    p.add_argument("--chunk-size", type=parse_count, default=None, metavar="N",
+                   help="trials per unit of work (default 1296; results depend on it, not on --jobs)")
+    p.add_argument("--json", action="store_true", help="print one JSON document")
+    p.add_argument("--csv", default=None, metavar="FILE", help="write one row per play to FILE")
+    p.add_argument("--plot", default=None, metavar="FILE.png",
+                   help="draw each roll's best play with error bars (needs matplotlib)")
+    p.add_argument("--no-progress", action="store_true", help="no progress bar on stderr")
+    p.add_argument("--checkpoint", default=None, metavar="FILE", help="keep progress in FILE (JSON)")
+    p.add_argument("--resume", default=None, metavar="FILE",
+                   help="continue the run saved in FILE (its settings; keeps saving to it)")
+    p.add_argument("--no-stratify", action="store_true", help="plain random dice for the first two rolls")
+    p.add_argument("--no-bearoff", action="store_true",
+                   help="pubeval and greedy play bear-offs by their own evaluation")
+    p.add_argument("--no-truncate", action="store_true", help="play every game to the end")
+    p.add_argument("--cache-dir", default=None, metavar="DIR", help="where the bear-off databases are kept")
+    p.add_argument("--start-method", choices=("fork", "forkserver", "spawn"), default=None,
+                   help="how worker processes are started (default forkserver)")
+    p.add_argument("-v", "--verbose", action="count", default=0, help="more log output")
+    return p
+
+
+def _players(args: argparse.Namespace) -> tuple[str, str] | None:
+    if args.player is not None:
+        return (args.player, args.player)
+    if args.players is not None:
+        parts = [s.strip() for s in args.players.split(",")]
+        if len(parts) != 2 or not all(parts):
+            raise UsageError(f"--players takes two names separated by a comma, got {args.players!r}")
+        return (parts[0], parts[1])
+    return None
+
+
+def _check_plot_available() -> None:
+    try:
+        import matplotlib  # noqa: F401
+    except ImportError:
+        raise UsageError(
+            "--plot needs matplotlib: pip install 'tavli_fast[plot]' (or pip install matplotlib)"
+        ) from None
+
+
+def run(args: argparse.Namespace) -> int:
+    from ..openings_report import openings
+    from ..progress import TqdmProgress
+
+    for path, option in ((args.csv, "--csv"), (args.plot, "--plot"), (args.checkpoint, "--checkpoint")):
+        if path is not None:
+            _check_writable(path, option)
+    if args.plot is not None:
+        _check_plot_available()
+    if args.replies is not None:
+        return _run_replies(args)
+    if args.resume is not None:
+        given = [o for o, v in (("--trials", args.trials), ("--players/--player", _players(args)),
+                                ("--seed", args.seed), ("--rolls", args.rolls), ("--rules", args.rules),
+                                ("--screen", args.screen), ("--chunk-size", args.chunk_size))
+                 if v is not None]
+        if given:
+            raise UsageError(f"--resume takes its settings from the checkpoint; do not give {', '.join(given)}")
+    players = _players(args)
+    trials = args.trials if args.trials is not None else DEFAULT_TRIALS
+    settings = dict(
+        trials=trials, players=players, seed=args.seed, rules=args.rules or "backgammon",
+        rolls=args.rolls, screen=args.screen, screen_trials=args.screen_trials,
+        stratify=not args.no_stratify, bearoff=not args.no_bearoff, truncate=not args.no_truncate,
+        cache_dir=args.cache_dir,
+    )
+    if args.chunk_size is not None:
+        settings["chunk_size"] = args.chunk_size
+    from ..openings import play_trials
+
+    if args.resume is None:
+        total = play_trials(trials, settings["rules"], args.rolls)
+    else:
+        from ..openings_report import read_checkpoint
+
+        saved = read_checkpoint(args.resume)["request"]
+        total = play_trials(saved["trials"], saved["rules"], ",".join(saved["rolls"]))
+    with TqdmProgress(total, enabled=not (args.no_progress or args.json)) as bar:
+        if args.resume is not None:
+            result = openings(jobs=args.jobs, progress=bar, resume=args.resume,
+                              checkpoint=args.checkpoint, start_method=args.start_method)
+        else:
+            result = openings(**settings, jobs=args.jobs, progress=bar, checkpoint=args.checkpoint,
+                              start_method=args.start_method)
+    print(result.to_json() if args.json else str(result))
+    sys.stdout.flush()
+    if args.csv is not None:
+        result.write_csv(args.csv)
+    if args.plot is not None:
+        result.plot(args.plot)
+    if result.interrupted:
+        if result.checkpoint:
+            print(f"{PROG}: interrupted; continue with --resume {result.checkpoint}", file=sys.stderr)
+        return EXIT_INTERRUPTED
+    return 0
+
+
+def _run_replies(args: argparse.Namespace) -> int:
+    from ..openings_report import replies
+    from ..progress import TqdmProgress
+
+    unsupported = [o for o, v in (("--csv", args.csv), ("--plot", args.plot), ("--screen", args.screen),
+                                  ("--checkpoint", args.checkpoint), ("--resume", args.resume))
+                   if v is not None]
+    if unsupported:
+        raise UsageError(f"--replies does not support {', '.join(unsupported)}")
+    if args.rolls is None or "," in args.rolls:
+        raise UsageError("--replies needs exactly one opening roll in --rolls, e.g. --rolls 31")
+    trials = args.trials if args.trials is not None else DEFAULT_TRIALS
+    settings: dict = dict(
+        trials=trials, players=_players(args), seed=args.seed, rules=args.rules or "backgammon",
+        stratify=not args.no_stratify, bearoff=not args.no_bearoff, truncate=not args.no_truncate,
+        cache_dir=args.cache_dir,
+    )
+    if args.chunk_size is not None:
+        settings["chunk_size"] = args.chunk_size
+    with TqdmProgress(21 * trials, enabled=not (args.no_progress or args.json)) as bar:
+        result = replies(args.rolls.strip(), args.replies.strip(), **settings, jobs=args.jobs,
+                         progress=bar, start_method=args.start_method)
+    print(result.to_json() if args.json else str(result))
+    sys.stdout.flush()
+    return EXIT_INTERRUPTED if result.interrupted else 0
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """Entry point of ``tavli-openings``; returns the exit status."""
+    parser = build_parser()
+    try:
+        args = parser.parse_args(argv)
+        level = logging.WARNING - 10 * args.verbose
+        handler = logging.StreamHandler(sys.stderr)
+        handler.setFormatter(logging.Formatter(f"{PROG}: %(levelname)s: %(message)s"))
+        logger = logging.getLogger("tavli_fast")
+        logger.handlers[:] = [handler]
+        logger.setLevel(max(logging.DEBUG, level))
+        logger.propagate = False
+        return run(args)
+    except KeyboardInterrupt:
+        print(f"{PROG}: interrupted", file=sys.stderr)
+        return EXIT_INTERRUPTED
+    except (UsageError, ValueError, TypeError, OSError) as e:
+        return print_error(PROG, e)
+    except RuntimeError as e:
+        print(f"{PROG}: failed: {' '.join(str(e).split())}", file=sys.stderr)
+        return 1
+
+
+if __name__ == "__main__":  # pragma: no cover
+    sys.exit(main())

@@ -1,0 +1,548 @@
+"""Opening statistics: every legal play of every opening roll, rolled out with common dice.
+
+For each opening roll (the 15 non-doubles of R5, or the 21 rolls of the Portes variant, where
+the first player re-rolls both dice) every distinct legal play from the starting position is
+rolled out: the position after the play, sides switched (the opponent on roll, rolling
+normally), with the players swapped accordingly. Every figure is then turned back to the first
+mover's view (win <-> lose, gammons swap, equity negated).
+
+Common random numbers: all the candidate plays of one roll are played on the same dice. Trial
+``t`` of every candidate uses the same chunk seed, the same stratified first two rolls of the
+opponent and the same forced dice for its first ``FORCED_ROLLS`` turns (games are far shorter,
+so in practice every game is played on identical dice). The per-trial equities of the
+candidates are then strongly correlated and the difference between two plays, computed trial by
+trial (a paired difference), has a far smaller standard error than either play's equity.
+
+The unit of work (``OpeningUnit``) is one roll x one chunk of trials, running the candidate
+plays of that roll; it returns plain numbers (``UnitResult``): per candidate the sums and sums
+of squares of the figures, and the sums of products of the candidates' per-trial equities, so
+the parent's memory does not grow with the trials. Units are merged in chunk order per roll,
+so the numbers depend on the seed, the trials, the chunk size and the screening settings, never
+on the number of worker processes. This module knows nothing of processes (``parallel.run_units``
+runs the units).
+"""
+
+from __future__ import annotations
+
+import logging
+import math
+import time
+from dataclasses import dataclass
+from numbers import Real
+from typing import Any, Callable, Sequence
+
+import numpy as np
+
+from . import _core
+from .inputs import check_count, check_seed, player_names
+from .players import PLAYERS, needs_bearoff, player_id
+
+try:  # the neural players (issue 5) need their net passed to the game loop
+    from .players import needs_net as _needs_net
+except ImportError:  # pragma: no cover - a core without the neural player
+    _needs_net = None  # type: ignore[assignment]
+from .position import Position
+from .rules import Rules, get_rules
+from .stratify import stratified_dice
+
+__all__ = [
+    "OPENING_FIGURES",
+    "DEFAULT_CHUNK_SIZE",
+    "FORCED_ROLLS",
+    "OpeningsRequest",
+    "OpeningUnit",
+    "UnitResult",
+    "RollTally",
+    "default_player",
+    "opening_rolls",
+    "parse_rolls",
+    "play_trials",
+    "make_openings_request",
+    "plan_units",
+    "run_unit",
+]
+
+log = logging.getLogger(__name__)
+
+#: The figures reported for each play, for the first mover (gammons include backgammons).
+OPENING_FIGURES = ("win", "win_gammon", "win_backgammon", "lose_gammon", "lose_backgammon", "equity")
+_K = len(OPENING_FIGURES)
+_EQ = OPENING_FIGURES.index("equity")
+
+#: Trials per unit of work (one roll x one chunk): a whole block of stratified first two rolls.
+DEFAULT_CHUNK_SIZE = 1296
+
+#: Turns whose dice are fixed per trial (identical for every candidate play): the common dice.
+#: Games from the start last about 61 +- 18 turns, so 200 covers practically every game.
+FORCED_ROLLS = 200
+
+#: Preference order of the default player: the strongest the engine has.
+PREFERRED_PLAYERS = ("neural", "pubeval")
+
+
+def default_player() -> str:
+    """The strongest player available: ``neural`` if the engine has it and its weights load,
+    else ``pubeval``."""
+    for name in PREFERRED_PLAYERS:
+        if name not in PLAYERS:
+            continue
+        if name == "neural":
+            try:
+                from .neural import default_net  # type: ignore[import-not-found]
+
+                default_net()
+            except Exception as e:  # noqa: BLE001 - any failure to load means "not available"
+                log.warning("the neural player is not usable (%s); using pubeval", e)
+                continue
+        return name
+    return "pubeval"
+
+
+def roll_text(roll: tuple[int, int]) -> str:
+    """``(3, 1)`` -> ``"31"`` (the higher die first)."""
+    return f"{max(roll)}{min(roll)}"
+
+
+def opening_rolls(rules: Rules) -> tuple[tuple[tuple[int, int], float], ...]:
+    """The first plays of a game and their probabilities, higher die first.
+
+    R5: the 15 non-double rolls, each 1/15. Portes variant (the first player re-rolls both
+    dice): the 21 rolls, doubles 1/36 and the others 2/36.
+    """
+    rolls = []
+    for high in range(1, 7):
+        for low in range(1, high + 1):
+            if low == high:
+                if rules.first_roll_no_doubles:
+                    continue
+                rolls.append(((high, low), 1 / 36))
+            else:
+                rolls.append(((high, low), 1 / 15 if rules.first_roll_no_doubles else 2 / 36))
+    return tuple(rolls)
+
+
+def parse_rolls(text: object, rules: Rules) -> tuple[tuple[int, int], ...]:
+    """Rolls from ``"31,62"`` (or a sequence of such strings / pairs), checked against the rules."""
+    if isinstance(text, str):
+        items: list[Any] = [t.strip() for t in text.split(",")]
+    else:
+        items = list(text)  # type: ignore[call-overload]
+    allowed = {r for r, _ in opening_rolls(rules)}
+    out: list[tuple[int, int]] = []
+    for item in items:
+        if isinstance(item, str):
+            if len(item) != 2 or not item.isdigit():
+                raise ValueError(f"a roll is two digits from 1 to 6 such as 31, got {item!r}")
+            a, b = int(item[0]), int(item[1])
+        else:
+            try:
+                a, b = (int(v) for v in item)
+            except (TypeError, ValueError):
+                raise ValueError(f"a roll is two dice such as (3, 1), got {item!r}") from None
+        if not (1 <= a <= 6 and 1 <= b <= 6):
+            raise ValueError(f"dice run from 1 to 6, got {a}{b}")
+        roll = (max(a, b), min(a, b))
+        if roll not in allowed:
+            raise ValueError(
+                f"{roll_text(roll)} is not an opening roll under the {rules.name} rules "
+                "(R5: the first play is never a double; use --rules portes for doubles)"
+            )
+        if roll in out:
+            raise ValueError(f"roll {roll_text(roll)} is given twice")
+        out.append(roll)
+    if not out:
+        raise ValueError("no rolls given")
+    order = {r: i for i, (r, _) in enumerate(opening_rolls(rules))}
+    return tuple(sorted(out, key=order.__getitem__))
+
+
+def play_trials(trials: object, rules: object = "backgammon", rolls: object = None) -> int:
+    """Trials over all plays of the rolls (the size of an openings run before any screening)."""
+    rule_set = rules if isinstance(rules, Rules) else get_rules(str(rules))
+    chosen = [r for r, _ in opening_rolls(rule_set)] if rolls is None else parse_rolls(rolls, rule_set)
+    return check_count(trials) * sum(len(Position.initial().plays(*r)) for r in chosen)
+
+
+def _roll_seed(master_seed: int, roll: tuple[int, int]) -> int:
+    """The 64-bit seed of one roll's trials: the rolls are independent of each other, and a
+    roll's numbers do not depend on which other rolls are analysed."""
+    ss = np.random.SeedSequence(master_seed, spawn_key=(10 * roll[0] + roll[1],))
+    return int(ss.generate_state(1, np.uint64)[0])
+
+
+# ---------------------------------------------------------------------------------------------
+# The request and the plan
+# ---------------------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class RollPlays:
+    """The distinct legal plays of one roll from the start, and the positions rolled out."""
+
+    roll: tuple[int, int]
+    weight: float  # probability of the roll as the first play
+    notations: tuple[str, ...]
+    boards: tuple[bytes, ...]  # after the play, sides switched (opponent on roll), int8 (2, 26)
+    position_ids: tuple[str, ...]  # of those positions
+
+
+def roll_plays(roll: tuple[int, int], weight: float = 1.0) -> RollPlays:
+    """Every distinct legal play of ``roll`` from the starting position (sorted by notation)."""
+    plays = sorted(Position.initial().plays(*roll), key=lambda p: p.notation)
+    after = [p.position.sides_switched() for p in plays]
+    return RollPlays(
+        roll=roll,
+        weight=weight,
+        notations=tuple(p.notation for p in plays),
+        boards=tuple(np.ascontiguousarray(a.board, dtype=np.int8).tobytes() for a in after),
+        position_ids=tuple(a.position_id() for a in after),
+    )
+
+
+@dataclass(frozen=True)
+class OpeningsRequest:
+    """Everything that fixes the numbers of an openings run (validated)."""
+
+    rolls: tuple[RollPlays, ...]
+    players: tuple[str, str]  # first mover, opponent
+    player_ids: tuple[int, int]
+    rules: Rules
+    seed: int
+    trials: int
+    chunk_size: int
+    screen: float | None  # equity threshold of the screening, or None
+    screen_trials: int  # trials of the short run when screening (== trials without screening)
+    stratify: bool = True
+    bearoff_play: bool = True
+    truncate: bool = True
+    cache_dir: str | None = None
+
+    def chunk_bounds(self) -> list[tuple[int, int]]:
+        """(first trial, trials) of each chunk; the screening boundary is a chunk boundary."""
+        bounds = []
+        for lo, hi in ((0, self.screen_trials), (self.screen_trials, self.trials)):
+            t = lo
+            while t < hi:
+                n = min(self.chunk_size, hi - t)
+                bounds.append((t, n))
+                t += n
+        return bounds
+
+    @property
+    def screen_chunks(self) -> int:
+        """Chunks of the short run (all candidates); the later chunks run the survivors."""
+        return -(-self.screen_trials // self.chunk_size)
+
+    @property
+    def total_play_trials(self) -> int:
+        """Trials over all plays of all rolls if no play were screened out (progress total)."""
+        return self.trials * sum(len(r.notations) for r in self.rolls)
+
+    def identity(self) -> dict[str, Any]:
+        """The parameters that fix the numbers (a checkpoint must match them to be resumed)."""
+        return {
+            "rolls": [roll_text(r.roll) for r in self.rolls],
+            "players": list(self.players),
+            "rules": self.rules.name,
+            "seed": self.seed,
+            "trials": self.trials,
+            "chunk_size": self.chunk_size,
+            "screen": self.screen,
+            "screen_trials": self.screen_trials,
+            "stratify": self.stratify,
+            "bearoff": self.bearoff_play,
+            "truncate": self.truncate,
+        }
+
+
+def make_openings_request(
+    trials: object = DEFAULT_CHUNK_SIZE,
+    players: object = None,
+    seed: object = None,
+    rules: object = "backgammon",
+    rolls: object = None,
+    screen: object = None,
+    screen_trials: object = None,
+    chunk_size: object = DEFAULT_CHUNK_SIZE,
+    stratify: bool = True,
+    bearoff: bool = True,
+    truncate: bool = True,
+    cache_dir: str | None = None,
+) -> OpeningsRequest:
+    """Validate the arguments of an openings run; raise ValueError precisely."""
+    n = check_count(trials)
+    names = player_names(players if players is not None else default_player())
+    ids = (player_id(names[0]), player_id(names[1]))
+    rule_set = rules if isinstance(rules, Rules) else get_rules(str(rules))
+    seed_value = check_seed(seed)
+    size = check_count(chunk_size, "chunk_size")
+    weights = dict(opening_rolls(rule_set))
+    chosen = tuple(weights) if rolls is None else parse_rolls(rolls, rule_set)
+    threshold = None
+    short = n
+    if screen is not None:
+        if isinstance(screen, bool) or not isinstance(screen, Real) or not (
+            float(screen) >= 0 and math.isfinite(float(screen))
+        ):
+            raise ValueError(f"screen must be an equity difference >= 0, got {screen!r}")
+        threshold = float(screen)
+        short = min(n, max(DEFAULT_CHUNK_SIZE, n // 10)) if screen_trials is None else check_count(
+            screen_trials, "screen_trials"
+        )
+        if short > n:
+            raise ValueError(f"screen_trials ({short}) must not exceed trials ({n})")
+    elif screen_trials is not None:
+        raise ValueError("screen_trials needs screen (the equity threshold)")
+    return OpeningsRequest(
+        rolls=tuple(roll_plays(r, weights[r]) for r in chosen),
+        players=names,
+        player_ids=ids,
+        rules=rule_set,
+        seed=seed_value,
+        trials=n,
+        chunk_size=size,
+        screen=threshold,
+        screen_trials=short,
+        stratify=bool(stratify),
+        bearoff_play=bool(bearoff),
+        truncate=bool(truncate),
+        cache_dir=cache_dir,
+    )
+
+
+@dataclass(frozen=True)
+class OpeningUnit:
+    """One roll x one chunk of trials, for some of the roll's candidate plays: plain data."""
+
+    roll_index: int  # index of the roll in the request
+    chunk: int
+    first_trial: int
+    n_games: int
+    candidates: tuple[int, ...]  # indices of the plays in the roll's list
+    boards: tuple[bytes, ...]  # their positions after the play, sides switched
+    roll_seed: int
+    player_on_roll: int  # the opponent of the first mover: on roll in the rolled-out positions
+    first_mover: int
+    backgammons: bool
+    stratify: bool
+    bearoff_play: bool
+    truncate: bool
+    cache_dir: str | None
+    reply: tuple[int, int] | None = None  # the opponent's first roll, forced (reply statistics)
+
+
+@dataclass(frozen=True)
+class UnitResult:
+    """What one unit produced, for the first mover: plain numbers.
+
+    ``moments[i]``: the sums, then the sums of squares, of candidate i's OPENING_FIGURES;
+    ``cross[i][j]``: the sum over the trials of equity_i * equity_j.
+    """
+
+    roll_index: int
+    chunk: int
+    games: int
+    candidates: tuple[int, ...]
+    moments: tuple[tuple[float, ...], ...]
+    cross: tuple[tuple[float, ...], ...]
+    truncated: tuple[int, ...]
+    plies: tuple[int, ...]
+
+
+def plan_units(request: OpeningsRequest, phase: int, survivors: Sequence[Sequence[int]] | None = None,
+               skip: Callable[[int, int], bool] | None = None) -> list[OpeningUnit]:
+    """The units of phase 0 (the short run of every play; the whole run without screening) or
+    phase 1 (the remaining chunks, for the survivors of each roll), roll by roll, chunk order."""
+    bounds = request.chunk_bounds()
+    first, last = (0, request.screen_chunks) if phase == 0 else (request.screen_chunks, len(bounds))
+    units = []
+    for ri, rp in enumerate(request.rolls):
+        cands = tuple(range(len(rp.notations))) if phase == 0 else tuple(survivors[ri])  # type: ignore[index]
+        seed = _roll_seed(request.seed, rp.roll)
+        for c in range(first, last):
+            if skip is not None and skip(ri, c):
+                continue
+            t0, n = bounds[c]
+            units.append(
+                OpeningUnit(
+                    roll_index=ri, chunk=c, first_trial=t0, n_games=n, candidates=cands,
+                    boards=tuple(rp.boards[i] for i in cands), roll_seed=seed,
+                    player_on_roll=request.player_ids[1], first_mover=request.player_ids[0],
+                    backgammons=bool(request.rules.backgammons), stratify=request.stratify,
+                    bearoff_play=request.bearoff_play, truncate=request.truncate,
+                    cache_dir=request.cache_dir,
+                )
+            )
+    return units
+
+
+def common_dice(unit: OpeningUnit) -> np.ndarray:
+    """The forced dice (int8 [n_games, 2*FORCED_ROLLS]) shared by every candidate of the unit:
+    the opponent's first two rolls stratified, the later ones drawn from the chunk's seed."""
+    n = unit.n_games
+    rng = np.random.default_rng(np.random.SeedSequence(unit.roll_seed, spawn_key=(unit.chunk, 1)))
+    later = rng.integers(1, 7, size=(n, 2 * FORCED_ROLLS), dtype=np.int8)
+    if unit.stratify:
+        later[:, :4] = stratified_dice(unit.roll_seed, unit.first_trial, n)
+    if unit.reply is not None:  # the reply is forced; the next two rolls are stratified
+        later[:, 2:] = later[:, :-2].copy()
+        later[:, :2] = unit.reply
+    return np.ascontiguousarray(later)
+
+
+def _first_mover_moments(opp: np.ndarray, n: int) -> tuple[float, ...]:
+    """Sums and sums of squares of the figures for the first mover, from the opponent's."""
+    s, q = opp[:_K], opp[_K:]
+    # opponent's order: win, wg, wbg, lg, lbg, equity
+    sums = [n - s[0], s[3], s[4], s[1], s[2], -s[5]]
+    sq = [n - 2 * s[0] + q[0], q[3], q[4], q[1], q[2], q[5]]
+    return tuple(float(v) for v in (*sums, *sq))
+
+
+def run_unit(unit: OpeningUnit) -> UnitResult:
+    """Play the unit's trials for each candidate on the same dice (C game loop, GIL released)."""
+    start = time.perf_counter()
+    dice = common_dice(unit)
+    seed = int(np.random.SeedSequence(unit.roll_seed, spawn_key=(unit.chunk,)).generate_state(1, np.uint64)[0])
+    players = (unit.player_on_roll, unit.first_mover)
+    tables = None
+    if unit.truncate or needs_bearoff(players, unit.bearoff_play):
+        from .bearoff import default_database  # loaded once per process, memory-mapped
+
+        tables = default_database(unit.cache_dir).tables
+    extra: dict[str, Any] = {}
+    if _needs_net is not None and _needs_net(players):
+        from .neural import default_net  # the shipped weights, loaded once per process
+
+        extra["net"] = default_net()
+    k = len(unit.candidates)
+    equities = np.empty((k, unit.n_games), dtype=np.float64)
+    moments, truncated, plies = [], [], []
+    for i, raw in enumerate(unit.boards):
+        board = np.frombuffer(raw, dtype=np.int8).reshape(2, 26).copy()
+        counts, m = _core.run_games(
+            board, unit.n_games, players[0], players[1], seed, False, unit.backgammons, dice,
+            tables, unit.bearoff_play, unit.truncate, 0 if unit.reply is None else 1, equities[i],
+            **extra,
+        )
+        if int(counts[:7].sum()) != unit.n_games:
+            raise RuntimeError(f"roll {unit.roll_index} chunk {unit.chunk}: wrong number of games")
+        moments.append(_first_mover_moments(np.asarray(m, dtype=np.float64), unit.n_games))
+        truncated.append(int(counts[6]))
+        plies.append(int(counts[7]))
+    equities *= -1.0  # the first mover's equity
+    cross = equities @ equities.T
+    log.debug("roll %d chunk %d: %d x %d games in %.3f s", unit.roll_index, unit.chunk, k,
+              unit.n_games, time.perf_counter() - start)
+    return UnitResult(
+        roll_index=unit.roll_index, chunk=unit.chunk, games=unit.n_games,
+        candidates=unit.candidates, moments=tuple(moments),
+        cross=tuple(tuple(float(v) for v in row) for row in cross),
+        truncated=tuple(truncated), plies=tuple(plies),
+    )
+
+
+# ---------------------------------------------------------------------------------------------
+# Merging: per roll, in chunk order (fixed-size state)
+# ---------------------------------------------------------------------------------------------
+
+
+class RollTally:
+    """The merged state of one roll: per play sums, and per pair of plays the sums over the
+    trials both played (so screened-out plays still get a paired difference to the best).
+
+    Units are applied in chunk order (out-of-order results wait in a small buffer), so the sums
+    do not depend on the order in which workers finish.
+    """
+
+    def __init__(self, n_plays: int):
+        k = n_plays
+        self.n_plays = k
+        self.games = np.zeros(k, dtype=np.int64)
+        self.moments = np.zeros((k, 2 * _K), dtype=np.float64)
+        self.truncated = np.zeros(k, dtype=np.int64)
+        self.plies = np.zeros(k, dtype=np.int64)
+        self.pair_n = np.zeros((k, k), dtype=np.int64)  # trials played by both i and j
+        self.pair_sum = np.zeros((k, k), dtype=np.float64)  # sum of equity_i over those trials
+        self.pair_sq = np.zeros((k, k), dtype=np.float64)  # sum of equity_i**2 over those trials
+        self.cross = np.zeros((k, k), dtype=np.float64)  # sum of equity_i * equity_j
+        self.next_chunk = 0
+        self.buffer: dict[int, UnitResult] = {}
+        self.survivors: list[int] | None = None
+
+    def add(self, result: UnitResult) -> None:
+        if result.chunk < self.next_chunk or result.chunk in self.buffer:
+            raise RuntimeError(f"chunk {result.chunk} counted twice")
+        self.buffer[result.chunk] = result
+        while self.next_chunk in self.buffer:
+            self._apply(self.buffer.pop(self.next_chunk))
+            self.next_chunk += 1
+
+    def _apply(self, r: UnitResult) -> None:
+        c = np.asarray(r.candidates, dtype=np.intp)
+        m = np.asarray(r.moments, dtype=np.float64)
+        ix = np.ix_(c, c)
+        self.games[c] += r.games
+        self.moments[c] += m
+        self.truncated[c] += np.asarray(r.truncated, dtype=np.int64)
+        self.plies[c] += np.asarray(r.plies, dtype=np.int64)
+        self.pair_n[ix] += r.games
+        self.pair_sum[ix] += m[:, _EQ][:, None]
+        self.pair_sq[ix] += m[:, _K + _EQ][:, None]
+        self.cross[ix] += np.asarray(r.cross, dtype=np.float64)
+
+    def figures(self, i: int) -> tuple[dict[str, float], dict[str, float]]:
+        """Play i's figures and their standard errors (trials independent)."""
+        n = int(self.games[i])
+        if n == 0:
+            nan = {k: math.nan for k in OPENING_FIGURES}
+            return nan, dict(nan)
+        value, se = {}, {}
+        for f, name in enumerate(OPENING_FIGURES):
+            mean = self.moments[i, f] / n
+            value[name] = float(mean)
+            se[name] = math.sqrt(max(self.moments[i, _K + f] / n - mean * mean, 0.0) / n)
+        return value, se
+
+    def paired_difference(self, i: int, best: int) -> tuple[float, float, int]:
+        """Mean of equity_i - equity_best over the trials both played, its SE, and those trials."""
+        n = int(self.pair_n[i, best])
+        if n == 0:
+            return math.nan, math.nan, 0
+        if i == best:
+            return 0.0, 0.0, n
+        d = (self.pair_sum[i, best] - self.pair_sum[best, i]) / n
+        sq = (self.pair_sq[i, best] + self.pair_sq[best, i] - 2.0 * self.cross[i, best]) / n
+        return float(d), math.sqrt(max(sq - d * d, 0.0) / n), n
+
+    def choose_survivors(self, threshold: float) -> list[int]:
+        """The plays within ``threshold`` of the best equity of the short run."""
+        eq = self.moments[:, _EQ] / np.maximum(self.games, 1)
+        best = float(eq.max())
+        self.survivors = [i for i in range(self.n_plays) if eq[i] >= best - threshold]
+        return self.survivors
+
+    # Checkpoints ----------------------------------------------------------------------------
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "next_chunk": self.next_chunk,
+            "survivors": self.survivors,
+            **{name: getattr(self, name).tolist() for name in _ARRAYS},
+        }
+
+    @classmethod
+    def from_dict(cls, n_plays: int, doc: dict[str, Any]) -> "RollTally":
+        t = cls(n_plays)
+        t.next_chunk = int(doc["next_chunk"])
+        t.survivors = None if doc.get("survivors") is None else [int(i) for i in doc["survivors"]]
+        for name in _ARRAYS:
+            old = getattr(t, name)
+            new = np.asarray(doc[name], dtype=old.dtype)
+            if new.shape != old.shape:
+                raise ValueError(f"checkpoint: {name} has shape {new.shape}, expected {old.shape}")
+            setattr(t, name, new)
+        return t
+
+
+_ARRAYS = ("games", "moments", "truncated", "plies", "pair_n", "pair_sum", "pair_sq", "cross")
+
