@@ -36,7 +36,10 @@ from .movegen import (
     legal_positions,
     play_notation,
 )
+from .neural import NeuralNetError, Probabilities, evaluate
+from .openings_report import OpeningsResult, RepliesResult, openings, replies
 from .parallel import resume_rollout, rollout
+from .players import choose
 from .position import GameContext, Play, Position
 from .results import RolloutResult
 from .rules import Rules, get_rules
@@ -50,21 +53,29 @@ __all__ = [
     "GameContext",
     "InvalidDiceError",
     "InvalidPositionError",
+    "NeuralNetError",
+    "OpeningsResult",
     "Play",
     "Position",
+    "Probabilities",
     "RaceEstimate",
+    "RepliesResult",
     "RolloutResult",
     "Rules",
     "SimulationResult",
     "bearoff_best_play",
     "bearoff_rolls",
     "bearoff_win_probability",
+    "choose",
     "count_plays_batch",
+    "evaluate",
     "generate_plays_batch",
     "generate_positions",
     "get_rules",
     "legal_positions",
+    "openings",
     "play_notation",
+    "replies",
     "resume_rollout",
     "rollout",
     "simulate",

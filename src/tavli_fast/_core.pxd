@@ -27,3 +27,5 @@ cpdef enum PlayerKind:
     PLAYER_PUBEVAL = 1
     PLAYER_GREEDY = 2
     PLAYER_BEAROFF = 3          # pubeval, but perfect by the bear-off databases in bear-offs
+    PLAYER_NEURAL = 4           # best 0-ply equity by the neural net
+    PLAYER_NEURAL_1PLY = 5      # best 1-ply equity among the best few 0-ply plays

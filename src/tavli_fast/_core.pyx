@@ -299,11 +299,26 @@ cdef const BearoffDB* _tables_db(BearoffTables tables):
     return &tables.db if tables is not None else NULL
 
 
+cdef const NeuralNetC* _net_c(NeuralNet net):
+    return &net.c if net is not None else NULL
+
+
+cdef int _check_player(int player, BearoffTables bearoff, NeuralNet net) except -1:
+    """A known player kind, with the data it needs."""
+    if player < PLAYER_RANDOM or player > PLAYER_NEURAL_1PLY:
+        raise ValueError(f"unknown player kind {player}")
+    if player == PLAYER_BEAROFF and bearoff is None:
+        raise ValueError("the bearoff player needs the bear-off databases")
+    if (player == PLAYER_NEURAL or player == PLAYER_NEURAL_1PLY) and net is None:
+        raise ValueError("the neural players need a NeuralNet")
+    return 0
+
+
 def run_games(const int8_t[:, ::1] board, Py_ssize_t n_games, int player0, int player1,
               uint64_t seed, bint first_roll_no_doubles, bint backgammons,
               const int8_t[:, ::1] first_dice=None, BearoffTables bearoff=None,
               bint bearoff_play=True, bint truncate=False, int truncate_from_ply=0,
-              double[::1] per_game_equity=None):
+              double[::1] per_game_equity=None, NeuralNet net=None):
     """Play n_games games from `board`; player0 is on roll first.
 
     Returns (counts int64[9], moments float64[12]):
@@ -321,6 +336,7 @@ def run_games(const int8_t[:, ::1] board, Py_ssize_t n_games, int player0, int p
     `per_game_equity`, if given (float64[n_games]), receives each game's
     cubeless equity for player 0: paired comparisons (common random numbers)
     need the games one by one, not only their sums.
+    `net`: the NeuralNet of the neural players (required when one plays).
     """
     cdef Board b
     _load_board(board, &b)
@@ -328,8 +344,9 @@ def run_games(const int8_t[:, ::1] board, Py_ssize_t n_games, int player0, int p
     opt.players[0] = player0
     opt.players[1] = player1
     for p in (player0, player1):
-        if p < PLAYER_RANDOM or p > PLAYER_BEAROFF:
-            raise ValueError(f"unknown player kind {p}")
+        _check_player(p, bearoff, net)
+    opt.net = _net_c(net)
+    opt.scratch = NULL
     opt.first_roll_no_doubles = first_roll_no_doubles
     opt.backgammons = backgammons
     opt.bearoff = _tables_db(bearoff)
@@ -339,8 +356,6 @@ def run_games(const int8_t[:, ::1] board, Py_ssize_t n_games, int player0, int p
     opt.truncate_from_ply = truncate_from_ply
     if truncate and (bearoff is None or bearoff.db.two_checkers == 0):
         raise ValueError("truncation needs the two-sided bear-off database")
-    if (player0 == PLAYER_BEAROFF or player1 == PLAYER_BEAROFF) and bearoff is None:
-        raise ValueError("the bearoff player needs the bear-off databases")
     if per_game_equity is not None and per_game_equity.shape[0] != n_games:
         raise ValueError("per_game_equity must have n_games entries")
     cdef double* equities = &per_game_equity[0] if per_game_equity is not None and n_games else NULL
@@ -366,6 +381,8 @@ def run_games(const int8_t[:, ::1] board, Py_ssize_t n_games, int player0, int p
     cdef GameResult r
     cdef const int8_t* forced = NULL
     try:
+        if player0 == PLAYER_NEURAL_1PLY or player1 == PLAYER_NEURAL_1PLY:
+            opt.scratch = _new_movegen()    # the replies of the 1-ply look ahead
         with nogil:
             for gi in range(n_games):
                 if n_forced:
@@ -385,32 +402,38 @@ def run_games(const int8_t[:, ::1] board, Py_ssize_t n_games, int player0, int p
                     m[N_FIGURES + k] += f[k] * f[k]
     finally:
         free(g)
+        free(opt.scratch)
     if failed:
         raise RuntimeError("a game did not finish (corrupt position?)")
     return counts, moments
 
 
 def choose(const int8_t[:, ::1] board, int die1, int die2, int player, uint64_t seed,
-           BearoffTables bearoff=None, bint bearoff_play=True):
+           BearoffTables bearoff=None, bint bearoff_play=True, NeuralNet net=None):
     """The board (sides not switched) that `player` moves to with (die1, die2)."""
     cdef Board b
     cdef Rng rng
     cdef GameOptions opt
+    cdef int i
     _load_board(board, &b)
     _check_die(die1)
     _check_die(die2)
-    if player < PLAYER_RANDOM or player > PLAYER_BEAROFF:
-        raise ValueError(f"unknown player kind {player}")
-    if player == PLAYER_BEAROFF and bearoff is None:
-        raise ValueError("the bearoff player needs the bear-off databases")
+    _check_player(player, bearoff, net)
     opt.bearoff = _tables_db(bearoff)
     opt.bearoff_play = bearoff_play
     opt.truncate = False
+    opt.net = _net_c(net)
+    opt.scratch = NULL
     rng_seed(&rng, seed)
     cdef int n = generate_plays(_scratch, &b, die1, die2)
     if n < 0:
         raise RuntimeError("more distinct plays than the generator holds")
-    cdef int i = choose_play(_scratch, &b, n, player, &opt, &rng)
+    if player == PLAYER_NEURAL_1PLY:
+        opt.scratch = _new_movegen()
+    try:
+        i = choose_play(_scratch, &b, n, player, &opt, &rng)
+    finally:
+        free(opt.scratch)
     out = np.empty((2, 26), dtype=np.int8)
     cdef int8_t[:, ::1] v = out
     memcpy(&v[0, 0], &_scratch.out[i], 52)

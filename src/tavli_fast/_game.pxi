@@ -32,6 +32,8 @@ ctypedef struct GameOptions:
     bint bearoff_play           # pubeval and greedy play bear-offs by the databases
     bint truncate               # stop once both sides are inside the two-sided database
     int truncate_from_ply       # ... but never before this ply (dice given with the position)
+    const NeuralNetC* net       # the neural players' net, or NULL
+    MoveGen* scratch            # a second generator for the 1-ply look ahead, or NULL
 
 ctypedef struct GameResult:
     int outcome                 # an Outcome
@@ -73,6 +75,10 @@ cdef inline int choose_play(MoveGen* g, const Board* before, int n, int player,
         i = bearoff_choose(opt.bearoff, g, n, before)
         if i >= 0:
             return i
+    if player == PLAYER_NEURAL:
+        return neural_choose(opt.net, g, n)
+    if player == PLAYER_NEURAL_1PLY:
+        return neural_choose_1ply(opt.net, g, n, opt.scratch)
     # Tesauro's rule (and gnubg's): race or contact weights by the position
     # before the move, the same for every candidate.
     race = player != PLAYER_GREEDY and _pubeval_is_race(before)

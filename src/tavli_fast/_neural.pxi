@@ -1,1 +1,520 @@
-# Neural evaluator (issue 5): kernels written by the neural-net helper.
+# Neural evaluator (issue 5): a one-hidden-layer net that estimates, for the
+# player ON ROLL (before rolling), five cubeless probabilities, and its TD(0)
+# self-play trainer.  Included by _core.pyx after _bearoff.pxi.
+#
+# Inputs (NN_INPUTS = 2 x 99), side 0 = the player on roll, side 1 = the
+# opponent, each side in its own numbering; for side s, base = 99 s:
+#   base + 4 (p - 1) + u, point p = 1..24, n checkers of that side on p:
+#       u = 0: n >= 1,  u = 1: n >= 2,  u = 2: n >= 3,  u = 3: (n - 3) / 2 if n > 3
+#     (TD-Gammon's idea: a blot, a made point and a spare are different things)
+#   base + 96: checkers on the bar / 2
+#   base + 97: checkers borne off / 15
+#   base + 98: pip count / 167 (a race feature; 167 is the starting count)
+# Few inputs are non-zero (about 40), so the first layer adds up the weight
+# rows of the active inputs only: w1 is stored input-major, [NN_INPUTS][H].
+#
+# Outputs (sigmoids): P(win), P(win gammon), P(win backgammon),
+# P(lose gammon), P(lose backgammon); gammons include backgammons.  The
+# evaluation clamps them to be consistent (backgammon <= gammon <= win, and
+# the same for losses against 1 - win); training works on the raw outputs.
+
+from libc.math cimport exp
+
+cdef enum:
+    NN_OUTPUTS = 5
+    NN_SIDE_INPUTS = 99
+    NN_INPUTS = 198
+    NN_MAX_HIDDEN = 1024
+    NN_BAR_UNIT = 96
+    NN_OFF_UNIT = 97
+    NN_PIP_UNIT = 98
+
+cdef enum:  # output indices
+    NN_WIN = 0
+    NN_WIN_GAMMON = 1
+    NN_WIN_BACKGAMMON = 2
+    NN_LOSE_GAMMON = 3
+    NN_LOSE_BACKGAMMON = 4
+
+# Candidates that get the 1-ply look: at most this many, and only those whose
+# 0-ply equity is within the window of the best (the rest are clearly worse).
+cdef enum:
+    NN_1PLY_CANDIDATES = 5
+cdef double NN_1PLY_WINDOW = 0.16
+
+ctypedef struct NeuralNetC:
+    int n_hidden
+    double* w1                  # [NN_INPUTS][n_hidden]: the weights leaving input i, contiguous
+    double* b1                  # [n_hidden]
+    double* w2                  # [NN_OUTPUTS][n_hidden]
+    double* b2                  # [NN_OUTPUTS]
+
+ctypedef struct NNInputs:
+    int k                       # number of non-zero inputs
+    int idx[NN_INPUTS]
+    double val[NN_INPUTS]
+
+
+cdef inline double _nn_sigmoid(double x) noexcept nogil:
+    return 1.0 / (1.0 + exp(-x))
+
+
+cdef inline void _nn_add(NNInputs* x, int i, double v) noexcept nogil:
+    x.idx[x.k] = i
+    x.val[x.k] = v
+    x.k += 1
+
+
+cdef inline void _nn_side(NNInputs* x, const int8_t* row, int base) noexcept nogil:
+    cdef int p, n, u, pips = 0
+    for p in range(1, 25):
+        n = row[p]
+        if n <= 0:
+            continue
+        pips += p * n
+        u = base + 4 * (p - 1)
+        _nn_add(x, u, 1.0)
+        if n >= 2:
+            _nn_add(x, u + 1, 1.0)
+        if n >= 3:
+            _nn_add(x, u + 2, 1.0)
+        if n > 3:
+            _nn_add(x, u + 3, (n - 3) * 0.5)
+    if row[BAR] > 0:
+        pips += 25 * row[BAR]
+        _nn_add(x, base + NN_BAR_UNIT, row[BAR] * 0.5)
+    if row[OFF] > 0:
+        _nn_add(x, base + NN_OFF_UNIT, row[OFF] / 15.0)
+    if pips > 0:
+        _nn_add(x, base + NN_PIP_UNIT, pips / 167.0)
+
+
+cdef inline void nn_encode(NNInputs* x, const int8_t* on_roll, const int8_t* other) noexcept nogil:
+    """The sparse inputs of the position with `on_roll` to play against `other`."""
+    x.k = 0
+    _nn_side(x, on_roll, 0)
+    _nn_side(x, other, NN_SIDE_INPUTS)
+
+
+cdef void nn_forward(const NeuralNetC* net, const NNInputs* x, double* hidden,
+                     double* out) noexcept nogil:
+    """Raw outputs (sigmoids, not yet made consistent); `hidden` receives the activations."""
+    cdef int a, j, o, h = net.n_hidden
+    cdef const double* row
+    cdef double v, s
+    memcpy(hidden, net.b1, h * sizeof(double))
+    for a in range(x.k):
+        row = net.w1 + x.idx[a] * h
+        v = x.val[a]
+        if v == 1.0:                # most inputs are 0/1 flags: skip the multiply
+            for j in range(h):
+                hidden[j] += row[j]
+        else:
+            for j in range(h):
+                hidden[j] += v * row[j]
+    for j in range(h):
+        hidden[j] = _nn_sigmoid(hidden[j])
+    for o in range(NN_OUTPUTS):
+        row = net.w2 + o * h
+        s = net.b2[o]
+        for j in range(h):
+            s += row[j] * hidden[j]
+        out[o] = _nn_sigmoid(s)
+
+
+cdef inline void nn_make_consistent(double* p) noexcept nogil:
+    """Clamp so that backgammon <= gammon <= win and the same for losses (<= 1 - win)."""
+    if p[NN_WIN_GAMMON] > p[NN_WIN]:
+        p[NN_WIN_GAMMON] = p[NN_WIN]
+    if p[NN_WIN_BACKGAMMON] > p[NN_WIN_GAMMON]:
+        p[NN_WIN_BACKGAMMON] = p[NN_WIN_GAMMON]
+    if p[NN_LOSE_GAMMON] > 1.0 - p[NN_WIN]:
+        p[NN_LOSE_GAMMON] = 1.0 - p[NN_WIN]
+    if p[NN_LOSE_BACKGAMMON] > p[NN_LOSE_GAMMON]:
+        p[NN_LOSE_BACKGAMMON] = p[NN_LOSE_GAMMON]
+
+
+cdef inline double nn_equity(const double* p) noexcept nogil:
+    """Cubeless money equity of consistent probabilities (gammons include backgammons)."""
+    return (2.0 * p[NN_WIN] - 1.0 + p[NN_WIN_GAMMON] - p[NN_LOSE_GAMMON]
+            + p[NN_WIN_BACKGAMMON] - p[NN_LOSE_BACKGAMMON])
+
+
+cdef inline void nn_swap_sides(const double* p, double* q) noexcept nogil:
+    """The same probabilities seen by the other player."""
+    q[NN_WIN] = 1.0 - p[NN_WIN]
+    q[NN_WIN_GAMMON] = p[NN_LOSE_GAMMON]
+    q[NN_WIN_BACKGAMMON] = p[NN_LOSE_BACKGAMMON]
+    q[NN_LOSE_GAMMON] = p[NN_WIN_GAMMON]
+    q[NN_LOSE_BACKGAMMON] = p[NN_WIN_BACKGAMMON]
+
+
+cdef void neural_probs(const NeuralNetC* net, const int8_t* on_roll, const int8_t* other,
+                       double* p) noexcept nogil:
+    """Consistent probabilities for `on_roll`, about to roll against `other`."""
+    cdef NNInputs x
+    cdef double hidden[NN_MAX_HIDDEN]
+    nn_encode(&x, on_roll, other)
+    nn_forward(net, &x, hidden, p)
+    nn_make_consistent(p)
+
+
+cdef inline void nn_won_probs(const Board* after, bint backgammons, double* p) noexcept nogil:
+    """The exact outcome for row 0, which has just borne off its last checker (R20)."""
+    cdef int q
+    p[NN_WIN] = 1.0
+    p[NN_WIN_GAMMON] = 1.0 if after.c[1][OFF] == 0 else 0.0
+    p[NN_WIN_BACKGAMMON] = 0.0
+    p[NN_LOSE_GAMMON] = 0.0
+    p[NN_LOSE_BACKGAMMON] = 0.0
+    if backgammons and after.c[1][OFF] == 0:
+        # The loser's points 19..24 are the winner's home board; 25 is the bar.
+        for q in range(19, 26):
+            if after.c[1][q]:
+                p[NN_WIN_BACKGAMMON] = 1.0
+                break
+
+
+cdef void neural_after_probs(const NeuralNetC* net, const Board* after, double* p) noexcept nogil:
+    """Probabilities for the side that has just moved (row 0 of `after`, sides not switched)."""
+    cdef double q[NN_OUTPUTS]
+    if after.c[0][OFF] == 15:
+        nn_won_probs(after, True, p)
+        return
+    neural_probs(net, after.c[1], after.c[0], q)      # the opponent is on roll
+    nn_swap_sides(q, p)
+
+
+cdef double neural_move_equity(const NeuralNetC* net, const Board* after) noexcept nogil:
+    """0-ply cubeless equity of a post-move board for its mover (row 0, sides not switched)."""
+    cdef double p[NN_OUTPUTS]
+    neural_after_probs(net, after, p)
+    return nn_equity(p)
+
+
+cdef double neural_1ply_equity(const NeuralNetC* net, MoveGen* g, const Board* after) noexcept nogil:
+    """1-ply equity of a post-move board for its mover: the mean over the opponent's 21
+    rolls of the opponent's best 0-ply reply, seen from the mover.  Uses `g` for the
+    replies (not the generator holding the mover's own candidates)."""
+    cdef Board opp
+    cdef int d1, d2, i, n
+    cdef double v, best, total = 0.0
+    if after.c[0][OFF] == 15:
+        return neural_move_equity(net, after)
+    memcpy(opp.c[0], after.c[1], 26)
+    memcpy(opp.c[1], after.c[0], 26)
+    for d1 in range(1, 7):
+        for d2 in range(d1, 7):
+            n = generate_plays(g, &opp, d1, d2)
+            if n < 0:                   # more plays than the generator holds: stay at 0 ply
+                return neural_move_equity(net, after)
+            best = -1e300
+            for i in range(n):
+                v = neural_move_equity(net, &g.out[i])
+                if v > best:
+                    best = v
+            total += best if d1 == d2 else 2.0 * best
+    return -total / 36.0
+
+
+cdef int neural_choose(const NeuralNetC* net, const MoveGen* g, int n) noexcept nogil:
+    """Index of the play with the best 0-ply equity among g.out[0:n]."""
+    cdef int i, best = 0
+    cdef double v, best_v = -1e300
+    for i in range(n):
+        v = neural_move_equity(net, &g.out[i])
+        if v > best_v:
+            best_v = v
+            best = i
+    return best
+
+
+cdef int neural_choose_1ply(const NeuralNetC* net, const MoveGen* g, int n,
+                            MoveGen* scratch) noexcept nogil:
+    """Index of the best play by 1-ply equity among the few best by 0-ply (the filter keeps
+    the cost at a handful of 21-roll looks a move)."""
+    cdef int i, j, m = 0, best
+    cdef int cand[NN_1PLY_CANDIDATES]
+    cdef double eq[NN_1PLY_CANDIDATES]
+    cdef double v, best_v
+    cand[0] = 0
+    # The top candidates by 0-ply equity, kept sorted (insertion into a short list).
+    for i in range(n):
+        v = neural_move_equity(net, &g.out[i])
+        if m == NN_1PLY_CANDIDATES and v <= eq[m - 1]:
+            continue
+        j = m if m < NN_1PLY_CANDIDATES else m - 1
+        while j > 0 and eq[j - 1] < v:
+            eq[j] = eq[j - 1]
+            cand[j] = cand[j - 1]
+            j -= 1
+        eq[j] = v
+        cand[j] = i
+        if m < NN_1PLY_CANDIDATES:
+            m += 1
+    best = cand[0]
+    if m == 1:
+        return best
+    best_v = -1e300
+    for j in range(m):
+        if eq[j] < eq[0] - NN_1PLY_WINDOW:
+            break
+        v = neural_1ply_equity(net, scratch, &g.out[cand[j]])
+        if v > best_v:
+            best_v = v
+            best = cand[j]
+    return best
+
+
+# ---------------------------------------------------------------- TD(0) training
+
+cdef void nn_td_update(NeuralNetC* net, const int8_t* on_roll, const int8_t* other,
+                       const double* target, double alpha) noexcept nogil:
+    """One gradient step moving the raw outputs for (on_roll to play) towards `target`.
+
+    Cross-entropy loss on each sigmoid output, so the output error is simply
+    target - output (no vanishing gradient when an output saturates).
+    """
+    cdef NNInputs x
+    cdef double hidden[NN_MAX_HIDDEN]
+    cdef double dh[NN_MAX_HIDDEN]
+    cdef double out[NN_OUTPUTS]
+    cdef double delta[NN_OUTPUTS]
+    cdef int a, j, o, h = net.n_hidden
+    cdef double s, v
+    cdef double* row
+    nn_encode(&x, on_roll, other)
+    nn_forward(net, &x, hidden, out)
+    for o in range(NN_OUTPUTS):
+        delta[o] = alpha * (target[o] - out[o])
+    for j in range(h):
+        s = 0.0
+        for o in range(NN_OUTPUTS):
+            s += delta[o] * net.w2[o * h + j]
+        dh[j] = s * hidden[j] * (1.0 - hidden[j])
+    for o in range(NN_OUTPUTS):
+        row = net.w2 + o * h
+        for j in range(h):
+            row[j] += delta[o] * hidden[j]
+        net.b2[o] += delta[o]
+    for j in range(h):
+        net.b1[j] += dh[j]
+    for a in range(x.k):
+        row = net.w1 + x.idx[a] * h
+        v = x.val[a]
+        for j in range(h):
+            row[j] += v * dh[j]
+
+
+cdef int nn_train_game(NeuralNetC* net, MoveGen* g, Rng* rng, double alpha,
+                       bint backgammons, int* plies) noexcept nogil:
+    """One self-play game from the start, updating the net after every ply (TD(0)).
+
+    Each side plays the play with the best 0-ply equity; the value of the
+    position before the move is moved towards the value of the position chosen
+    (seen from the mover), or towards the real result when the play wins.
+    Returns the outcome for the first mover (WIN_SINGLE .. LOSE_BACKGAMMON
+    numbering: 0-2 wins, 3-5 losses), or -1 if the game did not end.
+    """
+    cdef Board b
+    cdef double target[NN_OUTPUTS]
+    cdef double p[NN_OUTPUTS]
+    cdef double v, best_v
+    cdef int8_t tmp[26]
+    cdef int d1, d2, n, i, best, side = 0, k
+    board_start(&b)
+    plies[0] = 0
+    while plies[0] < 100000:
+        rng_dice(rng, &d1, &d2)
+        while plies[0] == 0 and d1 == d2:       # R5: no double on the opening play
+            rng_dice(rng, &d1, &d2)
+        n = generate_plays(g, &b, d1, d2)
+        if n < 0:
+            return -1
+        best = 0
+        best_v = -1e300
+        for i in range(n):
+            neural_after_probs(net, &g.out[i], p)
+            v = nn_equity(p)
+            if v > best_v:
+                best_v = v
+                best = i
+                memcpy(target, p, sizeof(target))
+        if g.out[best].c[0][OFF] == 15:
+            nn_won_probs(&g.out[best], backgammons, target)
+        nn_td_update(net, b.c[0], b.c[1], target, alpha)
+        b = g.out[best]
+        plies[0] += 1
+        if b.c[0][OFF] == 15:
+            k = <int>(target[NN_WIN_GAMMON] + target[NN_WIN_BACKGAMMON])
+            return k if side == 0 else 3 + k
+        memcpy(tmp, b.c[0], 26)                 # switch sides: the opponent is on roll
+        memcpy(b.c[0], b.c[1], 26)
+        memcpy(b.c[1], tmp, 26)
+        side ^= 1
+    return -1
+
+
+cdef inline void board_start(Board* b) noexcept nogil:
+    """The starting position (R3): 2 on the 24-point, 5 on 13, 3 on 8, 5 on 6, each side."""
+    cdef int s
+    memset(b.c, 0, 52)
+    for s in range(2):
+        b.c[s][24] = 2
+        b.c[s][13] = 5
+        b.c[s][8] = 3
+        b.c[s][6] = 5
+
+
+# ---------------------------------------------------------------- Python API
+
+NEURAL_INPUTS = NN_INPUTS
+NEURAL_OUTPUTS = NN_OUTPUTS
+
+cdef class NeuralNet:
+    """A neural evaluator whose weights this object owns (float64, C order), with the
+    C view `&net.c` for nogil code.
+
+    NeuralNet(w1, b1, w2, b2): w1 (198, H) input-major, b1 (H,), w2 (5, H), b2 (5,).
+    The arrays are copied; `arrays()` returns copies of the current weights.
+    """
+    cdef NeuralNetC c
+    cdef object _w1, _b1, _w2, _b2
+
+    def __cinit__(self, w1, b1, w2, b2):
+        w1 = np.array(w1, dtype=np.float64, order="C", copy=True)
+        b1 = np.array(b1, dtype=np.float64, order="C", copy=True)
+        w2 = np.array(w2, dtype=np.float64, order="C", copy=True)
+        b2 = np.array(b2, dtype=np.float64, order="C", copy=True)
+        if w1.ndim != 2 or w1.shape[0] != NN_INPUTS:
+            raise ValueError(f"w1 must have shape ({NN_INPUTS}, hidden), not {w1.shape}")
+        h = w1.shape[1]
+        if not 1 <= h <= NN_MAX_HIDDEN:
+            raise ValueError(f"the hidden layer has 1 to {NN_MAX_HIDDEN} units, not {h}")
+        if b1.shape != (h,) or w2.shape != (NN_OUTPUTS, h) or b2.shape != (NN_OUTPUTS,):
+            raise ValueError(f"b1, w2, b2 must have shapes ({h},), (5, {h}), (5,)")
+        for a in (w1, b1, w2, b2):
+            if not np.all(np.isfinite(a)):
+                raise ValueError("the weights must be finite numbers")
+        cdef double[:, ::1] v1 = w1
+        cdef double[::1] c1 = b1
+        cdef double[:, ::1] v2 = w2
+        cdef double[::1] c2 = b2
+        self.c.n_hidden = <int>h
+        self.c.w1 = &v1[0, 0]
+        self.c.b1 = &c1[0]
+        self.c.w2 = &v2[0, 0]
+        self.c.b2 = &c2[0]
+        self._w1, self._b1, self._w2, self._b2 = w1, b1, w2, b2
+
+    @property
+    def hidden(self):
+        return self.c.n_hidden
+
+    @property
+    def n_inputs(self):
+        return NN_INPUTS
+
+    def arrays(self):
+        """Copies of (w1, b1, w2, b2)."""
+        return self._w1.copy(), self._b1.copy(), self._w2.copy(), self._b2.copy()
+
+    def evaluate(self, const int8_t[:, ::1] board):
+        """float64[5]: P(win), P(win gammon), P(win backgammon), P(lose gammon),
+        P(lose backgammon) for row 0, on roll (before rolling), made consistent."""
+        cdef Board b
+        _load_board(board, &b)
+        out = np.empty(NN_OUTPUTS, dtype=np.float64)
+        cdef double[::1] o = out
+        neural_probs(&self.c, b.c[0], b.c[1], &o[0])
+        return out
+
+    def evaluate_many(self, const int8_t[:, :, ::1] boards):
+        """float64[m, 5]: `evaluate` of every board, GIL released."""
+        cdef Py_ssize_t i, m = boards.shape[0]
+        if boards.shape[1] != 2 or boards.shape[2] != 26:
+            raise ValueError("boards must have shape (m, 2, 26)")
+        out = np.empty((m, NN_OUTPUTS), dtype=np.float64)
+        cdef double[:, ::1] o = out
+        with nogil:
+            for i in range(m):
+                neural_probs(&self.c, &boards[i, 0, 0], &boards[i, 1, 0], &o[i, 0])
+        return out
+
+    def move_equity(self, const int8_t[:, ::1] board, int ply=0):
+        """Cubeless equity of a post-move board for its mover (row 0, sides not switched),
+        at 0 or 1 ply."""
+        cdef Board b
+        cdef MoveGen* g
+        cdef double v
+        _load_board(board, &b)
+        if ply == 0:
+            return neural_move_equity(&self.c, &b)
+        if ply != 1:
+            raise ValueError(f"ply must be 0 or 1, not {ply}")
+        g = _new_movegen()
+        try:
+            with nogil:
+                v = neural_1ply_equity(&self.c, g, &b)
+        finally:
+            free(g)
+        return v
+
+    def train(self, Py_ssize_t games, uint64_t[::1] rng_state, double alpha,
+              bint backgammons=True):
+        """Play `games` TD(0) self-play games, updating these weights in place.
+
+        rng_state: the 4 words of the xoshiro256** state, read and written back
+        (so a run can be checkpointed and resumed exactly).  Returns int64[8]:
+        the six outcome counts for the first mover, games, plies.
+        """
+        if rng_state.shape[0] != 4:
+            raise ValueError("rng_state has 4 words")
+        if not alpha > 0.0:
+            raise ValueError("alpha must be positive")
+        counts = np.zeros(8, dtype=np.int64)
+        cdef int64_t[::1] c = counts
+        cdef Rng rng
+        cdef int k, plies, failed = 0
+        cdef Py_ssize_t i
+        for k in range(4):
+            rng.s[k] = rng_state[k]
+        cdef MoveGen* g = _new_movegen()
+        try:
+            with nogil:
+                for i in range(games):
+                    k = nn_train_game(&self.c, g, &rng, alpha, backgammons, &plies)
+                    if k < 0:
+                        failed = 1
+                        break
+                    c[k] += 1
+                    c[6] += 1
+                    c[7] += plies
+        finally:
+            free(g)
+        for k in range(4):
+            rng_state[k] = rng.s[k]
+        if failed:
+            raise RuntimeError("a training game did not finish")
+        return counts
+
+
+def neural_inputs(const int8_t[:, ::1] board):
+    """float64[198]: the net's inputs for the board (row 0 on roll), dense."""
+    cdef Board b
+    cdef NNInputs x
+    cdef int a
+    _load_board(board, &b)
+    nn_encode(&x, b.c[0], b.c[1])
+    out = np.zeros(NN_INPUTS, dtype=np.float64)
+    cdef double[::1] o = out
+    for a in range(x.k):
+        o[x.idx[a]] = x.val[a]
+    return out
+
+
+def rng_state(uint64_t seed):
+    """uint64[4]: the core generator's state after seeding with `seed`."""
+    cdef Rng rng
+    rng_seed(&rng, seed)
+    return np.array([rng.s[0], rng.s[1], rng.s[2], rng.s[3]], dtype=np.uint64)

@@ -11,8 +11,16 @@
 - ``bearoff``: pubeval, except that in a pure bear-off it always plays the
   play that is best by the exact bear-off databases (``bearoff.py``).
 
-pubeval and greedy also play pure bear-offs by the databases unless that is
-turned off (``bearoff=False`` in simulate and rollout, ``--no-bearoff``).
+- ``neural``: the play with the best cubeless equity by the shipped neural
+  net (``neural.py``, ``_neural.pxi``) at 0 ply: each resulting position is
+  evaluated once.
+- ``neural-1ply``: the few best plays by 0 ply (at most 5, within 0.16 of the
+  best) are looked at one ply deeper: the mean over the opponent's 21 rolls of
+  the opponent's best 0-ply reply.  About 100 times slower than ``neural``.
+
+pubeval, greedy and the neural players also play pure bear-offs by the
+databases unless that is turned off (``bearoff=False`` in simulate and
+rollout, ``--no-bearoff``).
 
 Every player is deterministic given the dice except ``random``, which draws
 from the game's random number generator.
@@ -22,14 +30,18 @@ from __future__ import annotations
 
 from . import _core
 
-__all__ = ["PLAYERS", "player_id", "needs_bearoff"]
+__all__ = ["PLAYERS", "player_id", "needs_bearoff", "needs_net", "choose"]
 
 PLAYERS: dict[str, int] = {
     "random": int(_core.PlayerKind.PLAYER_RANDOM),
     "pubeval": int(_core.PlayerKind.PLAYER_PUBEVAL),
     "greedy": int(_core.PlayerKind.PLAYER_GREEDY),
     "bearoff": int(_core.PlayerKind.PLAYER_BEAROFF),
+    "neural": int(_core.PlayerKind.PLAYER_NEURAL),
+    "neural-1ply": int(_core.PlayerKind.PLAYER_NEURAL_1PLY),
 }
+
+_NEURAL = (int(_core.PlayerKind.PLAYER_NEURAL), int(_core.PlayerKind.PLAYER_NEURAL_1PLY))
 
 
 def player_id(name: str) -> int:
@@ -47,3 +59,39 @@ def needs_bearoff(kinds: tuple[int, int], bearoff_play: bool) -> bool:
     if int(_core.PlayerKind.PLAYER_BEAROFF) in kinds:
         return True
     return bearoff_play and any(k != int(_core.PlayerKind.PLAYER_RANDOM) for k in kinds)
+
+
+def needs_net(kinds: tuple[int, ...]) -> bool:
+    """Whether one of these players evaluates positions with the neural net."""
+    return any(k in _NEURAL for k in kinds)
+
+
+def choose(position_id: str, die1: int, die2: int, player: str = "neural", *, seed: int = 0,
+           bearoff: bool = True) -> str:
+    """The Position ID of the position `player` moves to from `position_id` with (die1, die2),
+    seen from the mover (sides not switched), as ``legal_positions`` returns them.
+
+    `position_id` may be a gnubg Position ID or an XGID (its own dice are ignored: the dice
+    given are played).  `seed` only matters for ``random``.  With `bearoff`, pure bear-offs
+    are played by the bear-off databases (as in games).  Raises InvalidDiceError,
+    InvalidPositionError or ValueError (unknown player, finished game).
+    """
+    from .errors import check_dice
+    from .movegen import require_game_in_progress
+    from .position import Position
+
+    kind = player_id(player)
+    d1, d2 = check_dice(die1, die2)
+    pos = Position.from_id(position_id)
+    require_game_in_progress(pos)
+    tables = net = None
+    if needs_bearoff((kind, kind), bearoff):
+        from .bearoff import default_database
+
+        tables = default_database().tables
+    if needs_net((kind,)):
+        from .neural import default_net
+
+        net = default_net()
+    board = _core.choose(pos.board, d1, d2, kind, seed, tables, bearoff, net)
+    return _core.encode_position_id(board)

@@ -27,7 +27,7 @@ import numpy as np
 
 from . import _core
 from .inputs import check_count, check_seed, player_kinds, resolve_position
-from .players import needs_bearoff
+from .players import needs_bearoff, needs_net
 from .position import Position
 from .rules import Rules, get_rules
 from .stratify import stratified_dice
@@ -166,6 +166,11 @@ def run_chunk(chunk: RolloutChunk) -> ChunkResult:
         from .bearoff import default_database  # loaded once per process, memory-mapped
 
         tables = default_database(chunk.cache_dir).tables
+    net = None
+    if needs_net((chunk.player0, chunk.player1)):
+        from .neural import default_net  # the shipped weights, loaded once per process
+
+        net = default_net()
     counts, moments = _core.run_games(
         board,
         chunk.n_games,
@@ -179,6 +184,7 @@ def run_chunk(chunk: RolloutChunk) -> ChunkResult:
         chunk.bearoff_play,
         chunk.truncate,
         1 if chunk.forced_dice is not None else 0,
+        net=net,
     )
     c = [int(v) for v in counts]
     result = ChunkResult(chunk.index, chunk.n_games, tuple(c[:6]), c[7], c[8], c[6],  # type: ignore[arg-type]

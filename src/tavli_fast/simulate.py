@@ -11,7 +11,7 @@ import numpy as np
 
 from . import _core
 from .inputs import check_count, check_seed, player_kinds, resolve_position
-from .players import needs_bearoff
+from .players import needs_bearoff, needs_net
 from .position import Position
 from .rules import Rules, get_rules
 
@@ -86,6 +86,11 @@ def simulate(
         from .bearoff import default_database
 
         tables = default_database(cache_dir).tables
+    net = None
+    if needs_net(kinds):
+        from .neural import default_net
+
+        net = default_net()
     first_dice = None
     if pos.context.dice is not None:
         first_dice = np.tile(np.array(pos.context.dice, dtype=np.int8), (n, 1))
@@ -93,7 +98,7 @@ def simulate(
     counts, _ = _core.run_games(
         pos.board, n, kinds[0], kinds[1], seed,
         is_start and rule.first_roll_no_doubles, rule.backgammons, first_dice,
-        tables, bearoff, False,
+        tables, bearoff, False, net=net,
     )
     elapsed = time.perf_counter() - t0
     mean = counts[7] / n

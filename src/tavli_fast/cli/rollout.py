@@ -70,6 +70,14 @@ def _seed(text: str) -> int:
     return value
 
 
+def _known_players() -> str:
+    try:
+        from ..players import PLAYERS
+    except ImportError:  # no compiled core: --version says so
+        return "see the README"
+    return ", ".join(PLAYERS)
+
+
 def build_parser() -> OneLineParser:
     p = OneLineParser(
         prog=PROG,
@@ -86,7 +94,7 @@ def build_parser() -> OneLineParser:
                    help=f"games to play (1e6, 1_000_000 and 1000000 all work; default {DEFAULT_TRIALS:,})")
     who = p.add_mutually_exclusive_group()
     who.add_argument("--players", default=None, metavar="A,B",
-                     help="player on roll, then opponent (random, pubeval, greedy); default pubeval,pubeval")
+                     help=f"player on roll, then opponent ({_known_players()}); default pubeval,pubeval")
     who.add_argument("--player", default=None, metavar="P", help="the same player for both sides")
     p.add_argument("--jobs", "-j", type=_jobs, default=None, metavar="N",
                    help="worker processes (default: the CPUs available)")

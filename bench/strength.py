@@ -1,0 +1,225 @@
+"""Playing strength of a player against pubeval (or any other), with standard errors.
+
+    python bench/strength.py --games 20000 --seed 1                    # neural vs pubeval
+    python bench/strength.py --player neural-1ply --games 1000
+    python bench/strength.py --games 20000 --rollout                   # also the issue's formula
+
+Common dice: game i is played twice, once with each player moving first, and both games
+use the same dice sequence (the first MAX_FORCED rolls of game i are drawn here and forced in
+the core's game loop; a longer game rolls on from the game's own generator). Points per game
+for the player = mean over i of (equity of game i with it first - equity with the other
+first) / 2; its standard error comes from those paired differences, so the luck of the dice
+largely cancels.
+
+``--rollout`` also measures the issue's definition: ``rollout("start", N, players=(P, O))``
+and ``(O, P)`` with the same seed, ppg = half the difference of the equities; its SE is given
+as if the two rollouts were independent (an upper bound: their dice are partly common).
+
+Also printed: the player's self-play outcome split and mean game length, next to GNU
+Backgammon's published self-play figures (73.0 / 25.8 / 1.2 %, 55.6 plies).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import math
+import sys
+import time
+
+import numpy as np
+
+import tavli_fast as tf
+from tavli_fast import _core
+from tavli_fast.bearoff import default_database
+from tavli_fast.neural import default_net, default_net_info
+from tavli_fast.players import needs_net, player_id
+from tavli_fast.position import Position
+
+MAX_FORCED = 160  # rolls forced per game; longer games are rare (mean ~55 plies)
+
+
+def common_dice(n_games: int, seed: int) -> np.ndarray:
+    """int8[n, 2 * MAX_FORCED]: the dice of every game, the opening roll without doubles (R5)."""
+    rng = np.random.default_rng(seed)
+    dice = rng.integers(1, 7, size=(n_games, MAX_FORCED, 2), dtype=np.int8)
+    doubles = dice[:, 0, 0] == dice[:, 0, 1]
+    while doubles.any():  # R5: re-roll the opening until it is not a double
+        dice[doubles, 0] = rng.integers(1, 7, size=(int(doubles.sum()), 2), dtype=np.int8)
+        doubles = dice[:, 0, 0] == dice[:, 0, 1]
+    return dice.reshape(n_games, 2 * MAX_FORCED)
+
+
+def paired_match(player: str, opponent: str, n_games: int, seed: int, net=None) -> dict:
+    """ppg of `player` against `opponent` over n_games dice sequences, each played twice
+    (`net`: the neural players' net, default the shipped one)."""
+    a, b = player_id(player), player_id(opponent)
+    if net is None and needs_net((a, b)):
+        net = default_net()
+    tables = default_database().tables
+    dice = common_dice(n_games, seed)
+    board = Position.initial().board
+    eq_first = np.zeros(n_games)
+    eq_second = np.zeros(n_games)
+    t0 = time.perf_counter()
+    counts_first, _ = _core.run_games(board, n_games, a, b, seed, True, True, dice, tables, True,
+                                      per_game_equity=eq_first, net=net)
+    counts_second, _ = _core.run_games(board, n_games, b, a, seed, True, True, dice, tables, True,
+                                       per_game_equity=eq_second, net=net)
+    elapsed = time.perf_counter() - t0
+    diff = (eq_first - eq_second) / 2
+    wins = int(counts_first[:3].sum() + counts_second[3:6].sum())
+    return {
+        "player": player, "opponent": opponent, "games": 2 * n_games, "seed": seed,
+        "ppg": float(diff.mean()), "ppg_se": float(diff.std(ddof=1) / math.sqrt(n_games)),
+        "win_rate": wins / (2 * n_games),
+        "win_rate_se": math.sqrt(wins / (2 * n_games) * (1 - wins / (2 * n_games)) / (2 * n_games)),
+        "elapsed_s": elapsed,
+    }
+
+
+def _gnubg_play(gnubg_nn, board: np.ndarray, d1: int, d2: int) -> np.ndarray:
+    """The board (sides not switched) that GNU Backgammon's 0-ply player moves to.
+
+    gnubg boards are [opponent's 25 entries, on-roll's 25 entries] (entries 0..23 = points
+    1..24, 24 = bar); best_move gives (from, to) pairs in the mover's 1-based numbering,
+    25 = bar, 0 = off.
+    """
+    move = gnubg_nn.best_move([list(map(int, board[1, 1:26])), list(map(int, board[0, 1:26]))], d1, d2)
+    after = board.copy()
+    for src, dst in move:
+        after[0, src] -= 1
+        after[0, dst] += 1                      # dst 0: borne off
+        if dst > 0 and after[1, 25 - dst] == 1:  # a hit
+            after[1, 25 - dst] = 0
+            after[1, 25] += 1
+    return after
+
+
+def _game_value(board: np.ndarray) -> int:
+    """1, 2 or 3 for the side in row 0, which has just borne off its last checker (R20)."""
+    if board[1, 0] > 0:
+        return 1
+    return 3 if board[1, 19:26].any() else 2
+
+
+def gnubg_match(player: str, n_games: int, seed: int, net=None) -> dict:
+    """ppg of `player` against GNU Backgammon's 0-ply player (gnubg_nn, test-only), common
+    dice, each dice sequence played twice with sides swapped; a Python game loop."""
+    import gnubg_nn
+
+    kind = player_id(player)
+    if net is None and needs_net((kind,)):
+        net = default_net()
+    tables = default_database().tables
+    dice = common_dice(n_games, seed).reshape(n_games, MAX_FORCED, 2)
+    rng = np.random.default_rng([seed, 1])     # rolls beyond MAX_FORCED
+    start = Position.initial().board
+    values = np.zeros((n_games, 2))
+    t0 = time.perf_counter()
+    for i in range(n_games):
+        for ours_first in (0, 1):
+            board, side, ply = start.copy(), 0, 0
+            while True:
+                d1, d2 = (int(d) for d in (dice[i, ply] if ply < MAX_FORCED else rng.integers(1, 7, 2)))
+                ours = (side == 0) == (ours_first == 0)
+                if ours:
+                    board = _core.choose(board, d1, d2, kind, seed, tables, True, net)
+                else:
+                    board = _gnubg_play(gnubg_nn, board, d1, d2)
+                ply += 1
+                if board[0, 0] == 15:
+                    v = _game_value(board)
+                    values[i, ours_first] = v if ours else -v
+                    break
+                board = np.ascontiguousarray(board[::-1])
+                side ^= 1
+    elapsed = time.perf_counter() - t0
+    diff = values.mean(axis=1)
+    wins = int((values > 0).sum())
+    return {"player": player, "opponent": "gnubg-0ply", "games": 2 * n_games, "seed": seed,
+            "ppg": float(diff.mean()), "ppg_se": float(diff.std(ddof=1) / math.sqrt(n_games)),
+            "win_rate": wins / (2 * n_games), "elapsed_s": elapsed}
+
+
+def rollout_match(player: str, opponent: str, trials: int, seed: int, jobs: int | None) -> dict:
+    """The issue's definition: two rollouts with the same seed, half the equity difference."""
+    r1 = tf.rollout("start", trials, players=(player, opponent), seed=seed, jobs=jobs)
+    r2 = tf.rollout("start", trials, players=(opponent, player), seed=seed, jobs=jobs)
+    return {"ppg": (r1.equity - r2.equity) / 2,
+            "ppg_se_independent": math.hypot(r1.se["equity"], r2.se["equity"]) / 2,
+            "equity_first": r1.equity, "equity_second": r2.equity, "trials": trials, "seed": seed}
+
+
+def self_play(player: str, n_games: int, seed: int) -> dict:
+    r = tf.simulate("start", games=n_games, players=(player, player), seed=seed)
+    n = r.games
+    return {"games": n,
+            "single": (r.win_single + r.lose_single) / n,
+            "gammon": (r.win_gammon + r.lose_gammon) / n,
+            "backgammon": (r.win_backgammon + r.lose_backgammon) / n,
+            "plies_mean": r.plies_mean}
+
+
+def main(argv: list[str] | None = None) -> int:
+    p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    p.add_argument("--player", default="neural")
+    p.add_argument("--opponent", default="pubeval")
+    p.add_argument("--games", type=int, default=20_000, help="dice sequences (each played twice)")
+    p.add_argument("--seed", type=int, default=1)
+    p.add_argument("--self-play", type=int, default=10_000, help="self-play games (0: skip)")
+    p.add_argument("--rollout", action="store_true", help="also the two-rollout measure")
+    p.add_argument("--gnubg", type=int, default=0, metavar="N",
+                   help="also N dice sequences against gnubg 0-ply (needs gnubg-nn)")
+    p.add_argument("--jobs", type=int, default=None)
+    p.add_argument("--checkpoint", help="measure the net of a training checkpoint (match only)")
+    p.add_argument("--json", action="store_true")
+    args = p.parse_args(argv)
+    if args.checkpoint:
+        from tavli_fast.train import load_checkpoint
+
+        state = load_checkpoint(args.checkpoint)
+        m = paired_match(args.player, args.opponent, args.games, args.seed, state.net)
+        print(json.dumps({"games_done": state.games_done, **m}) if args.json else
+              f"{state.games_done} games trained: {m['ppg']:+.4f} ppg (SE {m['ppg_se']:.4f}) "
+              f"vs {m['opponent']}, wins {100 * m['win_rate']:.2f}%")
+        if args.gnubg:
+            g = gnubg_match(args.player, args.gnubg, args.seed, state.net)
+            print(f"  vs gnubg 0-ply: {g['ppg']:+.4f} ppg (SE {g['ppg_se']:.4f}) over {g['games']} games")
+        return 0
+    report: dict = {"net": {k: v for k, v in default_net_info().items() if k != "training"},
+                    "match": paired_match(args.player, args.opponent, args.games, args.seed)}
+    if args.rollout:
+        report["rollout"] = rollout_match(args.player, args.opponent, 2 * args.games, args.seed,
+                                          args.jobs)
+    if args.gnubg:
+        report["gnubg"] = gnubg_match(args.player, args.gnubg, args.seed)
+    if args.self_play:
+        report["self_play"] = self_play(args.player, args.self_play, args.seed)
+    if args.json:
+        print(json.dumps(report, indent=2))
+        return 0
+    m = report["match"]
+    print(f"net {report['net'].get('version')} ({report['net'].get('hidden')} hidden)")
+    print(f"{m['player']} vs {m['opponent']}: {m['ppg']:+.4f} ppg (SE {m['ppg_se']:.4f}), "
+          f"wins {100 * m['win_rate']:.2f}% (SE {100 * m['win_rate_se']:.2f}) over {m['games']} games "
+          f"with common dice, seed {m['seed']}, {m['elapsed_s']:.0f} s")
+    if "rollout" in report:
+        r = report["rollout"]
+        print(f"two rollouts of {r['trials']} (seed {r['seed']}): {r['ppg']:+.4f} ppg "
+              f"(SE <= {r['ppg_se_independent']:.4f})")
+    if "gnubg" in report:
+        g = report["gnubg"]
+        print(f"{g['player']} vs gnubg 0-ply: {g['ppg']:+.4f} ppg (SE {g['ppg_se']:.4f}), "
+              f"wins {100 * g['win_rate']:.2f}% over {g['games']} games with common dice, "
+              f"{g['elapsed_s']:.0f} s")
+    if "self_play" in report:
+        s = report["self_play"]
+        print(f"self-play {s['games']} games: single {100 * s['single']:.1f}% gammon "
+              f"{100 * s['gammon']:.1f}% backgammon {100 * s['backgammon']:.1f}%, "
+              f"{s['plies_mean']:.1f} plies (gnubg: 73.0 / 25.8 / 1.2 %, 55.6 plies)")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,138 @@
+"""``tavli-eval`` and ``tavli-hint``: the neural net's view of a position.
+
+    tavli-eval --position 4HPwATDgc/ABMA        # five probabilities and the cubeless equity
+    tavli-hint --position 4HPwATDgc/ABMA --dice 31
+    tavli-hint --position 'XGID=...:52:...'      # an XGID's own dice are used
+
+``tavli-eval`` evaluates the side on roll before it rolls (0 ply). ``tavli-hint`` lists the
+plays of a roll, best first: every play's 0-ply equity, and the 1-ply equity of the best few
+(``--top``, default 5), ranked by 1 ply where it was computed. Equities are cubeless, for the
+mover. ``--weights FILE`` uses another weights file than the shipped one.
+
+Exit status: 0 ok; 2 bad usage or bad input (one line on stderr); 1 an unusable weights file.
+"""
+
+from __future__ import annotations
+
+import json
+import sys
+from typing import Sequence
+
+from . import OneLineParser, print_error
+
+FIGURES = ("win", "win_gammon", "win_backgammon", "lose_gammon", "lose_backgammon")
+
+
+def _parser(prog: str, description: str) -> OneLineParser:
+    p = OneLineParser(prog=prog, description=description)
+    p.add_argument("--position", metavar="ID", required=True,
+                   help="'start', a gnubg Position ID or an XGID")
+    p.add_argument("--weights", metavar="FILE", help="a weights file (default: the shipped net)")
+    p.add_argument("--json", action="store_true", help="print one JSON document")
+    return p
+
+
+def _load(prog: str, args):
+    """(position, net) or an exit status."""
+    from ..inputs import resolve_position
+    from ..neural import NeuralNetError, default_net, load_net
+
+    try:
+        position, _ = resolve_position(args.position)
+    except (ValueError, TypeError) as e:
+        return print_error(prog, e)
+    try:
+        net = load_net(args.weights)[0] if args.weights else default_net()
+    except NeuralNetError as e:
+        print_error(prog, e)
+        return 1
+    return position, net
+
+
+def eval_main(argv: Sequence[str] | None = None) -> int:
+    args = _parser("tavli-eval", "The neural net's probabilities for the side on roll.").parse_args(argv)
+    loaded = _load("tavli-eval", args)
+    if isinstance(loaded, int):
+        return loaded
+    position, net = loaded
+    from ..neural import Probabilities
+
+    p = Probabilities.from_array(net.evaluate(position.board))
+    report = {"position_id": position.position_id(), **{k: getattr(p, k) for k in FIGURES},
+              "equity": p.equity}
+    if args.json:
+        print(json.dumps(report, indent=2))
+    else:
+        print(f"Position ID {report['position_id']} (side on roll, before rolling, cubeless)")
+        for k in FIGURES:
+            print(f"  {k:<16} {report[k]:8.4f}")
+        print(f"  {'equity':<16} {p.equity:+8.4f}")
+    return 0
+
+
+def _dice(text: str) -> tuple[int, int]:
+    from ..errors import check_dice
+
+    t = text.strip().replace("-", "").replace(",", "")
+    if len(t) != 2 or not t.isdigit():
+        raise ValueError(f"--dice takes two dice such as 31 or 3-1, not {text!r}")
+    return check_dice(int(t[0]), int(t[1]))
+
+
+def hint_main(argv: Sequence[str] | None = None) -> int:
+    p = _parser("tavli-hint", "The plays of a roll ranked by the neural net (0 and 1 ply).")
+    p.add_argument("--dice", help="the roll, e.g. 31 (default: the XGID's dice)")
+    p.add_argument("--top", type=int, default=5, help="plays that get the 1-ply look (default 5)")
+    args = p.parse_args(argv)
+    loaded = _load("tavli-hint", args)
+    if isinstance(loaded, int):
+        return loaded
+    position, net = loaded
+    try:
+        if args.dice is not None:
+            dice = _dice(args.dice)
+        elif position.context.dice is not None:
+            dice = tuple(position.context.dice)
+        else:
+            raise ValueError("give --dice (the position has no dice rolled)")
+        if args.top < 0:
+            raise ValueError(f"--top must be 0 or more, not {args.top}")
+    except ValueError as e:
+        return print_error("tavli-hint", e)
+    plays = rank_plays(net, position, dice[0], dice[1], args.top)
+    report = {"position_id": position.position_id(), "dice": list(dice), "plays": plays}
+    if args.json:
+        print(json.dumps(report, indent=2))
+    else:
+        print(f"Position ID {report['position_id']}, dice {dice[0]}{dice[1]} (cubeless equity for the mover)")
+        print(f"  {'#':>3}  {'play':<24} {'0-ply':>8} {'1-ply':>8}")
+        for i, play in enumerate(plays, 1):
+            one = f"{play['equity_1ply']:+8.4f}" if play["equity_1ply"] is not None else f"{'':>8}"
+            print(f"  {i:>3}  {play['play']:<24} {play['equity_0ply']:+8.4f} {one}")
+    return 0
+
+
+def rank_plays(net, position, die1: int, die2: int, top: int) -> list[dict]:
+    """Every play of the roll with its 0-ply equity; the `top` best by 0 ply also with their
+    1-ply equity. Ranked by 1 ply first (where computed), then by 0 ply."""
+    from .. import _core
+    from ..movegen import play_notation
+
+    pid = position.position_id()
+    notation = play_notation(pid, die1, die2)
+    plays = []
+    for after_id, text in notation.items():
+        board = _core.decode_position_id(after_id)[0]
+        plays.append({"position_id": after_id, "play": text or "(no play)",
+                      "equity_0ply": net.move_equity(board), "equity_1ply": None, "_board": board})
+    plays.sort(key=lambda p: -p["equity_0ply"])
+    for p in plays[:top]:
+        p["equity_1ply"] = net.move_equity(p["_board"], ply=1)
+    plays.sort(key=lambda p: (p["equity_1ply"] is None, -(p["equity_1ply"] or 0.0), -p["equity_0ply"]))
+    for p in plays:
+        del p["_board"]
+    return plays
+
+
+if __name__ == "__main__":  # pragma: no cover
+    sys.exit(eval_main())

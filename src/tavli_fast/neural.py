@@ -1,0 +1,152 @@
+"""The neural evaluator's weights: the shipped file, its format and its checksum.
+
+A weights file is a numpy ``.npz`` archive holding ``w1`` (198, H), ``b1`` (H,), ``w2``
+(5, H), ``b2`` (5,) as float64, and ``meta``: a JSON text with ``magic``, ``format``,
+``version`` (of the trained net), ``hidden``, ``inputs``, how it was trained, and
+``sha256``: the SHA-256 of the four arrays' bytes (little-endian float64, C order, in that
+order). Loading checks all of it; a damaged or foreign file raises NeuralNetError naming the
+file. The package ships ``data/neural-v1.npz`` and never downloads anything.
+
+The net's inputs and outputs are described in ``_neural.pxi``: five probabilities for the
+player on roll (win, win gammon, win backgammon, lose gammon, lose backgammon; gammons include
+backgammons), made consistent.
+"""
+
+from __future__ import annotations
+
+import functools
+import hashlib
+import json
+import os
+import tempfile
+import zipfile
+from dataclasses import dataclass
+from importlib import resources
+from pathlib import Path
+
+import numpy as np
+
+from . import _core
+from .position import Position
+
+__all__ = [
+    "NeuralNetError",
+    "Probabilities",
+    "DEFAULT_WEIGHTS",
+    "default_net",
+    "load_net",
+    "save_net",
+    "weights_checksum",
+    "evaluate",
+]
+
+MAGIC = "tavli_fast-neural"
+FORMAT = 1
+DEFAULT_WEIGHTS = "neural-v1.npz"
+_ARRAYS = ("w1", "b1", "w2", "b2")
+
+
+class NeuralNetError(RuntimeError):
+    """A weights file that cannot be used (damaged, foreign, or of another format)."""
+
+
+@dataclass(frozen=True)
+class Probabilities:
+    """Cubeless probabilities for the player on roll; gammons include backgammons."""
+
+    win: float
+    win_gammon: float
+    win_backgammon: float
+    lose_gammon: float
+    lose_backgammon: float
+
+    @property
+    def equity(self) -> float:
+        """Cubeless money equity: +1 a single win, +2 a gammon, +3 a backgammon."""
+        return (2.0 * self.win - 1.0 + self.win_gammon - self.lose_gammon
+                + self.win_backgammon - self.lose_backgammon)
+
+    @classmethod
+    def from_array(cls, p: np.ndarray) -> "Probabilities":
+        return cls(*(float(x) for x in p))
+
+
+def weights_checksum(arrays: tuple[np.ndarray, ...]) -> str:
+    """SHA-256 (hex) of the weight arrays as little-endian float64 in C order."""
+    h = hashlib.sha256()
+    for a in arrays:
+        h.update(np.ascontiguousarray(a, dtype="<f8").tobytes())
+    return h.hexdigest()
+
+
+def save_net(path: str | os.PathLike, net: _core.NeuralNet, version: str, **info: object) -> None:
+    """Write `net` as a weights file (atomically), with `version` and any JSON-able `info`."""
+    path = Path(path)
+    arrays = net.arrays()
+    meta = {"magic": MAGIC, "format": FORMAT, "version": version, "hidden": net.hidden,
+            "inputs": net.n_inputs, "sha256": weights_checksum(arrays), **info}
+    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=path.name, suffix=".tmp")
+    try:
+        with os.fdopen(fd, "wb") as f:
+            np.savez(f, **dict(zip(_ARRAYS, arrays)), meta=np.array(json.dumps(meta)))
+        os.chmod(tmp, 0o644)  # mkstemp makes it private; a shipped file is world-readable
+        os.replace(tmp, path)
+    except BaseException:
+        if os.path.exists(tmp):
+            os.unlink(tmp)
+        raise
+
+
+def load_net(path: str | os.PathLike) -> tuple[_core.NeuralNet, dict]:
+    """(net, meta) from a weights file, its format and checksum verified."""
+    try:
+        # Open the file here: np.load leaks its handle when a damaged archive makes it raise.
+        with open(path, "rb") as f, np.load(f, allow_pickle=False) as z:
+            meta = json.loads(str(z["meta"]))
+            arrays = tuple(np.array(z[k]) for k in _ARRAYS)
+    except FileNotFoundError:
+        raise NeuralNetError(f"{path}: no such weights file") from None
+    except (OSError, KeyError, ValueError, zipfile.BadZipFile, EOFError) as exc:
+        raise NeuralNetError(f"{path}: not a readable weights file ({exc})") from None
+    if not isinstance(meta, dict) or meta.get("magic") != MAGIC:
+        raise NeuralNetError(f"{path}: not a tavli_fast weights file")
+    if meta.get("format") != FORMAT:
+        raise NeuralNetError(f"{path}: weights format {meta.get('format')}, this version reads {FORMAT}")
+    if any(a.dtype != np.float64 for a in arrays):
+        raise NeuralNetError(f"{path}: the weights are not float64")
+    if weights_checksum(arrays) != meta.get("sha256"):
+        raise NeuralNetError(f"{path}: checksum mismatch, the weights file is damaged")
+    try:
+        net = _core.NeuralNet(*arrays)
+    except ValueError as exc:
+        raise NeuralNetError(f"{path}: {exc}") from None
+    return net, meta
+
+
+def default_weights_path() -> Path:
+    """Where the shipped weights are (inside the installed package)."""
+    return Path(str(resources.files("tavli_fast") / "data" / DEFAULT_WEIGHTS))
+
+
+@functools.cache
+def _load_default() -> tuple[_core.NeuralNet, dict]:
+    return load_net(default_weights_path())
+
+
+def default_net() -> _core.NeuralNet:
+    """The shipped net, loaded and verified once per process (read-only use only)."""
+    return _load_default()[0]
+
+
+def default_net_info() -> dict:
+    """The shipped net's metadata (version, training, checksum)."""
+    return dict(_load_default()[1])
+
+
+def evaluate(position: str | Position, net: _core.NeuralNet | None = None) -> Probabilities:
+    """The net's probabilities for the player on roll in `position` (Position ID, XGID or
+    Position), before the dice are rolled."""
+    pos = position if isinstance(position, Position) else Position.from_id(position)
+    if pos.board[0, 0] == 15 or pos.board[1, 0] == 15:
+        raise ValueError("the game is over: there is nothing to evaluate")
+    return Probabilities.from_array((net or default_net()).evaluate(pos.board))

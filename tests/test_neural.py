@@ -1,0 +1,439 @@
+"""The neural evaluator: encoding and forward pass against an independent numpy reference,
+consistency, the weights file (format, checksum, shipped copy), training reproducibility and
+resume, the neural players, choose(), and a cheap strength smoke test."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+import zipfile
+
+import numpy as np
+import pytest
+
+import tavli_fast as tf
+from tavli_fast import _core, neural, train
+from tavli_fast.position import Position
+from helpers import pos
+
+START = Position.initial().board
+NEURAL = int(_core.PlayerKind.PLAYER_NEURAL)
+NEURAL_1PLY = int(_core.PlayerKind.PLAYER_NEURAL_1PLY)
+RANDOM = int(_core.PlayerKind.PLAYER_RANDOM)
+
+
+# ------------------------------------------------------------------ numpy reference
+
+
+def reference_inputs(board: np.ndarray) -> np.ndarray:
+    """The 198 inputs, written from the description in _neural.pxi (not from its code)."""
+    x = np.zeros(198)
+    for side in range(2):
+        row = board[side].astype(int)
+        base = 99 * side
+        for point in range(1, 25):
+            n = row[point]
+            unit = base + 4 * (point - 1)
+            x[unit] = n >= 1
+            x[unit + 1] = n >= 2
+            x[unit + 2] = n >= 3
+            x[unit + 3] = (n - 3) / 2 if n > 3 else 0.0
+        x[base + 96] = row[25] / 2
+        x[base + 97] = row[0] / 15
+        x[base + 98] = (np.arange(1, 26) @ row[1:26]) / 167
+    return x
+
+
+def sigmoid(z):
+    return 1 / (1 + np.exp(-z))
+
+
+def reference_probs(arrays, board: np.ndarray) -> np.ndarray:
+    w1, b1, w2, b2 = arrays
+    hidden = sigmoid(reference_inputs(board) @ w1 + b1)
+    p = sigmoid(w2 @ hidden + b2)
+    win, wg, wbg, lg, lbg = p
+    wg = min(wg, win)
+    wbg = min(wbg, wg)
+    lg = min(lg, 1 - win)
+    lbg = min(lbg, lg)
+    return np.array([win, wg, wbg, lg, lbg])
+
+
+def equity(p) -> float:
+    return 2 * p[0] - 1 + p[1] - p[3] + p[2] - p[4]
+
+
+def random_boards(n: int, seed: int) -> list[np.ndarray]:
+    """Boards met in random games (row 0 on roll): contact, hits and bear-offs all appear."""
+    rng = np.random.default_rng(seed)
+    boards = []
+    board = START.copy()
+    while len(boards) < n:
+        boards.append(board)
+        plays = _core.generate(board, *rng.integers(1, 7, 2))
+        after = plays[rng.integers(len(plays))]
+        board = START.copy() if after[0, 0] == 15 else np.ascontiguousarray(after[::-1])
+    return boards
+
+
+def random_net(hidden: int, seed: int, scale: float = 0.3, out_bias=None) -> _core.NeuralNet:
+    rng = np.random.default_rng(seed)
+    b2 = rng.normal(0, 1, 5) if out_bias is None else np.asarray(out_bias, dtype=float)
+    return _core.NeuralNet(rng.normal(0, scale, (198, hidden)), rng.normal(0, scale, hidden),
+                           rng.normal(0, scale, (5, hidden)), b2)
+
+
+@pytest.fixture(scope="module")
+def boards():
+    return random_boards(600, seed=3)
+
+
+# ------------------------------------------------------------------ encoding and forward pass
+
+
+def test_inputs_of_the_starting_position_by_hand():
+    x = _core.neural_inputs(START)
+    assert x.shape == (198,)
+    # 24-point: 2 checkers -> units 1, 1, 0, 0; 6-point: 5 checkers -> 1, 1, 1, 1.0.
+    assert list(x[4 * 23: 4 * 24]) == [1, 1, 0, 0]
+    assert list(x[4 * 5: 4 * 6]) == [1, 1, 1, 1.0]
+    assert x[98] == pytest.approx(1.0) and x[99 + 98] == pytest.approx(1.0)  # 167 pips each
+    assert x[96] == 0 and x[97] == 0
+    assert np.count_nonzero(x) == 2 * (4 + 3 + 4 + 2 + 1)
+
+
+def test_inputs_equal_the_numpy_reference(boards):
+    for b in boards:
+        np.testing.assert_array_equal(_core.neural_inputs(b), reference_inputs(b))
+
+
+@pytest.mark.parametrize("hidden", [1, 7, 40])
+def test_forward_pass_equals_the_numpy_reference(boards, hidden):
+    net = random_net(hidden, seed=hidden)
+    arrays = net.arrays()
+    got = net.evaluate_many(np.stack(boards))
+    for b, p in zip(boards, got):
+        np.testing.assert_allclose(p, reference_probs(arrays, b), rtol=1e-12, atol=1e-14)
+        np.testing.assert_array_equal(p, net.evaluate(b))
+
+
+def test_outputs_are_made_consistent():
+    # Biases that make the raw gammon outputs exceed the win outputs.
+    net = random_net(10, seed=5, scale=0.05, out_bias=[-1.0, 3.0, 4.0, 3.0, 4.0])
+    for b in random_boards(200, seed=8):
+        p = net.evaluate(b)
+        assert 0 <= p[2] <= p[1] <= p[0] <= 1
+        assert 0 <= p[4] <= p[3] <= 1 - p[0] + 1e-15
+    raw_wg = sigmoid(3.0 + net.arrays()[2][1] @ sigmoid(reference_inputs(START) @ net.arrays()[0]
+                                                        + net.arrays()[1]))
+    assert raw_wg > net.evaluate(START)[0]  # the clamp was really needed
+
+
+def test_move_equity_is_the_switched_evaluation_seen_from_the_mover(boards):
+    net = random_net(16, seed=9)
+    arrays = net.arrays()
+    for b in boards[:100]:
+        if b[0, 0] == 15 or b[1, 0] == 15:
+            continue
+        p = reference_probs(arrays, np.ascontiguousarray(b[::-1]))
+        mover = [1 - p[0], p[3], p[4], p[1], p[2]]
+        assert net.move_equity(b) == pytest.approx(equity(mover), abs=1e-12)
+
+
+@pytest.mark.parametrize("text, value", [
+    ("x 0:15; o 1:15", 2.0),        # all 15 off against none off: a gammon
+    ("x 0:15; o 0:1 1:14", 1.0),    # the loser has borne off one: a single game
+    ("x 0:15; o 19:1 1:14", 3.0),   # a loser's checker in the winner's home board: backgammon
+    ("x 0:15; o 25:1 1:14", 3.0),   # ... or on the bar
+])
+def test_move_equity_of_a_won_game_is_its_value(text, value):
+    net = random_net(4, seed=1)
+    board = _won_board(text)
+    assert net.move_equity(board) == value
+    assert net.move_equity(board, ply=1) == value
+
+
+def _won_board(text: str) -> np.ndarray:
+    """A finished board (row 0 has borne off all 15) from 'x 0:15; o point:count ...'."""
+    board = np.zeros((2, 26), dtype=np.int8)
+    for row, part in enumerate(text.split(";")):
+        for item in part.split()[1:]:
+            point, count = item.split(":")
+            board[row, int(point)] = int(count)
+    assert board.sum(axis=1).tolist() == [15, 15]
+    return board
+
+
+def test_one_ply_equity_is_the_mean_of_the_opponents_best_replies():
+    net = random_net(8, seed=11, scale=0.2)
+    arrays = net.arrays()
+    after = _core.generate(START, 3, 1)[0]
+    opponent = np.ascontiguousarray(after[::-1])
+    total = 0.0
+    for d1 in range(1, 7):
+        for d2 in range(d1, 7):
+            replies = _core.generate(opponent, d1, d2)
+            best = max(equity(_mover_probs(arrays, r)) for r in replies)
+            total += best * (1 if d1 == d2 else 2)
+    assert net.move_equity(after, ply=1) == pytest.approx(-total / 36, abs=1e-12)
+
+
+def _mover_probs(arrays, after):
+    p = reference_probs(arrays, np.ascontiguousarray(after[::-1]))
+    return [1 - p[0], p[3], p[4], p[1], p[2]]
+
+
+def test_bad_weights_are_refused():
+    with pytest.raises(ValueError, match="w1"):
+        _core.NeuralNet(np.zeros((10, 4)), np.zeros(4), np.zeros((5, 4)), np.zeros(5))
+    with pytest.raises(ValueError, match="shapes"):
+        _core.NeuralNet(np.zeros((198, 4)), np.zeros(3), np.zeros((5, 4)), np.zeros(5))
+    with pytest.raises(ValueError, match="finite"):
+        _core.NeuralNet(np.full((198, 4), np.nan), np.zeros(4), np.zeros((5, 4)), np.zeros(5))
+
+
+# ------------------------------------------------------------------ weights files
+
+
+def test_weights_file_round_trip_and_checksum(tmp_path):
+    net = random_net(6, seed=2)
+    path = tmp_path / "w.npz"
+    neural.save_net(path, net, "test-1", note="hello")
+    loaded, meta = neural.load_net(path)
+    assert meta["version"] == "test-1" and meta["note"] == "hello" and meta["hidden"] == 6
+    for a, b in zip(net.arrays(), loaded.arrays()):
+        np.testing.assert_array_equal(a, b)
+    # Change one weight but keep the recorded checksum: the load must fail.
+    with np.load(path) as z:
+        parts = {k: np.array(z[k]) for k in z.files}
+    parts["w1"][3, 2] += 1e-9
+    with open(tmp_path / "bad.npz", "wb") as f:
+        np.savez(f, **parts)
+    with pytest.raises(neural.NeuralNetError, match="checksum"):
+        neural.load_net(tmp_path / "bad.npz")
+
+
+def test_damaged_or_foreign_weights_files_give_clear_errors(tmp_path):
+    path = tmp_path / "w.npz"
+    neural.save_net(path, random_net(3, seed=2), "x")
+    data = bytearray(path.read_bytes())
+    (tmp_path / "cut.npz").write_bytes(bytes(data[: len(data) // 2]))
+    with pytest.raises(neural.NeuralNetError, match="cut.npz"):
+        neural.load_net(tmp_path / "cut.npz")
+    with open(tmp_path / "foreign.npz", "wb") as f:
+        np.savez(f, w1=np.zeros(3), meta=np.array(json.dumps({"magic": "other"})))
+    with pytest.raises(neural.NeuralNetError, match="foreign.npz"):
+        neural.load_net(tmp_path / "foreign.npz")
+    with pytest.raises(neural.NeuralNetError, match="no such"):
+        neural.load_net(tmp_path / "missing.npz")
+
+
+def test_the_shipped_weights_load_from_the_installed_package_and_verify():
+    path = neural.default_weights_path()
+    assert path.is_file() and path.parent.parent == __import__("pathlib").Path(tf.__file__).parent
+    net, meta = neural.load_net(path)
+    assert meta["version"].startswith("v1") and meta["inputs"] == 198
+    assert meta["sha256"] == neural.weights_checksum(net.arrays())
+    assert neural.default_net().hidden == meta["hidden"]
+
+
+# ------------------------------------------------------------------ training
+
+
+def _weights(state):
+    return [a.copy() for a in state.net.arrays()]
+
+
+def test_training_is_reproducible_from_a_seed():
+    a = train.train(200, seed=7, hidden=12, log_every=10**9)
+    b = train.train(200, seed=7, hidden=12, log_every=10**9)
+    c = train.train(200, seed=8, hidden=12, log_every=10**9)
+    for x, y in zip(_weights(a), _weights(b)):
+        np.testing.assert_array_equal(x, y)
+    assert not np.array_equal(_weights(a)[0], _weights(c)[0])
+    assert a.games_done == 200 and sum(a.outcomes) == 200 and a.plies > 200 * 10
+    assert not np.array_equal(_weights(a)[2], train.initial_state(7, 12).net.arrays()[2])  # it learnt
+
+
+def test_resume_from_a_checkpoint_equals_an_uninterrupted_run(tmp_path):
+    ck = tmp_path / "run.npz"
+    whole = train.train(1300, seed=4, hidden=10, log_every=10**9)   # crosses a rate step
+    first = train.train(700, seed=4, hidden=10, checkpoint=ck, log_every=10**9)
+    assert first.games_done == 700
+    resumed = train.train(1300, resume=ck, checkpoint=ck, log_every=10**9)
+    for x, y in zip(_weights(whole), _weights(resumed)):
+        np.testing.assert_array_equal(x, y)
+    np.testing.assert_array_equal(whole.rng_state, resumed.rng_state)
+    assert resumed.outcomes == whole.outcomes and resumed.plies == whole.plies
+    assert train.load_checkpoint(ck).games_done == 1300
+
+
+def test_learning_rate_changes_only_at_rate_steps():
+    assert train.learning_rate(0.1, 1000, 0) == 0.1
+    assert train.learning_rate(0.1, 1000, 999) == 0.1
+    assert train.learning_rate(0.1, 1000, 1000) == pytest.approx(0.05)
+
+
+def test_train_cli_runs_exports_and_rejects_bad_input(tmp_path):
+    out = tmp_path / "w.npz"
+    ck = tmp_path / "ck.npz"
+    cmd = [sys.executable, "-m", "tavli_fast.cli.train"]
+    r = subprocess.run(cmd + ["--games", "50", "--seed", "3", "--hidden", "5", "--checkpoint", str(ck),
+                              "--export", str(out), "--net-version", "t1", "-q"],
+                       capture_output=True, text=True)
+    assert r.returncode == 0, r.stderr
+    net, meta = neural.load_net(out)
+    assert net.hidden == 5 and meta["version"] == "t1" and meta["training"]["games_done"] == 50
+    for bad in (["--games", "-3"], ["--games", "10", "--alpha", "x"],
+                ["--games", "10", "--resume", str(tmp_path / "none.npz")]):
+        r = subprocess.run(cmd + bad, capture_output=True, text=True)
+        assert r.returncode == 2 and len(r.stderr.strip().splitlines()) == 1, (bad, r.stderr)
+        assert "Traceback" not in r.stderr
+
+
+# ------------------------------------------------------------------ players
+
+
+def test_neural_players_need_a_net():
+    with pytest.raises(ValueError, match="NeuralNet"):
+        _core.run_games(START, 1, NEURAL, RANDOM, 1, True, True)
+    with pytest.raises(ValueError, match="NeuralNet"):
+        _core.choose(START, 3, 1, NEURAL_1PLY, 1)
+
+
+def test_neural_player_picks_the_play_with_the_best_0ply_equity(boards):
+    net = random_net(10, seed=21)
+    rng = np.random.default_rng(2)
+    for b in boards[:60]:
+        if b[0, 0] == 15 or b[1, 0] == 15:
+            continue
+        d1, d2 = (int(d) for d in rng.integers(1, 7, 2))
+        plays = _core.generate(b, d1, d2)
+        if any(p[0, 0] == 15 for p in plays):
+            continue
+        values = [equity(_mover_probs(net.arrays(), p)) for p in plays]
+        chosen = _core.choose(b, d1, d2, NEURAL, 0, None, False, net)
+        np.testing.assert_array_equal(chosen, plays[int(np.argmax(values))])
+
+
+def test_neural_1ply_player_picks_the_best_1ply_play_among_the_top_0ply_plays():
+    net = random_net(10, seed=23, scale=0.2)
+    plays = _core.generate(START, 6, 4)
+    zero = np.array([net.move_equity(p) for p in plays])
+    top = [i for i in np.argsort(-zero, kind="stable")[:5] if zero[i] >= zero.max() - 0.16]
+    one = {i: net.move_equity(plays[i], ply=1) for i in top}
+    chosen = _core.choose(START, 6, 4, NEURAL_1PLY, 0, None, False, net)
+    np.testing.assert_array_equal(chosen, plays[max(one, key=one.get)])
+
+
+def test_choose_returns_a_legal_play_for_every_player():
+    start_id = Position.initial().position_id()
+    legal = set(tf.legal_positions(start_id, 6, 2))
+    from tavli_fast.players import PLAYERS
+
+    assert {"random", "pubeval", "greedy", "bearoff", "neural", "neural-1ply"} <= set(PLAYERS)
+    for name in PLAYERS:
+        assert tf.choose(start_id, 6, 2, player=name) in legal
+    with pytest.raises(ValueError, match="unknown player"):
+        tf.choose(start_id, 6, 2, player="nobody")
+    with pytest.raises(tf.InvalidDiceError):
+        tf.choose(start_id, 7, 2)
+
+
+def test_choose_neural_matches_the_shipped_nets_best_play():
+    start_id = Position.initial().position_id()
+    net = neural.default_net()
+    plays = tf.legal_positions(start_id, 4, 2)
+    values = [net.move_equity(Position.from_id(p).board) for p in plays]
+    assert tf.choose(start_id, 4, 2, player="neural") == plays[int(np.argmax(values))]
+
+
+def test_neural_player_bears_off_by_the_databases():
+    from tavli_fast.bearoff import default_database
+
+    tables = default_database().tables
+    board = pos("x 6:3 5:2 1:4; o 6:3 5:4 4:4").board
+    for d1, d2 in [(6, 5), (2, 1), (4, 4), (3, 1)]:
+        expected = tables.choose(board, d1, d2)
+        got = _core.choose(board, d1, d2, NEURAL, 0, tables, True, neural.default_net())
+        np.testing.assert_array_equal(got, expected)
+
+
+def test_simulate_accepts_the_neural_players():
+    r = tf.simulate("start", games=20, players=("neural", "neural-1ply"), seed=5)
+    assert r.games == 20 and r.wins + r.lose_single + r.lose_gammon + r.lose_backgammon == 20
+
+
+def test_the_shipped_net_beats_random_play_in_nearly_every_game():
+    r = tf.simulate("start", games=200, players=("neural", "random"), seed=12)
+    assert r.wins >= 190, r
+    r = tf.simulate("start", games=200, players=("random", "neural"), seed=13)
+    assert r.wins <= 10, r
+
+
+# ------------------------------------------------------------------ tavli-eval, tavli-hint
+
+
+def test_eval_cli_prints_the_nets_probabilities(capsys):
+    from tavli_fast.cli.evaluate import eval_main
+
+    assert eval_main(["--position", "4HPwATDgc/ABMA", "--json"]) == 0
+    report = json.loads(capsys.readouterr().out)
+    expected = neural.default_net().evaluate(START)
+    assert [report[k] for k in ("win", "win_gammon", "win_backgammon", "lose_gammon",
+                                "lose_backgammon")] == pytest.approx(list(expected))
+    assert report["equity"] == pytest.approx(equity(expected))
+    assert tf.evaluate("4HPwATDgc/ABMA").equity == pytest.approx(equity(expected))
+    with pytest.raises(ValueError, match="over"):
+        tf.evaluate(Position.from_board(_won_board("x 0:15; o 1:15")))
+
+
+def test_hint_cli_ranks_every_play(capsys):
+    from tavli_fast.cli.evaluate import hint_main
+
+    assert hint_main(["--position", "start", "--dice", "31", "--top", "3", "--json"]) == 0
+    report = json.loads(capsys.readouterr().out)
+    plays = report["plays"]
+    assert len(plays) == 16                                  # the golden count for 3-1
+    assert sum(p["equity_1ply"] is not None for p in plays) == 3
+    one = [p["equity_1ply"] for p in plays[:3]]
+    assert one == sorted(one, reverse=True)
+    zero = [p["equity_0ply"] for p in plays[3:]]
+    assert zero == sorted(zero, reverse=True)
+    assert min(p["equity_0ply"] for p in plays[:3]) >= max(zero)     # the 3 best by 0 ply
+    assert set(p["position_id"] for p in plays) == set(tf.legal_positions("4HPwATDgc/ABMA", 3, 1))
+
+
+@pytest.mark.parametrize("argv", [
+    ["--position", "start"],                       # no dice
+    ["--position", "start", "--dice", "71"],
+    ["--position", "nonsense", "--dice", "31"],
+    ["--dice", "31"],                               # no position
+])
+def test_hint_cli_bad_input_is_one_line_and_exit_2(argv):
+    r = subprocess.run([sys.executable, "-c", "import sys; from tavli_fast.cli.evaluate import hint_main;"
+                        " sys.exit(hint_main(sys.argv[1:]))", *argv], capture_output=True, text=True)
+    assert r.returncode == 2 and len(r.stderr.strip().splitlines()) == 1 and "Traceback" not in r.stderr
+
+
+def test_eval_cli_reports_a_damaged_weights_file(tmp_path, capsys):
+    from tavli_fast.cli.evaluate import eval_main
+
+    bad = tmp_path / "bad.npz"
+    bad.write_bytes(b"not a zip file")
+    assert eval_main(["--position", "start", "--weights", str(bad)]) == 1
+    assert "bad.npz" in capsys.readouterr().err
+
+
+def test_a_rollout_chunk_loads_the_shipped_net_for_the_neural_players():
+    from tavli_fast.rollout import RolloutChunk, run_chunk
+
+    chunk = RolloutChunk(index=0, first_trial=0, n_games=40, board=START.tobytes(), player0=NEURAL,
+                         player1=int(_core.PlayerKind.PLAYER_PUBEVAL), seed=9, master_seed=9,
+                         first_roll_no_doubles=True, backgammons=True, stratify=True)
+    r = run_chunk(chunk)
+    assert r.games == 40 and sum(r.counts) == 40
+    again = run_chunk(chunk)
+    assert again.counts == r.counts            # the neural player is deterministic given the dice
