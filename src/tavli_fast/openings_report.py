@@ -10,11 +10,12 @@ import csv
 import json
 import math
 import os
-import tempfile
 import time
 from dataclasses import dataclass, field
 from typing import Any, Callable, Sequence
 
+from .checkpoint import read_checkpoint as _read_checkpoint
+from .checkpoint import write_checkpoint
 from .openings import (
     DEFAULT_CHUNK_SIZE,
     OPENING_FIGURES,
@@ -290,43 +291,20 @@ class OpeningsResult:
 
 def _write_checkpoint(path: str, request: OpeningsRequest, tallies: Sequence[RollTally],
                       elapsed: float) -> None:
-    doc = {
+    """Save the request and each roll's tally (atomically: see checkpoint.py)."""
+    write_checkpoint(path, {
         "format": CHECKPOINT_FORMAT,
         "version": CHECKPOINT_VERSION,
         "request": {**request.identity(), "cache_dir": request.cache_dir},
         "elapsed_s": elapsed,
         "rolls": [t.to_dict() for t in tallies],
-    }
-    directory = os.path.dirname(os.path.abspath(path))
-    fd, tmp = tempfile.mkstemp(prefix=".tavli-openings-", suffix=".tmp", dir=directory)
-    try:
-        with os.fdopen(fd, "w", encoding="utf-8") as f:
-            json.dump(doc, f)
-        os.replace(tmp, path)
-    except BaseException:
-        try:
-            os.unlink(tmp)
-        except OSError:
-            pass
-        raise
+    })
 
 
 def read_checkpoint(path: str | os.PathLike) -> dict[str, Any]:
     """Load and check an openings checkpoint; ValueError if it is not one."""
-    try:
-        with open(path, encoding="utf-8") as f:
-            doc = json.load(f)
-    except FileNotFoundError:
-        raise ValueError(f"checkpoint file not found: {path}") from None
-    except (OSError, json.JSONDecodeError, UnicodeDecodeError) as e:
-        raise ValueError(f"cannot read checkpoint {path}: {e}") from None
-    if not isinstance(doc, dict) or doc.get("format") != CHECKPOINT_FORMAT:
-        raise ValueError(f"{path} is not a tavli_fast openings checkpoint")
-    if doc.get("version") != CHECKPOINT_VERSION:
-        raise ValueError(f"{path}: unsupported checkpoint version {doc.get('version')!r}")
-    if not isinstance(doc.get("request"), dict) or not isinstance(doc.get("rolls"), list):
-        raise ValueError(f"{path}: checkpoint is incomplete")
-    return doc
+    return _read_checkpoint(path, CHECKPOINT_FORMAT, CHECKPOINT_VERSION, "openings",
+                            {"request": dict, "rolls": list})
 
 
 # ---------------------------------------------------------------------------------------------

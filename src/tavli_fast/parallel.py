@@ -17,14 +17,12 @@ worker function; rollouts use it with ``rollout.run_chunk``, opening statistics 
 
 from __future__ import annotations
 
-import json
 import logging
 import logging.handlers
 import multiprocessing
 import os
 import queue as queue_module
 import signal
-import tempfile
 import threading
 import time
 from concurrent.futures import FIRST_COMPLETED, Future, ProcessPoolExecutor, wait
@@ -33,6 +31,8 @@ from dataclasses import dataclass
 from numbers import Integral
 from typing import Any, Callable, Sequence
 
+from .checkpoint import read_checkpoint as _read_checkpoint
+from .checkpoint import write_checkpoint
 from .progress import RolloutProgress
 from .results import RolloutResult, build_result
 from .rollout import (
@@ -88,46 +88,20 @@ def _check_jobs(jobs: object) -> int:
 
 
 def _write_checkpoint(path: str, request: RolloutRequest, tally: Tally, elapsed_s: float) -> None:
-    """Write the request and the completed chunks atomically (temp file + os.replace)."""
-    doc = {
+    """Save the request and the completed chunks (atomically: see checkpoint.py)."""
+    write_checkpoint(path, {
         "format": CHECKPOINT_FORMAT,
         "version": CHECKPOINT_VERSION,
         "request": request.to_dict(),
         "elapsed_s": elapsed_s,
         "chunks": {str(i): tally.results[i].to_list() for i in sorted(tally.results)},
-    }
-    directory = os.path.dirname(os.path.abspath(path))
-    fd, tmp = tempfile.mkstemp(prefix=".tavli-checkpoint-", suffix=".tmp", dir=directory)
-    try:
-        with os.fdopen(fd, "w", encoding="utf-8") as f:
-            json.dump(doc, f)
-            f.flush()
-            os.fsync(f.fileno())
-        os.replace(tmp, path)
-    except BaseException:
-        try:
-            os.unlink(tmp)
-        except OSError:
-            pass
-        raise
+    })
 
 
 def read_checkpoint(path: str) -> dict[str, Any]:
-    """Load and check a checkpoint file; ValueError if it is not one."""
-    try:
-        with open(path, encoding="utf-8") as f:
-            doc = json.load(f)
-    except FileNotFoundError:
-        raise ValueError(f"checkpoint file not found: {path}") from None
-    except (OSError, json.JSONDecodeError, UnicodeDecodeError) as e:
-        raise ValueError(f"cannot read checkpoint {path}: {e}") from None
-    if not isinstance(doc, dict) or doc.get("format") != CHECKPOINT_FORMAT:
-        raise ValueError(f"{path} is not a tavli_fast rollout checkpoint")
-    if doc.get("version") != CHECKPOINT_VERSION:
-        raise ValueError(f"{path}: unsupported checkpoint version {doc.get('version')!r}")
-    if not isinstance(doc.get("request"), dict) or not isinstance(doc.get("chunks"), dict):
-        raise ValueError(f"{path}: checkpoint is incomplete")
-    return doc
+    """Load and check a rollout checkpoint; ValueError if it is not one."""
+    return _read_checkpoint(path, CHECKPOINT_FORMAT, CHECKPOINT_VERSION, "rollout",
+                            {"request": dict, "chunks": dict})
 
 
 def _request_from_checkpoint(doc: dict[str, Any], **overrides: Any) -> RolloutRequest:

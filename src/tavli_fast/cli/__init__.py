@@ -10,7 +10,7 @@ import argparse
 import sys
 from typing import NoReturn
 
-__all__ = ["UsageError", "OneLineParser", "parse_count", "compiled_core_status"]
+__all__ = ["UsageError", "OneLineParser", "parse_count", "players_from_args", "compiled_core_status"]
 
 
 class UsageError(Exception):
@@ -40,6 +40,18 @@ def parse_count(text: str) -> int:
         return check_count(number, "the value")
     except ValueError:
         raise argparse.ArgumentTypeError(f"must be a positive whole number, got {text!r}") from None
+
+
+def players_from_args(args: argparse.Namespace) -> tuple[str, str] | None:
+    """The pair of players given by ``--player P`` or ``--players A,B`` (None: neither)."""
+    if args.player is not None:
+        return (args.player, args.player)
+    if args.players is not None:
+        parts = [s.strip() for s in args.players.split(",")]
+        if len(parts) != 2 or not all(parts):
+            raise UsageError(f"--players takes two names separated by a comma, got {args.players!r}")
+        return (parts[0], parts[1])
+    return None
 
 
 def compiled_core_status() -> str:

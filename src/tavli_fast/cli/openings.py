@@ -12,7 +12,7 @@ import logging
 import sys
 from typing import Sequence
 
-from . import OneLineParser, UsageError, parse_count, print_error
+from . import OneLineParser, UsageError, parse_count, players_from_args, print_error
 from .rollout import _check_writable, _jobs, _seed
 
 PROG = "tavli-openings"
@@ -80,17 +80,6 @@ def build_parser() -> OneLineParser:
     return p
 
 
-def _players(args: argparse.Namespace) -> tuple[str, str] | None:
-    if args.player is not None:
-        return (args.player, args.player)
-    if args.players is not None:
-        parts = [s.strip() for s in args.players.split(",")]
-        if len(parts) != 2 or not all(parts):
-            raise UsageError(f"--players takes two names separated by a comma, got {args.players!r}")
-        return (parts[0], parts[1])
-    return None
-
-
 def _check_plot_available() -> None:
     try:
         import matplotlib  # noqa: F401
@@ -112,13 +101,13 @@ def run(args: argparse.Namespace) -> int:
     if args.replies is not None:
         return _run_replies(args)
     if args.resume is not None:
-        given = [o for o, v in (("--trials", args.trials), ("--players/--player", _players(args)),
+        given = [o for o, v in (("--trials", args.trials), ("--players/--player", players_from_args(args)),
                                 ("--seed", args.seed), ("--rolls", args.rolls), ("--rules", args.rules),
                                 ("--screen", args.screen), ("--chunk-size", args.chunk_size))
                  if v is not None]
         if given:
             raise UsageError(f"--resume takes its settings from the checkpoint; do not give {', '.join(given)}")
-    players = _players(args)
+    players = players_from_args(args)
     trials = args.trials if args.trials is not None else DEFAULT_TRIALS
     settings = dict(
         trials=trials, players=players, seed=args.seed, rules=args.rules or "backgammon",
@@ -170,7 +159,7 @@ def _run_replies(args: argparse.Namespace) -> int:
         raise UsageError("--replies needs exactly one opening roll in --rolls, e.g. --rolls 31")
     trials = args.trials if args.trials is not None else DEFAULT_TRIALS
     settings: dict = dict(
-        trials=trials, players=_players(args), seed=args.seed, rules=args.rules or "backgammon",
+        trials=trials, players=players_from_args(args), seed=args.seed, rules=args.rules or "backgammon",
         stratify=not args.no_stratify, bearoff=not args.no_bearoff, truncate=not args.no_truncate,
         cache_dir=args.cache_dir,
     )

@@ -13,7 +13,14 @@ import os
 import sys
 from typing import Any, Sequence
 
-from . import OneLineParser, UsageError, compiled_core_status, parse_count, print_error
+from . import (
+    OneLineParser,
+    UsageError,
+    compiled_core_status,
+    parse_count,
+    players_from_args,
+    print_error,
+)
 
 PROG = "tavli-rollout"
 DEFAULT_TRIALS = 12_960  # 10 x 1296: whole blocks of stratified first two rolls; a few seconds
@@ -141,17 +148,6 @@ def _setup_logging(verbose: int, quiet: int) -> None:
     logger.propagate = False
 
 
-def _players(args: argparse.Namespace) -> tuple[str, str] | None:
-    if args.player is not None:
-        return (args.player, args.player)
-    if args.players is not None:
-        parts = [s.strip() for s in args.players.split(",")]
-        if len(parts) != 2 or not all(parts):
-            raise UsageError(f"--players takes two names separated by a comma, got {args.players!r}")
-        return (parts[0], parts[1])
-    return None
-
-
 def _check_writable(path: str, option: str) -> None:
     directory = os.path.dirname(os.path.abspath(path)) or "."
     if not os.path.isdir(directory):
@@ -167,7 +163,7 @@ def run(args: argparse.Namespace) -> int:
     settings: dict[str, Any] = {
         "position": args.position,
         "trials": args.trials,
-        "players": _players(args),
+        "players": players_from_args(args),
         "seed": args.seed,
         "rules": args.rules,
         "chunk_size": args.chunk_size,

@@ -1,0 +1,59 @@
+"""Checkpoint files of long runs (rollouts, opening statistics): JSON, written atomically.
+
+A checkpoint is one JSON document with a ``format`` name, a ``version``, the ``request``
+that fixes the run's numbers and the completed work.  It is written to a temporary file in
+the same directory, flushed to disk and renamed over the old one, so a crash or Ctrl-C
+never leaves a half-written checkpoint.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import tempfile
+from typing import Any
+
+__all__ = ["write_checkpoint", "read_checkpoint"]
+
+
+def write_checkpoint(path: str | os.PathLike, doc: dict[str, Any]) -> None:
+    """Write `doc` to `path` atomically (temporary file, fsync, os.replace)."""
+    path = os.fspath(path)
+    directory = os.path.dirname(os.path.abspath(path))
+    fd, tmp = tempfile.mkstemp(prefix=".tavli-checkpoint-", suffix=".tmp", dir=directory)
+    try:
+        with os.fdopen(fd, "w", encoding="utf-8") as f:
+            json.dump(doc, f)
+            f.flush()
+            os.fsync(f.fileno())
+        os.replace(tmp, path)
+    except BaseException:
+        try:
+            os.unlink(tmp)
+        except OSError:
+            pass
+        raise
+
+
+def read_checkpoint(path: str | os.PathLike, fmt: str, version: int, what: str,
+                    parts: dict[str, type]) -> dict[str, Any]:
+    """Load a checkpoint of the given format and version; ValueError if it is not one.
+
+    `what` names the kind of run in messages; `parts` maps the keys the document must
+    have to their types (e.g. ``{"request": dict, "chunks": dict}``).
+    """
+    path = os.fspath(path)
+    try:
+        with open(path, encoding="utf-8") as f:
+            doc = json.load(f)
+    except FileNotFoundError:
+        raise ValueError(f"checkpoint file not found: {path}") from None
+    except (OSError, json.JSONDecodeError, UnicodeDecodeError) as e:
+        raise ValueError(f"cannot read checkpoint {path}: {e}") from None
+    if not isinstance(doc, dict) or doc.get("format") != fmt:
+        raise ValueError(f"{path} is not a tavli_fast {what} checkpoint")
+    if doc.get("version") != version:
+        raise ValueError(f"{path}: unsupported checkpoint version {doc.get('version')!r}")
+    if not all(isinstance(doc.get(key), kind) for key, kind in parts.items()):
+        raise ValueError(f"{path}: checkpoint is incomplete")
+    return doc
