@@ -7,10 +7,23 @@ status 0 on success and 2 on bad usage or bad input with a one-line message, nev
 from __future__ import annotations
 
 import argparse
+import logging
 import sys
-from typing import NoReturn
+from typing import Callable, NoReturn, Sequence
 
-__all__ = ["UsageError", "OneLineParser", "parse_count", "players_from_args", "compiled_core_status"]
+__all__ = [
+    "EXIT_INTERRUPTED",
+    "UsageError",
+    "OneLineParser",
+    "parse_count",
+    "players_from_args",
+    "compiled_core_status",
+    "setup_logging",
+    "run_command",
+]
+
+#: Exit status after Ctrl-C (128 + SIGINT), once the partial result has been printed.
+EXIT_INTERRUPTED = 130
 
 
 class UsageError(Exception):
@@ -68,3 +81,35 @@ def print_error(prog: str, message: object) -> int:
     text = " ".join(str(message).split()) or type(message).__name__
     print(f"{prog}: error: {text}", file=sys.stderr)
     return 2
+
+
+def setup_logging(prog: str, verbose: int = 0, quiet: int = 0) -> None:
+    """Log records of tavli_fast (workers' included) to stderr, one line each."""
+    level = logging.WARNING - 10 * verbose + 10 * quiet
+    handler = logging.StreamHandler(sys.stderr)
+    handler.setFormatter(logging.Formatter(f"{prog}: %(levelname)s: %(message)s [%(name)s, pid %(process)d]"))
+    logger = logging.getLogger("tavli_fast")
+    logger.handlers[:] = [handler]
+    logger.setLevel(max(logging.DEBUG, min(level, logging.CRITICAL)))
+    logger.propagate = False
+
+
+def run_command(prog: str, parser: argparse.ArgumentParser,
+                run: Callable[[argparse.Namespace], int], argv: Sequence[str] | None) -> int:
+    """Parse, set up logging, run; map every failure to its exit status and one line.
+
+    0 done (or what `run` returns); 2 bad usage or bad input; 1 the run failed;
+    130 interrupted.  Never a traceback.
+    """
+    try:
+        args = parser.parse_args(argv)
+        setup_logging(prog, getattr(args, "verbose", 0), getattr(args, "quiet", 0))
+        return run(args)
+    except KeyboardInterrupt:
+        print(f"{prog}: interrupted", file=sys.stderr)
+        return EXIT_INTERRUPTED
+    except (UsageError, ValueError, TypeError, OSError) as e:
+        return print_error(prog, e)
+    except RuntimeError as e:
+        print(f"{prog}: failed: {' '.join(str(e).split())}", file=sys.stderr)
+        return 1

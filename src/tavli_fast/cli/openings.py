@@ -8,16 +8,14 @@ with --checkpoint so --resume can continue).
 from __future__ import annotations
 
 import argparse
-import logging
 import sys
 from typing import Sequence
 
-from . import OneLineParser, UsageError, parse_count, players_from_args, print_error
+from . import EXIT_INTERRUPTED, OneLineParser, UsageError, parse_count, players_from_args, run_command
 from .rollout import _check_writable, _jobs, _seed
 
 PROG = "tavli-openings"
 DEFAULT_TRIALS = 1296  # one block of stratified first two rolls per play; about a minute for 15 rolls
-EXIT_INTERRUPTED = 130
 
 
 def _threshold(text: str) -> float:
@@ -175,25 +173,7 @@ def _run_replies(args: argparse.Namespace) -> int:
 
 def main(argv: Sequence[str] | None = None) -> int:
     """Entry point of ``tavli-openings``; returns the exit status."""
-    parser = build_parser()
-    try:
-        args = parser.parse_args(argv)
-        level = logging.WARNING - 10 * args.verbose
-        handler = logging.StreamHandler(sys.stderr)
-        handler.setFormatter(logging.Formatter(f"{PROG}: %(levelname)s: %(message)s"))
-        logger = logging.getLogger("tavli_fast")
-        logger.handlers[:] = [handler]
-        logger.setLevel(max(logging.DEBUG, level))
-        logger.propagate = False
-        return run(args)
-    except KeyboardInterrupt:
-        print(f"{PROG}: interrupted", file=sys.stderr)
-        return EXIT_INTERRUPTED
-    except (UsageError, ValueError, TypeError, OSError) as e:
-        return print_error(PROG, e)
-    except RuntimeError as e:
-        print(f"{PROG}: failed: {' '.join(str(e).split())}", file=sys.stderr)
-        return 1
+    return run_command(PROG, build_parser(), run, argv)
 
 
 if __name__ == "__main__":  # pragma: no cover

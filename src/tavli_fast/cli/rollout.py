@@ -8,23 +8,22 @@ completed so far is printed first (and saved, with --checkpoint, so --resume can
 from __future__ import annotations
 
 import argparse
-import logging
 import os
 import sys
 from typing import Any, Sequence
 
 from . import (
+    EXIT_INTERRUPTED,
     OneLineParser,
     UsageError,
     compiled_core_status,
     parse_count,
     players_from_args,
-    print_error,
+    run_command,
 )
 
 PROG = "tavli-rollout"
 DEFAULT_TRIALS = 12_960  # 10 x 1296: whole blocks of stratified first two rolls; a few seconds
-EXIT_INTERRUPTED = 130
 
 
 class _VersionAction(argparse.Action):
@@ -137,17 +136,6 @@ def build_parser() -> OneLineParser:
     return p
 
 
-def _setup_logging(verbose: int, quiet: int) -> None:
-    level = logging.WARNING - 10 * verbose + 10 * quiet
-    level = max(logging.DEBUG, min(level, logging.CRITICAL))
-    handler = logging.StreamHandler(sys.stderr)
-    handler.setFormatter(logging.Formatter(f"{PROG}: %(levelname)s: %(message)s [%(name)s, pid %(process)d]"))
-    logger = logging.getLogger("tavli_fast")
-    logger.handlers[:] = [handler]
-    logger.setLevel(level)
-    logger.propagate = False
-
-
 def _check_writable(path: str, option: str) -> None:
     directory = os.path.dirname(os.path.abspath(path)) or "."
     if not os.path.isdir(directory):
@@ -215,21 +203,7 @@ def run(args: argparse.Namespace) -> int:
 
 def main(argv: Sequence[str] | None = None) -> int:
     """Entry point of ``tavli-rollout`` and ``python -m tavli_fast``; returns the exit status."""
-    parser = build_parser()
-    try:
-        args = parser.parse_args(argv)
-        _setup_logging(args.verbose, args.quiet)
-        return run(args)
-    except KeyboardInterrupt:
-        print(f"{PROG}: interrupted", file=sys.stderr)
-        return EXIT_INTERRUPTED
-    except (UsageError, ValueError, TypeError) as e:
-        return print_error(PROG, e)
-    except OSError as e:
-        return print_error(PROG, e)
-    except RuntimeError as e:
-        print(f"{PROG}: failed: {' '.join(str(e).split())}", file=sys.stderr)
-        return 1
+    return run_command(PROG, build_parser(), run, argv)
 
 
 if __name__ == "__main__":  # pragma: no cover
