@@ -34,13 +34,8 @@ from typing import Any, Callable, Sequence
 import numpy as np
 
 from . import _core
-from .inputs import check_count, check_seed, player_names
-from .players import PLAYERS, needs_bearoff, player_id
-
-try:  # the neural players (issue 5) need their net passed to the game loop
-    from .players import needs_net as _needs_net
-except ImportError:  # pragma: no cover - a core without the neural player
-    _needs_net = None  # type: ignore[assignment]
+from .inputs import check_count, check_seed, player_kinds
+from .players import PLAYERS, game_resources
 from .position import Position
 from .rules import Rules, get_rules
 from .stratify import stratified_dice
@@ -88,7 +83,7 @@ def default_player() -> str:
             continue
         if name == "neural":
             try:
-                from .neural import default_net  # type: ignore[import-not-found]
+                from .neural import default_net
 
                 default_net()
             except Exception as e:  # noqa: BLE001 - any failure to load means "not available"
@@ -158,7 +153,7 @@ def parse_rolls(text: object, rules: Rules) -> tuple[tuple[int, int], ...]:
 
 def play_trials(trials: object, rules: object = "backgammon", rolls: object = None) -> int:
     """Trials over all plays of the rolls (the size of an openings run before any screening)."""
-    rule_set = rules if isinstance(rules, Rules) else get_rules(str(rules))
+    rule_set = get_rules(rules)
     chosen = [r for r, _ in opening_rolls(rule_set)] if rolls is None else parse_rolls(rolls, rule_set)
     return check_count(trials) * sum(len(Position.initial().plays(*r)) for r in chosen)
 
@@ -271,9 +266,8 @@ def make_openings_request(
 ) -> OpeningsRequest:
     """Validate the arguments of an openings run; raise ValueError precisely."""
     n = check_count(trials)
-    names = player_names(players if players is not None else default_player())
-    ids = (player_id(names[0]), player_id(names[1]))
-    rule_set = rules if isinstance(rules, Rules) else get_rules(str(rules))
+    names, ids = player_kinds(players if players is not None else default_player())
+    rule_set = get_rules(rules)
     seed_value = check_seed(seed)
     size = check_count(chunk_size, "chunk_size")
     weights = dict(opening_rolls(rule_set))
@@ -405,16 +399,7 @@ def run_unit(unit: OpeningUnit) -> UnitResult:
     dice = common_dice(unit)
     seed = int(np.random.SeedSequence(unit.roll_seed, spawn_key=(unit.chunk,)).generate_state(1, np.uint64)[0])
     players = (unit.player_on_roll, unit.first_mover)
-    tables = None
-    if unit.truncate or needs_bearoff(players, unit.bearoff_play):
-        from .bearoff import default_database  # loaded once per process, memory-mapped
-
-        tables = default_database(unit.cache_dir).tables
-    extra: dict[str, Any] = {}
-    if _needs_net is not None and _needs_net(players):
-        from .neural import default_net  # the shipped weights, loaded once per process
-
-        extra["net"] = default_net()
+    resources = game_resources(players, unit.bearoff_play, unit.truncate, unit.cache_dir)
     k = len(unit.candidates)
     equities = np.empty((k, unit.n_games), dtype=np.float64)
     moments, truncated, plies = [], [], []
@@ -422,8 +407,9 @@ def run_unit(unit: OpeningUnit) -> UnitResult:
         board = np.frombuffer(raw, dtype=np.int8).reshape(2, 26).copy()
         counts, m = _core.run_games(
             board, unit.n_games, players[0], players[1], seed, False, unit.backgammons, dice,
-            tables, unit.bearoff_play, unit.truncate, 0 if unit.reply is None else 1, equities[i],
-            **extra,
+            bearoff_play=unit.bearoff_play, truncate=unit.truncate,
+            truncate_from_ply=0 if unit.reply is None else 1, per_game_equity=equities[i],
+            **resources,
         )
         if int(counts[:7].sum()) != unit.n_games:
             raise RuntimeError(f"roll {unit.roll_index} chunk {unit.chunk}: wrong number of games")

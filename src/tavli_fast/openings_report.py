@@ -534,24 +534,11 @@ def _reply_play(board: bytes, roll: tuple[int, int], player: int, bearoff_play: 
 
     from . import _core
     from .notation import format_play
-    from .players import needs_bearoff
+    from .players import game_resources
 
     before = np.frombuffer(board, dtype=np.int8).reshape(2, 26).copy()
-    args: list[Any] = []
-    extra: dict[str, Any] = {}
-    if needs_bearoff((player, player), bearoff_play):
-        from .bearoff import default_database
-
-        args = [default_database(cache_dir).tables, bearoff_play]
-    try:
-        from .players import needs_net
-    except ImportError:  # pragma: no cover - a core without the neural player
-        needs_net = None  # type: ignore[assignment]
-    if needs_net is not None and needs_net((player,)):
-        from .neural import default_net  # type: ignore[import-not-found]
-
-        extra["net"] = default_net()
-    after = _core.choose(before, roll[0], roll[1], player, 0, *args, **extra)
+    after = _core.choose(before, roll[0], roll[1], player, 0, bearoff_play=bearoff_play,
+                         **game_resources((player,), bearoff_play, cache_dir=cache_dir))
     return format_play(before, np.asarray(after), roll[0], roll[1])
 
 

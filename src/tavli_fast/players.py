@@ -28,9 +28,12 @@ from the game's random number generator.
 
 from __future__ import annotations
 
+import os
+from typing import Any
+
 from . import _core
 
-__all__ = ["PLAYERS", "player_id", "needs_bearoff", "needs_net", "choose"]
+__all__ = ["PLAYERS", "player_id", "needs_bearoff", "needs_net", "game_resources", "choose"]
 
 PLAYERS: dict[str, int] = {
     "random": int(_core.PlayerKind.PLAYER_RANDOM),
@@ -66,6 +69,26 @@ def needs_net(kinds: tuple[int, ...]) -> bool:
     return any(k in _NEURAL for k in kinds)
 
 
+def game_resources(kinds: tuple[int, ...], bearoff_play: bool, truncate: bool = False,
+                   cache_dir: str | os.PathLike | None = None) -> dict[str, Any]:
+    """Keyword arguments ``bearoff`` and ``net`` for ``_core.run_games`` / ``_core.choose``:
+    the bear-off tables and the neural net that games between these players need.
+
+    Both are loaded once per process (memory-mapped databases, the shipped weights), so a
+    worker pays for them on its first chunk only.
+    """
+    resources: dict[str, Any] = {"bearoff": None, "net": None}
+    if truncate or needs_bearoff(tuple(kinds) * (2 if len(kinds) == 1 else 1), bearoff_play):
+        from .bearoff import default_database
+
+        resources["bearoff"] = default_database(cache_dir).tables
+    if needs_net(tuple(kinds)):
+        from .neural import default_net
+
+        resources["net"] = default_net()
+    return resources
+
+
 def choose(position_id: str, die1: int, die2: int, player: str = "neural", *, seed: int = 0,
            bearoff: bool = True) -> str:
     """The Position ID of the position `player` moves to from `position_id` with (die1, die2),
@@ -84,14 +107,6 @@ def choose(position_id: str, die1: int, die2: int, player: str = "neural", *, se
     d1, d2 = check_dice(die1, die2)
     pos = Position.from_id(position_id)
     require_game_in_progress(pos)
-    tables = net = None
-    if needs_bearoff((kind, kind), bearoff):
-        from .bearoff import default_database
-
-        tables = default_database().tables
-    if needs_net((kind,)):
-        from .neural import default_net
-
-        net = default_net()
-    board = _core.choose(pos.board, d1, d2, kind, seed, tables, bearoff, net)
+    board = _core.choose(pos.board, d1, d2, kind, seed, bearoff_play=bearoff,
+                         **game_resources((kind,), bearoff))
     return _core.encode_position_id(board)

@@ -27,7 +27,7 @@ import numpy as np
 
 from . import _core
 from .inputs import check_count, check_seed, player_kinds, resolve_position
-from .players import needs_bearoff, needs_net
+from .players import game_resources
 from .position import Position
 from .rules import Rules, get_rules
 from .stratify import stratified_dice
@@ -161,16 +161,8 @@ def run_chunk(chunk: RolloutChunk) -> ChunkResult:
         )
     elif chunk.forced_dice is not None:
         first_dice = np.tile(np.asarray(chunk.forced_dice, dtype=np.int8), (chunk.n_games, 1))
-    tables = None
-    if chunk.truncate or needs_bearoff((chunk.player0, chunk.player1), chunk.bearoff_play):
-        from .bearoff import default_database  # loaded once per process, memory-mapped
-
-        tables = default_database(chunk.cache_dir).tables
-    net = None
-    if needs_net((chunk.player0, chunk.player1)):
-        from .neural import default_net  # the shipped weights, loaded once per process
-
-        net = default_net()
+    resources = game_resources((chunk.player0, chunk.player1), chunk.bearoff_play,
+                               chunk.truncate, chunk.cache_dir)
     counts, moments = _core.run_games(
         board,
         chunk.n_games,
@@ -180,11 +172,10 @@ def run_chunk(chunk: RolloutChunk) -> ChunkResult:
         chunk.first_roll_no_doubles,
         chunk.backgammons,
         first_dice,
-        tables,
-        chunk.bearoff_play,
-        chunk.truncate,
-        1 if chunk.forced_dice is not None else 0,
-        net=net,
+        bearoff_play=chunk.bearoff_play,
+        truncate=chunk.truncate,
+        truncate_from_ply=1 if chunk.forced_dice is not None else 0,
+        **resources,
     )
     c = [int(v) for v in counts]
     result = ChunkResult(chunk.index, chunk.n_games, tuple(c[:6]), c[7], c[8], c[6],  # type: ignore[arg-type]
@@ -390,7 +381,7 @@ def make_request(
     pos, is_start = resolve_position(position)
     n = check_count(trials)
     names, ids = player_kinds(players)
-    rule_set = rules if isinstance(rules, Rules) else get_rules(str(rules))
+    rule_set = get_rules(rules)
     seed_value = check_seed(seed)
     size = check_count(chunk_size, "chunk_size")
     target = None

@@ -11,7 +11,7 @@ import numpy as np
 
 from . import _core
 from .inputs import check_count, check_seed, player_kinds, resolve_position
-from .players import needs_bearoff, needs_net
+from .players import game_resources
 from .position import Position
 from .rules import Rules, get_rules
 
@@ -81,16 +81,7 @@ def simulate(
     names, kinds = player_kinds(players)
     rule = get_rules(rules)
     seed = check_seed(seed)
-    tables = None
-    if needs_bearoff(kinds, bearoff):
-        from .bearoff import default_database
-
-        tables = default_database(cache_dir).tables
-    net = None
-    if needs_net(kinds):
-        from .neural import default_net
-
-        net = default_net()
+    resources = game_resources(kinds, bearoff, cache_dir=cache_dir)
     first_dice = None
     if pos.context.dice is not None:
         first_dice = np.tile(np.array(pos.context.dice, dtype=np.int8), (n, 1))
@@ -98,7 +89,7 @@ def simulate(
     counts, _ = _core.run_games(
         pos.board, n, kinds[0], kinds[1], seed,
         is_start and rule.first_roll_no_doubles, rule.backgammons, first_dice,
-        tables, bearoff, False, net=net,
+        bearoff_play=bearoff, **resources,
     )
     elapsed = time.perf_counter() - t0
     mean = counts[7] / n
@@ -118,5 +109,5 @@ def simulate(
         plies_std=float(math.sqrt(var * n / (n - 1))) if n > 1 else 0.0,
         seed=seed,
         elapsed_s=elapsed,
-        bearoff=tables is not None,
+        bearoff=resources["bearoff"] is not None,
     )
