@@ -115,22 +115,15 @@ def hint_main(argv: Sequence[str] | None = None) -> int:
 def rank_plays(net, position, die1: int, die2: int, top: int) -> list[dict]:
     """Every play of the roll with its 0-ply equity; the `top` best by 0 ply also with their
     1-ply equity. Ranked by 1 ply first (where computed), then by 0 ply."""
-    from .. import _core
-    from ..movegen import play_notation
-
-    pid = position.position_id()
-    notation = play_notation(pid, die1, die2)
-    plays = []
-    for after_id, text in notation.items():
-        board = _core.decode_position_id(after_id)[0]
-        plays.append({"position_id": after_id, "play": text or "(no play)",
-                      "equity_0ply": net.move_equity(board), "equity_1ply": None, "_board": board})
-    plays.sort(key=lambda p: -p["equity_0ply"])
-    for p in plays[:top]:
-        p["equity_1ply"] = net.move_equity(p["_board"], ply=1)
+    ranked = sorted(((net.move_equity(p.position.board), p) for p in position.plays(die1, die2)),
+                    key=lambda item: -item[0])
+    plays = [
+        {"position_id": p.position.position_id(), "play": p.notation or "(no play)",
+         "equity_0ply": equity,
+         "equity_1ply": net.move_equity(p.position.board, ply=1) if i < top else None}
+        for i, (equity, p) in enumerate(ranked)
+    ]
     plays.sort(key=lambda p: (p["equity_1ply"] is None, -(p["equity_1ply"] or 0.0), -p["equity_0ply"]))
-    for p in plays:
-        del p["_board"]
     return plays
 
 

@@ -2,7 +2,7 @@
 
     tavli-train --games 1e6 --seed 1 --checkpoint run.npz           # Ctrl-C, then:
     tavli-train --games 1e6 --resume run.npz --checkpoint run.npz
-    tavli-train --resume run.npz --games 1e6 --export weights.npz --version v2
+    tavli-train --resume run.npz --games 1e6 --export weights.npz --net-version v2
 
 Progress goes to stderr (every --log-every games); the seed is echoed.
 """
@@ -10,11 +10,10 @@ Progress goes to stderr (every --log-every games); the seed is echoed.
 from __future__ import annotations
 
 import argparse
-import logging
 import sys
 
 from .. import __version__
-from . import OneLineParser, parse_count, print_error
+from . import EXIT_INTERRUPTED, OneLineParser, parse_count, run_command
 
 PROG = "tavli-train"
 
@@ -44,37 +43,38 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--log-every", type=parse_count, default=10_000)
     p.add_argument("--export", help="write the trained weights as a weights file (neural.load_net)")
     p.add_argument("--net-version", dest="net_version", default=None, help="version name for --export")
-    p.add_argument("-q", "--quiet", action="store_true")
+    p.add_argument("-q", "--quiet", action="count", default=0, help="no progress lines")
+    p.set_defaults(verbose=1)  # progress lines (INFO) by default
     p.add_argument("--version", action="version", version=f"tavli_fast {__version__}")
     return p
 
 
-def main(argv: list[str] | None = None) -> int:
-    args = build_parser().parse_args(argv)
-    logging.basicConfig(level=logging.WARNING if args.quiet else logging.INFO,
-                        format="%(asctime)s %(message)s", stream=sys.stderr)
+def run(args: argparse.Namespace) -> int:
     from .. import neural, train
     from ..inputs import check_seed
 
+    seed = check_seed(args.seed)
+    if args.resume is None:
+        print(f"{PROG}: seed {seed}", file=sys.stderr)
     try:
-        seed = check_seed(args.seed)
-        if args.resume is None:
-            print(f"tavli-train: seed {seed}", file=sys.stderr)
         state = train.train(
             args.games, seed, args.hidden, args.alpha, args.decay_games,
             backgammons=not args.no_backgammons, checkpoint=args.checkpoint,
             checkpoint_every=args.checkpoint_every, resume=args.resume, log_every=args.log_every,
         )
-        if args.export:
-            neural.save_net(args.export, state.net, args.net_version or f"seed{state.seed}-{state.games_done}",
-                            training=state.meta())
-    except (ValueError, OSError) as exc:
-        return print_error(PROG, exc)
     except KeyboardInterrupt:
-        print("tavli-train: interrupted (resume from the last checkpoint)", file=sys.stderr)
-        return 130
+        print(f"{PROG}: interrupted (resume from the last checkpoint)", file=sys.stderr)
+        return EXIT_INTERRUPTED
+    if args.export:
+        neural.save_net(args.export, state.net, args.net_version or f"seed{state.seed}-{state.games_done}",
+                        training=state.meta())
     print(f"{state.games_done} games, seed {state.seed}, {state.elapsed_s:.0f} s")
     return 0
+
+
+def main(argv: list[str] | None = None) -> int:
+    """Entry point of ``tavli-train``; returns the exit status."""
+    return run_command(PROG, build_parser(), run, argv)
 
 
 if __name__ == "__main__":  # pragma: no cover
