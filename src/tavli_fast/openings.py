@@ -37,6 +37,7 @@ from . import _core
 from .inputs import check_count, check_seed, player_kinds
 from .players import PLAYERS, game_resources
 from .position import Position
+from .rollout import FIGURES, chunk_seed, figures_from_moments
 from .rules import Rules, get_rules
 from .stratify import stratified_dice
 
@@ -60,7 +61,7 @@ __all__ = [
 log = logging.getLogger(__name__)
 
 #: The figures reported for each play, for the first mover (gammons include backgammons).
-OPENING_FIGURES = ("win", "win_gammon", "win_backgammon", "lose_gammon", "lose_backgammon", "equity")
+OPENING_FIGURES = FIGURES  # the same six figures, in the order of the core's moments
 _K = len(OPENING_FIGURES)
 _EQ = OPENING_FIGURES.index("equity")
 
@@ -161,8 +162,7 @@ def play_trials(trials: object, rules: object = "backgammon", rolls: object = No
 def _roll_seed(master_seed: int, roll: tuple[int, int]) -> int:
     """The 64-bit seed of one roll's trials: the rolls are independent of each other, and a
     roll's numbers do not depend on which other rolls are analysed."""
-    ss = np.random.SeedSequence(master_seed, spawn_key=(10 * roll[0] + roll[1],))
-    return int(ss.generate_state(1, np.uint64)[0])
+    return chunk_seed(master_seed, 10 * roll[0] + roll[1])
 
 
 # ---------------------------------------------------------------------------------------------
@@ -397,7 +397,7 @@ def run_unit(unit: OpeningUnit) -> UnitResult:
     """Play the unit's trials for each candidate on the same dice (C game loop, GIL released)."""
     start = time.perf_counter()
     dice = common_dice(unit)
-    seed = int(np.random.SeedSequence(unit.roll_seed, spawn_key=(unit.chunk,)).generate_state(1, np.uint64)[0])
+    seed = chunk_seed(unit.roll_seed, unit.chunk)
     players = (unit.player_on_roll, unit.first_mover)
     resources = game_resources(players, unit.bearoff_play, unit.truncate, unit.cache_dir)
     k = len(unit.candidates)
@@ -483,12 +483,7 @@ class RollTally:
         if n == 0:
             nan = {k: math.nan for k in OPENING_FIGURES}
             return nan, dict(nan)
-        value, se = {}, {}
-        for f, name in enumerate(OPENING_FIGURES):
-            mean = self.moments[i, f] / n
-            value[name] = float(mean)
-            se[name] = math.sqrt(max(self.moments[i, _K + f] / n - mean * mean, 0.0) / n)
-        return value, se
+        return figures_from_moments(self.moments[i], n)
 
     def paired_difference(self, i: int, best: int) -> tuple[float, float, int]:
         """Mean of equity_i - equity_best over the trials both played, its SE, and those trials."""

@@ -45,6 +45,7 @@ __all__ = [
     "run_chunk",
     "merge",
     "figures",
+    "figures_from_moments",
     "chunk_seed",
 ]
 
@@ -228,13 +229,17 @@ def merge(results: Iterable[ChunkResult]) -> Totals:
 
 def figures(t: Totals) -> tuple[dict[str, float], dict[str, float]]:
     """Each figure's mean over the games and its standard error (plug-in, games independent)."""
-    n = t.games
+    return figures_from_moments(t.moments, t.games)
+
+
+def figures_from_moments(moments: Sequence[float], n: int) -> tuple[dict[str, float], dict[str, float]]:
+    """Means and standard errors of the FIGURES from their sums and sums of squares over n games."""
     k = len(FIGURES)
     value, se = {}, {}
     for i, name in enumerate(FIGURES):
-        mean = t.moments[i] / n
+        mean = float(moments[i]) / n
         value[name] = mean
-        se[name] = math.sqrt(max(t.moments[k + i] / n - mean * mean, 0.0) / n)
+        se[name] = math.sqrt(max(float(moments[k + i]) / n - mean * mean, 0.0) / n)
     return value, se
 
 
