@@ -9,6 +9,7 @@ import multiprocessing
 import os
 import signal
 import sys
+import time
 
 import pytest
 
@@ -127,7 +128,10 @@ def test_checkpoint_is_written_atomically(tmp_path):
     assert [p.name for p in tmp_path.iterdir()] == ["run.json"]  # no temporary file left
 
 
-def test_a_killed_worker_has_its_chunk_rerun(reference):
+@pytest.mark.parametrize("pause", [0.0, 1.0])
+def test_a_killed_worker_has_its_chunk_rerun(reference, pause):
+    # pause > 0 lets the pool notice the death before the next submission, so that path (a
+    # submit on a broken pool) is taken for certain, not only when the timing happens to fall so.
     killed = []
 
     def kill_a_worker(p):
@@ -136,6 +140,7 @@ def test_a_killed_worker_has_its_chunk_rerun(reference):
             assert workers
             os.kill(workers[0].pid, signal.SIGKILL)
             killed.append(workers[0].pid)
+            time.sleep(pause)
 
     r = rollout(**SPEC, jobs=2, progress=kill_a_worker)
     assert killed and r.worker_restarts >= 1

@@ -304,8 +304,14 @@ def _run_pool(
         try:
             while (pending or inflight) and not done():
                 while pending and len(inflight) < 2 * workers:
-                    item = pending.pop(0)
-                    inflight[executor.submit(worker, item[1])] = item
+                    try:
+                        future = executor.submit(worker, pending[0][1])
+                    except BrokenProcessPool:  # a worker died since the last result arrived
+                        broken = True
+                        break
+                    inflight[future] = pending.pop(0)
+                if broken and not inflight:
+                    break
                 ready, _ = wait(inflight, return_when=FIRST_COMPLETED)
                 for fut in sorted(ready, key=lambda f: inflight[f][0]):
                     item = inflight.pop(fut)
