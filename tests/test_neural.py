@@ -26,9 +26,54 @@ RANDOM = int(_core.PlayerKind.PLAYER_RANDOM)
 # ------------------------------------------------------------------ numpy reference
 
 
-def reference_inputs(board: np.ndarray) -> np.ndarray:
-    """The 198 inputs, written from the description in _neural.pxi (not from its code)."""
-    x = np.zeros(198)
+def reference_shots(mine: np.ndarray, theirs: np.ndarray) -> int:
+    """How many of the 36 rolls let one of `theirs` hit a blot of `mine`, moving die by die
+    and stopping only on points `mine` has not made (the bar rule ignored)."""
+    def my_point(q):  # their point q (25 = bar) in my numbering
+        return 25 - q
+    starts = [my_point(q) for q in range(1, 26) if theirs[q] > 0]
+    hits = 0
+    for d1 in range(1, 7):
+        for d2 in range(1, 7):
+            paths = [[d1] * 4] if d1 == d2 else [[d1, d2], [d2, d1]]
+            def hit_from(m):
+                for path in paths:
+                    at = m
+                    for d in path:
+                        at += d
+                        if at > 24 or mine[at] >= 2:
+                            break
+                        if mine[at] == 1:
+                            return True
+                return False
+            hits += any(hit_from(m) for m in starts)
+    return hits
+
+
+def reference_features(board: np.ndarray) -> list[float]:
+    """The 5 hand features, from the description in _neural.pxi."""
+    out = []
+    rear = {}
+    for side in range(2):
+        mine, theirs = board[side].astype(int), board[1 - side].astype(int)
+        rear[side] = 25 if mine[25] else max([p for p in range(1, 25) if mine[p]], default=0)
+        run = longest = 0
+        for p in range(1, rear[side]):
+            run = run + 1 if theirs[25 - p] >= 2 else 0
+            longest = max(longest, run)
+        out += [reference_shots(mine, theirs) / 36, longest / 6]
+    # Contact: my rearmost checker is behind (higher than) their rearmost, seen in my numbering.
+    theirs_rear_in_mine = 25 - rear[1] if rear[1] else None
+    out.append(float(rear[0] > 0 and theirs_rear_in_mine is not None
+                     and theirs_rear_in_mine < rear[0]))
+    return out
+
+
+def reference_inputs(board: np.ndarray, features: bool = True) -> np.ndarray:
+    """The 198 (+5) inputs, written from the description in _neural.pxi (not from its code)."""
+    x = np.zeros(203 if features else 198)
+    if features:
+        x[198:] = reference_features(board)
     for side in range(2):
         row = board[side].astype(int)
         base = 99 * side
@@ -51,7 +96,7 @@ def sigmoid(z):
 
 def reference_probs(arrays, board: np.ndarray) -> np.ndarray:
     w1, b1, w2, b2 = arrays
-    hidden = sigmoid(reference_inputs(board) @ w1 + b1)
+    hidden = sigmoid(reference_inputs(board, features=len(w1) == 203) @ w1 + b1)
     p = sigmoid(w2 @ hidden + b2)
     win, wg, wbg, lg, lbg = p
     wg = min(wg, win)
@@ -78,10 +123,11 @@ def random_boards(n: int, seed: int) -> list[np.ndarray]:
     return boards
 
 
-def random_net(hidden: int, seed: int, scale: float = 0.3, out_bias=None) -> _core.NeuralNet:
+def random_net(hidden: int, seed: int, scale: float = 0.3, out_bias=None,
+               inputs: int = 203) -> _core.NeuralNet:
     rng = np.random.default_rng(seed)
     b2 = rng.normal(0, 1, 5) if out_bias is None else np.asarray(out_bias, dtype=float)
-    return _core.NeuralNet(rng.normal(0, scale, (198, hidden)), rng.normal(0, scale, hidden),
+    return _core.NeuralNet(rng.normal(0, scale, (inputs, hidden)), rng.normal(0, scale, hidden),
                            rng.normal(0, scale, (5, hidden)), b2)
 
 
@@ -94,7 +140,7 @@ def boards():
 
 
 def test_inputs_of_the_starting_position_by_hand():
-    x = _core.neural_inputs(START)
+    x = _core.neural_inputs(START, features=False)
     assert x.shape == (198,)
     # 24-point: 2 checkers -> units 1, 1, 0, 0; 6-point: 5 checkers -> 1, 1, 1, 1.0.
     assert list(x[4 * 23: 4 * 24]) == [1, 1, 0, 0]
@@ -104,14 +150,46 @@ def test_inputs_of_the_starting_position_by_hand():
     assert np.count_nonzero(x) == 2 * (4 + 3 + 4 + 2 + 1)
 
 
+def test_features_of_the_starting_position_by_hand():
+    x = _core.neural_inputs(START)
+    assert x.shape == (203,)
+    np.testing.assert_array_equal(x[:198], _core.neural_inputs(START, features=False))
+    # No blots: no shots. In front of each side's back checkers (its 24-point) the opponent
+    # has made its 6 and 8 points (our 19 and 17): runs of one. The sides are in contact.
+    assert list(x[198:]) == [0, 1 / 6, 0, 1 / 6, 1]
+
+
+@pytest.mark.parametrize("text, shots_at_me, prime, contact", [
+    # A blot on my 5-point, their checker on their 24 (my 1): 4 away. Rolls with a 4 (11),
+    # 3-1 and 1-3 (2), 2-2 and 1-1 (2): 15 of 36.
+    ("x 5:1 6:14; o 24:1 1:14", 15, 0, 1),
+    # The same with my 3-point made: 1-1 and 2-2 must stop on it; 3-1 and 1-3 still hit,
+    # through my 4 or my 2.  4s (11) + 3-1 and 1-3 (2): 13.
+    ("x 5:1 3:2 6:12; o 24:1 1:14", 13, 0, 1),
+    # A six-prime (their 2..7 = my 23..18) in front of my blot on my 24-point, their spares
+    # on my 16 (a gap on 17 ends the run there); every die hits it directly from 18..23.
+    ("x 24:1 6:14; o 2:2 3:2 4:2 5:2 6:2 7:2 9:3", 36, 6, 1),
+    # A pure race: no contact, no shots even at a blot.
+    ("x 1:1 2:14; o 1:1 3:14", 0, 0, 0),
+])
+def test_features_of_hand_checked_positions(text, shots_at_me, prime, contact):
+    x = _core.neural_inputs(pos(text).board)
+    assert x[198] * 36 == pytest.approx(shots_at_me)
+    assert x[199] * 6 == pytest.approx(prime)
+    assert x[202] == contact
+
+
 def test_inputs_equal_the_numpy_reference(boards):
     for b in boards:
         np.testing.assert_array_equal(_core.neural_inputs(b), reference_inputs(b))
+        np.testing.assert_array_equal(_core.neural_inputs(b, features=False),
+                                      reference_inputs(b, features=False))
 
 
+@pytest.mark.parametrize("inputs", [198, 203])
 @pytest.mark.parametrize("hidden", [1, 7, 40])
-def test_forward_pass_equals_the_numpy_reference(boards, hidden):
-    net = random_net(hidden, seed=hidden)
+def test_forward_pass_equals_the_numpy_reference(boards, hidden, inputs):
+    net = random_net(hidden, seed=hidden, inputs=inputs)
     arrays = net.arrays()
     got = net.evaluate_many(np.stack(boards))
     for b, p in zip(boards, got):
@@ -268,6 +346,21 @@ def test_resume_from_a_checkpoint_equals_an_uninterrupted_run(tmp_path):
     np.testing.assert_array_equal(whole.rng_state, resumed.rng_state)
     assert resumed.outcomes == whole.outcomes and resumed.plies == whole.plies
     assert train.load_checkpoint(ck).games_done == 1300
+
+
+def test_adding_the_hand_features_to_a_raw_net_keeps_its_values_then_trains_them(tmp_path, boards):
+    ck = tmp_path / "raw.npz"
+    raw = train.train(300, seed=5, hidden=8, features=False, checkpoint=ck, log_every=10**9)
+    assert raw.net.n_inputs == 198
+    widened = train.add_features(train.load_checkpoint(ck))
+    assert widened.net.n_inputs == 203 and widened.features_from == 300
+    sample = np.stack(boards[:100])
+    np.testing.assert_array_equal(widened.net.evaluate_many(sample), raw.net.evaluate_many(sample))
+    with pytest.raises(ValueError, match="already has"):
+        train.add_features(widened)
+    more = train.train(600, resume=ck, checkpoint=ck, log_every=10**9)  # features by default
+    assert more.net.n_inputs == 203 and train.load_checkpoint(ck).features_from == 300
+    assert np.any(more.net.arrays()[0][198:] != 0)  # the new inputs' weights have learnt
 
 
 def test_learning_rate_changes_only_at_rate_steps():

@@ -10,6 +10,16 @@
 #   base + 96: checkers on the bar / 2
 #   base + 97: checkers borne off / 15
 #   base + 98: pip count / 167 (a race feature; 167 is the starting count)
+# A net may also have NN_FEATURE_INPUTS hand features after these (its w1 has
+# 203 rows instead of 198), cheap bit-mask sums of what the raw counts only
+# show the net slowly; for side s (its own numbering), at 198 + 2 s:
+#   + 0: shots: the fraction of the opponent's 36 rolls that could hit a blot
+#        of side s (one checker moving, through points s has not made;
+#        ignoring that checkers on the bar must enter first)
+#   + 1: the longest run of points the opponent has made in front of side s's
+#        rearmost checker, / 6 (a prime of 6 holds it completely)
+#   202: contact: 1 while some checker of one side must still pass one of the
+#        other's, 0 in a pure race
 # Few inputs are non-zero (about 40), so the first layer adds up the weight
 # rows of the active inputs only: w1 is stored input-major, [NN_INPUTS][H].
 #
@@ -23,7 +33,12 @@ from libc.math cimport exp
 cdef enum:
     NN_OUTPUTS = 5
     NN_SIDE_INPUTS = 99
-    NN_INPUTS = 198
+    NN_BASE_INPUTS = 198
+    NN_FEATURE_INPUTS = 5
+    NN_INPUTS = 203             # the most a net has: base inputs plus the features
+    NN_SHOTS_UNIT = 198
+    NN_PRIME_UNIT = 199
+    NN_CONTACT_UNIT = 202
     NN_MAX_HIDDEN = 1024
     NN_BAR_UNIT = 96
     NN_OFF_UNIT = 97
@@ -43,8 +58,9 @@ cdef enum:
 cdef double NN_1PLY_WINDOW = 0.16
 
 ctypedef struct NeuralNetC:
+    int n_inputs                # NN_BASE_INPUTS, or NN_INPUTS with the hand features
     int n_hidden
-    double* w1                  # [NN_INPUTS][n_hidden]: the weights leaving input i, contiguous
+    double* w1                  # [n_inputs][n_hidden]: the weights leaving input i, contiguous
     double* b1                  # [n_hidden]
     double* w2                  # [NN_OUTPUTS][n_hidden]
     double* b2                  # [NN_OUTPUTS]
@@ -89,11 +105,87 @@ cdef inline void _nn_side(NNInputs* x, const int8_t* row, int base) noexcept nog
         _nn_add(x, base + NN_PIP_UNIT, pips / 167.0)
 
 
-cdef inline void nn_encode(NNInputs* x, const int8_t* on_roll, const int8_t* other) noexcept nogil:
-    """The sparse inputs of the position with `on_roll` to play against `other`."""
+cdef inline uint64_t _nn_mask(const int8_t* row, int at_least) noexcept nogil:
+    """Bit p set for each point p = 1..24 where `row` has at least `at_least` checkers."""
+    cdef uint64_t m = 0
+    cdef int p
+    for p in range(1, 25):
+        if row[p] >= at_least:
+            m |= (<uint64_t>1) << p
+    return m
+
+
+cdef inline uint64_t _nn_mirror(uint64_t m) noexcept nogil:
+    """A mask of the opponent's points 1..25 (bar = 25) in my numbering (point 25 - q)."""
+    cdef uint64_t r = 0
+    cdef int q
+    for q in range(1, 26):
+        if m >> q & 1:
+            r |= (<uint64_t>1) << (25 - q)
+    return r
+
+
+cdef int _nn_shots(uint64_t blots, uint64_t made, uint64_t hitters) noexcept nogil:
+    """Of the 36 rolls, how many let one checker from `hitters` land on `blots`, stopping
+    only on points outside `made` (all masks in the blots' owner's numbering, where the
+    hitters move up; bit 0 is the hitters' bar)."""
+    cdef int a, b, k, count = 0
+    cdef uint64_t step, via
+    if blots == 0:
+        return 0
+    for a in range(1, 7):
+        for b in range(a, 7):
+            if a == b:
+                step = hitters
+                for k in range(4):
+                    step = step << a
+                    if step & blots:
+                        count += 1
+                        break
+                    step &= ~made
+            else:
+                via = ((hitters << a) & ~made) << b | ((hitters << b) & ~made) << a
+                if ((hitters << a) | (hitters << b) | via) & blots:
+                    count += 2
+    return count
+
+
+cdef inline void _nn_features(NNInputs* x, const int8_t* on_roll, const int8_t* other) noexcept nogil:
+    cdef const int8_t* rows[2]
+    cdef uint64_t mine, theirs, made_by_them, run
+    cdef int s, rear, length, shots, their_rear
+    rows[0] = on_roll
+    rows[1] = other
+    for s in range(2):
+        mine = _nn_mask(rows[s], 1) | ((<uint64_t>(rows[s][BAR] > 0)) << 25)
+        theirs = _nn_mirror(_nn_mask(rows[1 - s], 1) | ((<uint64_t>(rows[1 - s][BAR] > 0)) << 25))
+        shots = _nn_shots(_nn_mask(rows[s], 1) & ~_nn_mask(rows[s], 2), _nn_mask(rows[s], 2), theirs)
+        if shots:
+            _nn_add(x, NN_SHOTS_UNIT + 2 * s, shots / 36.0)
+        rear = 63 - tf_clz64(mine) if mine else 0
+        made_by_them = _nn_mirror(_nn_mask(rows[1 - s], 2)) & (((<uint64_t>1) << rear) - 1)
+        length = 0
+        run = made_by_them
+        while run:
+            run &= run << 1
+            length += 1
+        if length:
+            _nn_add(x, NN_PRIME_UNIT + 2 * s, length / 6.0)
+        if s == 0:
+            their_rear = tf_ctz64(theirs)       # their rearmost checker in my numbering (64: none)
+            if mine and theirs and their_rear < rear:
+                _nn_add(x, NN_CONTACT_UNIT, 1.0)
+
+
+cdef inline void nn_encode(NNInputs* x, const int8_t* on_roll, const int8_t* other,
+                           bint features) noexcept nogil:
+    """The sparse inputs of the position with `on_roll` to play against `other`, with the
+    hand features when `features`."""
     x.k = 0
     _nn_side(x, on_roll, 0)
     _nn_side(x, other, NN_SIDE_INPUTS)
+    if features:
+        _nn_features(x, on_roll, other)
 
 
 cdef void nn_forward(const NeuralNetC* net, const NNInputs* x, double* hidden,
@@ -154,7 +246,7 @@ cdef void neural_probs(const NeuralNetC* net, const int8_t* on_roll, const int8_
     """Consistent probabilities for `on_roll`, about to roll against `other`."""
     cdef NNInputs x
     cdef double hidden[NN_MAX_HIDDEN]
-    nn_encode(&x, on_roll, other)
+    nn_encode(&x, on_roll, other, net.n_inputs > NN_BASE_INPUTS)
     nn_forward(net, &x, hidden, p)
     nn_make_consistent(p)
 
@@ -283,7 +375,7 @@ cdef void nn_td_update(NeuralNetC* net, const int8_t* on_roll, const int8_t* oth
     cdef int a, j, o, h = net.n_hidden
     cdef double s, v
     cdef double* row
-    nn_encode(&x, on_roll, other)
+    nn_encode(&x, on_roll, other, net.n_inputs > NN_BASE_INPUTS)
     nn_forward(net, &x, hidden, out)
     for o in range(NN_OUTPUTS):
         delta[o] = alpha * (target[o] - out[o])
@@ -369,13 +461,15 @@ cdef inline void board_start(Board* b) noexcept nogil:
 # ---------------------------------------------------------------- Python API
 
 NEURAL_INPUTS = NN_INPUTS
+NEURAL_BASE_INPUTS = NN_BASE_INPUTS
 NEURAL_OUTPUTS = NN_OUTPUTS
 
 cdef class NeuralNet:
     """A neural evaluator whose weights this object owns (float64, C order), with the
     C view `&net.c` for nogil code.
 
-    NeuralNet(w1, b1, w2, b2): w1 (198, H) input-major, b1 (H,), w2 (5, H), b2 (5,).
+    NeuralNet(w1, b1, w2, b2): w1 (I, H) input-major, b1 (H,), w2 (5, H), b2 (5,), where
+    I is 198 (the raw inputs) or 203 (with the hand features).
     The arrays are copied; `arrays()` returns copies of the current weights.
     """
     cdef NeuralNetC c
@@ -386,8 +480,9 @@ cdef class NeuralNet:
         b1 = np.array(b1, dtype=np.float64, order="C", copy=True)
         w2 = np.array(w2, dtype=np.float64, order="C", copy=True)
         b2 = np.array(b2, dtype=np.float64, order="C", copy=True)
-        if w1.ndim != 2 or w1.shape[0] != NN_INPUTS:
-            raise ValueError(f"w1 must have shape ({NN_INPUTS}, hidden), not {w1.shape}")
+        if w1.ndim != 2 or w1.shape[0] not in (NN_BASE_INPUTS, NN_INPUTS):
+            raise ValueError(f"w1 must have shape ({NN_BASE_INPUTS} or {NN_INPUTS}, hidden), "
+                             f"not {w1.shape}")
         h = w1.shape[1]
         if not 1 <= h <= NN_MAX_HIDDEN:
             raise ValueError(f"the hidden layer has 1 to {NN_MAX_HIDDEN} units, not {h}")
@@ -400,6 +495,7 @@ cdef class NeuralNet:
         cdef double[::1] c1 = b1
         cdef double[:, ::1] v2 = w2
         cdef double[::1] c2 = b2
+        self.c.n_inputs = <int>w1.shape[0]
         self.c.n_hidden = <int>h
         self.c.w1 = &v1[0, 0]
         self.c.b1 = &c1[0]
@@ -413,7 +509,7 @@ cdef class NeuralNet:
 
     @property
     def n_inputs(self):
-        return NN_INPUTS
+        return self.c.n_inputs
 
     def arrays(self):
         """Copies of (w1, b1, w2, b2)."""
@@ -499,14 +595,15 @@ cdef class NeuralNet:
         return counts
 
 
-def neural_inputs(const int8_t[:, ::1] board):
-    """float64[198]: the net's inputs for the board (row 0 on roll), dense."""
+def neural_inputs(const int8_t[:, ::1] board, bint features=True):
+    """float64[203] (or [198] without the hand features): the net's inputs for the board
+    (row 0 on roll), dense."""
     cdef Board b
     cdef NNInputs x
     cdef int a
     _load_board(board, &b)
-    nn_encode(&x, b.c[0], b.c[1])
-    out = np.zeros(NN_INPUTS, dtype=np.float64)
+    nn_encode(&x, b.c[0], b.c[1], features)
+    out = np.zeros(NN_INPUTS if features else NN_BASE_INPUTS, dtype=np.float64)
     cdef double[::1] o = out
     for a in range(x.k):
         o[x.idx[a]] = x.val[a]

@@ -1,8 +1,9 @@
 """The neural evaluator's weights: the shipped file, its format and its checksum.
 
-A weights file is a numpy ``.npz`` archive holding ``w1`` (198, H), ``b1`` (H,), ``w2``
+A weights file is a numpy ``.npz`` archive holding ``w1`` (I, H), ``b1`` (H,), ``w2``
 (5, H), ``b2`` (5,) as float64, and ``meta``: a JSON text with ``magic``, ``format``,
-``version`` (of the trained net), ``hidden``, ``inputs``, how it was trained, and
+``version`` (of the trained net), ``hidden``, ``inputs`` (I: 198 raw inputs, or 203 with
+the hand features), how it was trained, and
 ``sha256``: the SHA-256 of the four arrays' bytes (little-endian float64, C order, in that
 order). Loading checks all of it; a damaged or foreign file raises NeuralNetError naming the
 file. The package ships ``data/neural-v1.npz`` and never downloads anything.

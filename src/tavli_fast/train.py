@@ -33,8 +33,8 @@ import numpy as np
 from . import _core
 from .inputs import check_count, check_seed
 
-__all__ = ["TrainingState", "train", "initial_state", "save_checkpoint", "load_checkpoint",
-           "learning_rate", "RATE_STEP", "CHECKPOINT_FORMAT"]
+__all__ = ["TrainingState", "train", "initial_state", "add_features", "save_checkpoint",
+           "load_checkpoint", "learning_rate", "RATE_STEP", "CHECKPOINT_FORMAT"]
 
 log = logging.getLogger(__name__)
 
@@ -59,6 +59,7 @@ class TrainingState:
     plies: int = 0
     outcomes: list[int] = field(default_factory=lambda: [0] * 6)  # for the first mover
     elapsed_s: float = 0.0
+    features_from: int | None = None  # games done when the hand features were added, if later
 
     @property
     def hidden(self) -> int:
@@ -69,6 +70,8 @@ class TrainingState:
             "format": CHECKPOINT_FORMAT,
             "seed": self.seed,
             "hidden": self.hidden,
+            "inputs": self.net.n_inputs,
+            "features_from": self.features_from,
             "alpha": self.alpha,
             "decay_games": self.decay_games,
             "backgammons": self.backgammons,
@@ -86,8 +89,10 @@ def learning_rate(alpha: float, decay_games: int, games_done: int) -> float:
 
 
 def initial_state(seed: int, hidden: int = 128, alpha: float = 0.05,
-                  decay_games: int = 500_000, backgammons: bool = True) -> TrainingState:
-    """Small random weights from `seed`, the core generator seeded from it too."""
+                  decay_games: int = 500_000, backgammons: bool = True,
+                  features: bool = True) -> TrainingState:
+    """Small random weights from `seed`, the core generator seeded from it too; the net has
+    the hand features unless `features` is false."""
     seed = check_seed(seed)
     hidden = check_count(hidden, "hidden")
     decay_games = check_count(decay_games, "decay_games")
@@ -97,7 +102,8 @@ def initial_state(seed: int, hidden: int = 128, alpha: float = 0.05,
     weights_seq, dice_seq = seq.spawn(2)
     rng = np.random.default_rng(weights_seq)
     # Uniform in +-0.1: with ~40 active inputs the hidden units start in their linear range.
-    w1 = rng.uniform(-0.1, 0.1, (_core.NEURAL_INPUTS, hidden))
+    inputs = _core.NEURAL_INPUTS if features else _core.NEURAL_BASE_INPUTS
+    w1 = rng.uniform(-0.1, 0.1, (inputs, hidden))
     b1 = np.zeros(hidden)
     w2 = rng.uniform(-0.1, 0.1, (5, hidden))
     b2 = np.zeros(5)
@@ -105,6 +111,18 @@ def initial_state(seed: int, hidden: int = 128, alpha: float = 0.05,
     dice_seed = int(dice_seq.generate_state(1, np.uint64)[0])
     return TrainingState(net, _core.rng_state(dice_seed), seed, float(alpha), decay_games,
                          bool(backgammons))
+
+
+def add_features(state: TrainingState) -> TrainingState:
+    """The run continued with the hand features added to its net: their weights start at
+    zero, so the net's values are unchanged until training finds a use for them."""
+    if state.net.n_inputs == _core.NEURAL_INPUTS:
+        raise ValueError("the net already has the hand features")
+    w1, b1, w2, b2 = state.net.arrays()
+    extra = np.zeros((_core.NEURAL_INPUTS - len(w1), w1.shape[1]))
+    state.net = _core.NeuralNet(np.vstack([w1, extra]), b1, w2, b2)
+    state.features_from = state.games_done
+    return state
 
 
 def save_checkpoint(path: str | os.PathLike, state: TrainingState) -> None:
@@ -145,6 +163,7 @@ def load_checkpoint(path: str | os.PathLike) -> TrainingState:
         plies=int(meta["plies"]),
         outcomes=[int(meta["outcomes"][k]) for k in _OUTCOMES],
         elapsed_s=float(meta["elapsed_s"]),
+        features_from=meta.get("features_from"),
     )
 
 
@@ -156,6 +175,7 @@ def train(
     decay_games: int = 500_000,
     *,
     backgammons: bool = True,
+    features: bool = True,
     checkpoint: str | os.PathLike | None = None,
     checkpoint_every: int = 50_000,
     resume: str | os.PathLike | None = None,
@@ -164,13 +184,18 @@ def train(
 ) -> TrainingState:
     """Train until `games` self-play games have been played in total.
 
-    A new run starts from weights drawn from `seed` (`hidden` units); with `resume` it
-    continues the saved run (whose seed, size and rates then apply). The state is saved
-    to `checkpoint` every `checkpoint_every` games and at the end.
+    A new run starts from weights drawn from `seed` (`hidden` units, with the hand features
+    unless `features` is false); with `resume` it continues the saved run (whose seed, size
+    and rates then apply; `features` adds the hand features if its net lacks them). The state
+    is saved to `checkpoint` every `checkpoint_every` games and at the end.
     """
     games = check_count(games, "games")
-    state = load_checkpoint(resume) if resume is not None else initial_state(
-        seed, hidden, alpha, decay_games, backgammons)
+    if resume is not None:
+        state = load_checkpoint(resume)
+        if features and state.net.n_inputs != _core.NEURAL_INPUTS:
+            state = add_features(state)
+    else:
+        state = initial_state(seed, hidden, alpha, decay_games, backgammons, features)
     checkpoint_every = check_count(checkpoint_every, "checkpoint_every")
     next_save = state.games_done + checkpoint_every
     next_log = state.games_done + log_every

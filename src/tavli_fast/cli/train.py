@@ -37,6 +37,9 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--decay-games", type=parse_count, default=500_000,
                    help="rate = alpha / (1 + games / this) (new runs)")
     p.add_argument("--no-backgammons", action="store_true", help="train with backgammons as gammons")
+    p.add_argument("--no-features", action="store_true",
+                   help="a net of the raw inputs only (by default the hand features are added, "
+                        "also to a resumed net that lacks them)")
     p.add_argument("--checkpoint", help="save the run here (every --checkpoint-every games)")
     p.add_argument("--checkpoint-every", type=parse_count, default=50_000)
     p.add_argument("--resume", help="continue the run saved in this checkpoint")
@@ -59,7 +62,8 @@ def run(args: argparse.Namespace) -> int:
     try:
         state = train.train(
             args.games, seed, args.hidden, args.alpha, args.decay_games,
-            backgammons=not args.no_backgammons, checkpoint=args.checkpoint,
+            backgammons=not args.no_backgammons, features=not args.no_features,
+            checkpoint=args.checkpoint,
             checkpoint_every=args.checkpoint_every, resume=args.resume, log_every=args.log_every,
         )
     except KeyboardInterrupt:
