@@ -393,13 +393,19 @@ def _first_mover_moments(opp: np.ndarray, n: int) -> tuple[float, ...]:
     return tuple(float(v) for v in (*sums, *sq))
 
 
+def unit_resources(unit: OpeningUnit) -> dict:
+    """The bear-off tables and net the unit's games need (see players.game_resources)."""
+    return game_resources((unit.player_on_roll, unit.first_mover), unit.bearoff_play,
+                          unit.truncate, unit.cache_dir)
+
+
 def run_unit(unit: OpeningUnit) -> UnitResult:
     """Play the unit's trials for each candidate on the same dice (C game loop, GIL released)."""
     start = time.perf_counter()
     dice = common_dice(unit)
     seed = chunk_seed(unit.roll_seed, unit.chunk)
     players = (unit.player_on_roll, unit.first_mover)
-    resources = game_resources(players, unit.bearoff_play, unit.truncate, unit.cache_dir)
+    resources = unit_resources(unit)
     k = len(unit.candidates)
     equities = np.empty((k, unit.n_games), dtype=np.float64)
     moments, truncated, plies = [], [], []

@@ -26,6 +26,7 @@ from .openings import (
     plan_units,
     roll_text,
     run_unit,
+    unit_resources,
 )
 from .parallel import _check_jobs, run_units
 from .progress import RolloutProgress
@@ -411,7 +412,7 @@ def openings(
     try:
         units = plan_units(request, 0, skip=lambda ri, c: c < tallies[ri].next_chunk)
         run_units(units, run_unit, completed, jobs=n_jobs, start_method=start_method,
-                  on_restart=restarted)
+                  on_restart=restarted, prepare=unit_resources)
         if request.screen is not None:
             for t in tallies:
                 if t.survivors is None:
@@ -419,7 +420,7 @@ def openings(
             units = plan_units(request, 1, [t.survivors for t in tallies],  # type: ignore[misc]
                                skip=lambda ri, c: c < tallies[ri].next_chunk)
             run_units(units, run_unit, completed, jobs=n_jobs, start_method=start_method,
-                      on_restart=restarted)
+                      on_restart=restarted, prepare=unit_resources)
     except KeyboardInterrupt:
         interrupted = True
     save(force=True)
@@ -607,7 +608,8 @@ def replies(
 
     interrupted = False
     try:
-        run_units(units, run_unit, completed, jobs=n_jobs, start_method=start_method)
+        run_units(units, run_unit, completed, jobs=n_jobs, start_method=start_method,
+                  prepare=unit_resources)
     except KeyboardInterrupt:
         interrupted = True
     random_opponent = request.players[1] == "random"

@@ -40,6 +40,7 @@ from .rollout import (
     ChunkResult,
     RolloutRequest,
     Tally,
+    chunk_resources,
     make_request,
     plan_chunks,
     run_chunk,
@@ -361,6 +362,7 @@ def run_units(
     start_method: str | None = None,
     done: Callable[[], bool] | None = None,
     on_restart: Callable[[], Any] | None = None,
+    prepare: Callable[[Any], Any] | None = None,
 ) -> None:
     """Run ``worker`` on each unit of work and pass each result to ``completed`` in this process.
 
@@ -370,7 +372,9 @@ def run_units(
     units finish (in submission order among units finishing together). ``done()``, checked after
     each result, stops the run early. Worker processes that die are replaced and their units run
     again (RuntimeError after MAX_CONSECUTIVE_FAILURES broken pools in a row); ``on_restart`` is
-    called each time. KeyboardInterrupt stops the workers and propagates.
+    called each time. ``prepare(first_unit)`` runs here before a pool starts: it builds what
+    every worker would otherwise build at once on a fresh machine (the bear-off databases).
+    KeyboardInterrupt stops the workers and propagates.
     """
     n_jobs = _check_jobs(jobs)
     is_done = done if done is not None else (lambda: False)
@@ -379,6 +383,8 @@ def run_units(
     if n_jobs == 1:
         _run_in_process(units, worker, completed, is_done)
     else:
+        if prepare is not None:
+            prepare(units[0])
         _run_pool(units, worker, completed, is_done, n_jobs, start_method or default_start_method(),
                   on_restart)
 
@@ -415,7 +421,7 @@ def run_request(
 
     try:
         run_units(todo, run_chunk, run.completed, jobs=jobs, start_method=start_method,
-                  done=lambda: tally.done, on_restart=restarted)
+                  done=lambda: tally.done, on_restart=restarted, prepare=chunk_resources)
     except KeyboardInterrupt:
         interrupted = True
         log.info("interrupted: %d of %d chunks completed", len(tally.results), request.n_chunks)

@@ -147,6 +147,12 @@ class ChunkResult:
         return cls(index, games, tuple(counts), plies_sum, plies_sumsq, truncated, moments)  # type: ignore[arg-type]
 
 
+def chunk_resources(chunk: RolloutChunk) -> dict:
+    """The bear-off tables and net the chunk's games need (see players.game_resources)."""
+    return game_resources((chunk.player0, chunk.player1), chunk.bearoff_play, chunk.truncate,
+                          chunk.cache_dir)
+
+
 def run_chunk(chunk: RolloutChunk) -> ChunkResult:
     """Play the chunk's games with the C game loop (GIL released) and return its counts."""
     start = time.perf_counter()
@@ -162,8 +168,7 @@ def run_chunk(chunk: RolloutChunk) -> ChunkResult:
         )
     elif chunk.forced_dice is not None:
         first_dice = np.tile(np.asarray(chunk.forced_dice, dtype=np.int8), (chunk.n_games, 1))
-    resources = game_resources((chunk.player0, chunk.player1), chunk.bearoff_play,
-                               chunk.truncate, chunk.cache_dir)
+    resources = chunk_resources(chunk)
     counts, moments = _core.run_games(
         board,
         chunk.n_games,
