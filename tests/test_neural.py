@@ -363,6 +363,23 @@ def test_adding_the_hand_features_to_a_raw_net_keeps_its_values_then_trains_them
     assert np.any(more.net.arrays()[0][198:] != 0)  # the new inputs' weights have learnt
 
 
+def test_a_rate_change_on_resume_is_recorded_and_resumes_exactly(tmp_path):
+    ck, ck2 = tmp_path / "run.npz", tmp_path / "run2.npz"
+    train.train(1000, seed=6, hidden=6, checkpoint=ck, log_every=10**9)
+    whole = train.train(2500, resume=ck, rate=0.004, log_every=10**9)
+    assert whole.rate_changes == [[1000, 0.004]]
+    assert train.learning_rate(whole.alpha, whole.decay_games, 1000) == pytest.approx(0.004)
+    assert train.learning_rate(whole.alpha, whole.decay_games, 2000) < 0.004  # decays on
+    # Cut in two, the same command twice: the second resume keeps the changed schedule.
+    train.train(1700, resume=ck, rate=0.004, checkpoint=ck2, log_every=10**9)
+    cut = train.train(2500, resume=ck2, rate=0.004, log_every=10**9)
+    assert cut.rate_changes == [[1000, 0.004]]
+    for x, y in zip(_weights(whole), _weights(cut)):
+        np.testing.assert_array_equal(x, y)
+    with pytest.raises(ValueError, match="resumed run"):
+        train.train(10, seed=1, rate=0.004)
+
+
 def test_learning_rate_changes_only_at_rate_steps():
     assert train.learning_rate(0.1, 1000, 0) == 0.1
     assert train.learning_rate(0.1, 1000, 999) == 0.1
@@ -379,8 +396,10 @@ def test_train_cli_runs_exports_and_rejects_bad_input(tmp_path):
     assert r.returncode == 0, r.stderr
     net, meta = neural.load_net(out)
     assert net.hidden == 5 and meta["version"] == "t1" and meta["training"]["games_done"] == 50
+    assert net.n_inputs == 203 and meta["inputs"] == 203  # the hand features by default
     for bad in (["--games", "-3"], ["--games", "10", "--alpha", "x"],
-                ["--games", "10", "--resume", str(tmp_path / "none.npz")]):
+                ["--games", "10", "--resume", str(tmp_path / "none.npz")],
+                ["--games", "10", "--rate", "0.01"], ["--games", "60", "--resume", str(ck), "--rate", "0"]):
         r = subprocess.run(cmd + bad, capture_output=True, text=True)
         assert r.returncode == 2 and len(r.stderr.strip().splitlines()) == 1, (bad, r.stderr)
         assert "Traceback" not in r.stderr

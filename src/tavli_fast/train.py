@@ -33,7 +33,7 @@ import numpy as np
 from . import _core
 from .inputs import check_count, check_seed
 
-__all__ = ["TrainingState", "train", "initial_state", "add_features", "save_checkpoint",
+__all__ = ["TrainingState", "train", "initial_state", "add_features", "set_rate", "save_checkpoint",
            "load_checkpoint", "learning_rate", "RATE_STEP", "CHECKPOINT_FORMAT"]
 
 log = logging.getLogger(__name__)
@@ -60,6 +60,7 @@ class TrainingState:
     outcomes: list[int] = field(default_factory=lambda: [0] * 6)  # for the first mover
     elapsed_s: float = 0.0
     features_from: int | None = None  # games done when the hand features were added, if later
+    rate_changes: list[list[float]] = field(default_factory=list)  # [games done, new rate]
 
     @property
     def hidden(self) -> int:
@@ -72,6 +73,7 @@ class TrainingState:
             "hidden": self.hidden,
             "inputs": self.net.n_inputs,
             "features_from": self.features_from,
+            "rate_changes": self.rate_changes,
             "alpha": self.alpha,
             "decay_games": self.decay_games,
             "backgammons": self.backgammons,
@@ -125,6 +127,17 @@ def add_features(state: TrainingState) -> TrainingState:
     return state
 
 
+def set_rate(state: TrainingState, rate: float) -> TrainingState:
+    """The run continued at learning rate `rate` from its current game count, decaying from
+    there on the same schedule (`alpha` is rescaled; the change is recorded)."""
+    if not (isinstance(rate, (int, float)) and 0 < rate < 10):
+        raise ValueError(f"the learning rate must be a number in (0, 10), got {rate!r}")
+    step_start = state.games_done - state.games_done % RATE_STEP
+    state.alpha = float(rate) * (1.0 + step_start / state.decay_games)
+    state.rate_changes.append([state.games_done, float(rate)])
+    return state
+
+
 def save_checkpoint(path: str | os.PathLike, state: TrainingState) -> None:
     """Write the whole state (weights, generator, progress) atomically to an .npz file."""
     path = Path(path)
@@ -164,6 +177,7 @@ def load_checkpoint(path: str | os.PathLike) -> TrainingState:
         outcomes=[int(meta["outcomes"][k]) for k in _OUTCOMES],
         elapsed_s=float(meta["elapsed_s"]),
         features_from=meta.get("features_from"),
+        rate_changes=list(meta.get("rate_changes", [])),
     )
 
 
@@ -176,6 +190,7 @@ def train(
     *,
     backgammons: bool = True,
     features: bool = True,
+    rate: float | None = None,
     checkpoint: str | os.PathLike | None = None,
     checkpoint_every: int = 50_000,
     resume: str | os.PathLike | None = None,
@@ -186,15 +201,23 @@ def train(
 
     A new run starts from weights drawn from `seed` (`hidden` units, with the hand features
     unless `features` is false); with `resume` it continues the saved run (whose seed, size
-    and rates then apply; `features` adds the hand features if its net lacks them). The state
-    is saved to `checkpoint` every `checkpoint_every` games and at the end.
+    and rates then apply; `features` adds the hand features if its net lacks them, and `rate`
+    sets the learning rate from there on, see set_rate, unless the run's last change already
+    set that rate). The state is saved to `checkpoint` every `checkpoint_every` games and at
+    the end.
     """
     games = check_count(games, "games")
     if resume is not None:
         state = load_checkpoint(resume)
         if features and state.net.n_inputs != _core.NEURAL_INPUTS:
             state = add_features(state)
+        # Resuming again with the same `rate` keeps the schedule it started (so the command
+        # that was interrupted can simply be run again).
+        if rate is not None and not (state.rate_changes and state.rate_changes[-1][1] == rate):
+            state = set_rate(state, rate)
     else:
+        if rate is not None:
+            raise ValueError("rate changes the rate of a resumed run; a new run takes alpha")
         state = initial_state(seed, hidden, alpha, decay_games, backgammons, features)
     checkpoint_every = check_count(checkpoint_every, "checkpoint_every")
     next_save = state.games_done + checkpoint_every

@@ -2,6 +2,7 @@
 
     tavli-train --games 1e6 --seed 1 --checkpoint run.npz           # Ctrl-C, then:
     tavli-train --games 1e6 --resume run.npz --checkpoint run.npz
+    tavli-train --resume run.npz --games 3e6 --rate 0.003 --checkpoint run.npz   # anneal
     tavli-train --resume run.npz --games 1e6 --export weights.npz --net-version v2
 
 Progress goes to stderr (every --log-every games); the seed is echoed.
@@ -43,6 +44,8 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--checkpoint", help="save the run here (every --checkpoint-every games)")
     p.add_argument("--checkpoint-every", type=parse_count, default=50_000)
     p.add_argument("--resume", help="continue the run saved in this checkpoint")
+    p.add_argument("--rate", type=_rate, default=None,
+                   help="with --resume: the learning rate from here on (decaying as before)")
     p.add_argument("--log-every", type=parse_count, default=10_000)
     p.add_argument("--export", help="write the trained weights as a weights file (neural.load_net)")
     p.add_argument("--net-version", dest="net_version", default=None, help="version name for --export")
@@ -57,12 +60,14 @@ def run(args: argparse.Namespace) -> int:
     from ..inputs import check_seed
 
     seed = check_seed(args.seed)
+    if args.rate is not None and args.resume is None:
+        raise ValueError("--rate changes the rate of a resumed run (--resume); a new run takes --alpha")
     if args.resume is None:
         print(f"{PROG}: seed {seed}", file=sys.stderr)
     try:
         state = train.train(
             args.games, seed, args.hidden, args.alpha, args.decay_games,
-            backgammons=not args.no_backgammons, features=not args.no_features,
+            backgammons=not args.no_backgammons, features=not args.no_features, rate=args.rate,
             checkpoint=args.checkpoint,
             checkpoint_every=args.checkpoint_every, resume=args.resume, log_every=args.log_every,
         )
