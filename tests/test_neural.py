@@ -380,6 +380,32 @@ def test_a_rate_change_on_resume_is_recorded_and_resumes_exactly(tmp_path):
         train.train(10, seed=1, rate=0.004)
 
 
+def test_average_of_checkpoints_is_the_mean_net_and_the_cli_exports_it(tmp_path):
+    a, b = tmp_path / "a.npz", tmp_path / "b.npz"
+    train.train(100, seed=2, hidden=6, checkpoint=a, log_every=10**9)
+    train.train(300, resume=a, checkpoint=b, log_every=10**9)
+    net, record = train.average_checkpoints([a, b])
+    wa, wb = _weights(train.load_checkpoint(a)), _weights(train.load_checkpoint(b))
+    for got, x, y in zip(net.arrays(), wa, wb):
+        np.testing.assert_allclose(got, (x + y) / 2, rtol=0, atol=1e-15)
+    assert [r["games_done"] for r in record["averaged"]] == [100, 300]
+    out = tmp_path / "avg.npz"
+    cmd = [sys.executable, "-m", "tavli_fast.cli.train"]
+    r = subprocess.run(cmd + ["--average", str(a), str(b), "--export", str(out), "--net-version", "t"],
+                       capture_output=True, text=True)
+    assert r.returncode == 0, r.stderr
+    loaded, meta = neural.load_net(out)
+    np.testing.assert_array_equal(loaded.arrays()[0], net.arrays()[0])
+    assert meta["version"] == "t" and len(meta["training"]["averaged"]) == 2
+    small = tmp_path / "small.npz"
+    train.train(10, seed=2, hidden=3, checkpoint=small, log_every=10**9)
+    with pytest.raises(ValueError, match="different shapes"):
+        train.average_checkpoints([a, small])
+    for bad in (["--average", str(a)], ["--average", str(a), "--export", str(out), "--games", "5"], []):
+        r = subprocess.run(cmd + bad, capture_output=True, text=True)
+        assert r.returncode == 2 and len(r.stderr.strip().splitlines()) == 1, (bad, r.stderr)
+
+
 def test_learning_rate_changes_only_at_rate_steps():
     assert train.learning_rate(0.1, 1000, 0) == 0.1
     assert train.learning_rate(0.1, 1000, 999) == 0.1

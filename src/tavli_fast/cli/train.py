@@ -4,6 +4,7 @@
     tavli-train --games 1e6 --resume run.npz --checkpoint run.npz
     tavli-train --resume run.npz --games 3e6 --rate 0.003 --checkpoint run.npz   # anneal
     tavli-train --resume run.npz --games 1e6 --export weights.npz --net-version v2
+    tavli-train --average a.npz b.npz c.npz --export weights.npz --net-version v2
 
 Progress goes to stderr (every --log-every games); the seed is echoed.
 """
@@ -31,7 +32,7 @@ def _rate(text: str) -> float:
 
 def build_parser() -> argparse.ArgumentParser:
     p = OneLineParser(prog=PROG, description="Train the neural evaluator by TD(0) self-play.")
-    p.add_argument("--games", type=parse_count, required=True, help="total games (resumed runs count theirs)")
+    p.add_argument("--games", type=parse_count, help="total games (resumed runs count theirs)")
     p.add_argument("--seed", type=int, default=None, help="seed of the weights and dice (new runs)")
     p.add_argument("--hidden", type=parse_count, default=128, help="hidden units (new runs; default 128)")
     p.add_argument("--alpha", type=_rate, default=0.05, help="initial learning rate (new runs)")
@@ -47,6 +48,8 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--rate", type=_rate, default=None,
                    help="with --resume: the learning rate from here on (decaying as before)")
     p.add_argument("--log-every", type=parse_count, default=10_000)
+    p.add_argument("--average", nargs="+", metavar="CHECKPOINT",
+                   help="instead of training: export the mean of these checkpoints' nets")
     p.add_argument("--export", help="write the trained weights as a weights file (neural.load_net)")
     p.add_argument("--net-version", dest="net_version", default=None, help="version name for --export")
     p.add_argument("-q", "--quiet", action="count", default=0, help="no progress lines")
@@ -59,6 +62,15 @@ def run(args: argparse.Namespace) -> int:
     from .. import neural, train
     from ..inputs import check_seed
 
+    if args.average:
+        if not args.export or args.games is not None or args.resume:
+            raise ValueError("--average takes checkpoints and --export, not --games or --resume")
+        net, record = train.average_checkpoints(args.average)
+        neural.save_net(args.export, net, args.net_version or "averaged", training=record)
+        print(f"{len(args.average)} checkpoints averaged into {args.export}")
+        return 0
+    if args.games is None:
+        raise ValueError("--games is required (or --average)")
     seed = check_seed(args.seed)
     if args.rate is not None and args.resume is None:
         raise ValueError("--rate changes the rate of a resumed run (--resume); a new run takes --alpha")
