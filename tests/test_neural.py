@@ -312,7 +312,7 @@ def test_the_shipped_weights_load_from_the_installed_package_and_verify():
     path = neural.default_weights_path()
     assert path.is_file() and path.parent.parent == __import__("pathlib").Path(tf.__file__).parent
     net, meta = neural.load_net(path)
-    assert meta["version"].startswith("v1") and meta["inputs"] == 198
+    assert meta["version"].startswith("v2") and meta["inputs"] == 203
     assert meta["sha256"] == neural.weights_checksum(net.arrays())
     assert neural.default_net().hidden == meta["hidden"]
 
