@@ -33,9 +33,9 @@ import numpy as np
 from . import _core
 from .inputs import check_count, check_seed
 
-__all__ = ["TrainingState", "train", "initial_state", "add_features", "set_rate", "average_checkpoints",
-           "save_checkpoint",
-           "load_checkpoint", "learning_rate", "RATE_STEP", "CHECKPOINT_FORMAT"]
+__all__ = ["TrainingState", "train", "initial_state", "add_features", "set_rate",
+           "average_checkpoints", "save_checkpoint", "load_checkpoint", "learning_rate",
+           "RATE_STEP", "CHECKPOINT_FORMAT"]
 
 log = logging.getLogger(__name__)
 
