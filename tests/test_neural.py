@@ -406,6 +406,27 @@ def test_average_of_checkpoints_is_the_mean_net_and_the_cli_exports_it(tmp_path)
         assert r.returncode == 2 and len(r.stderr.strip().splitlines()) == 1, (bad, r.stderr)
 
 
+def test_a_run_can_start_from_the_shipped_weights(tmp_path):
+    ck = tmp_path / "run.npz"
+    path = neural.default_weights_path()
+    start = train.train(1, seed=3, alpha=0.001, init_from=path, checkpoint=ck, log_every=10**9)
+    assert start.init_from["sha256"] == neural.default_net_info()["sha256"]
+    # One game at a small rate moves the shipped weights only a little, and only a little.
+    shipped = neural.default_net().arrays()[0]
+    moved = np.abs(start.net.arrays()[0] - shipped).max()
+    assert 0 < moved < 0.01
+    assert train.load_checkpoint(ck).init_from == start.init_from
+    cmd = [sys.executable, "-m", "tavli_fast.cli.train"]
+    r = subprocess.run(cmd + ["--games", "5", "--init-from", str(path), "--resume", str(ck)],
+                       capture_output=True, text=True)
+    assert r.returncode == 2 and "--init-from" in r.stderr and "Traceback" not in r.stderr
+    r = subprocess.run(cmd + ["--games", "5", "--init-from", str(tmp_path / "none.npz")],
+                       capture_output=True, text=True)
+    # As tavli-eval --weights: a weights file that cannot be used fails the run (status 1).
+    assert r.returncode == 1 and len(r.stderr.strip().splitlines()) == 1, r.stderr
+    assert "no such weights file" in r.stderr
+
+
 def test_learning_rate_changes_only_at_rate_steps():
     assert train.learning_rate(0.1, 1000, 0) == 0.1
     assert train.learning_rate(0.1, 1000, 999) == 0.1

@@ -62,6 +62,7 @@ class TrainingState:
     elapsed_s: float = 0.0
     features_from: int | None = None  # games done when the hand features were added, if later
     rate_changes: list[list[float]] = field(default_factory=list)  # [games done, new rate]
+    init_from: dict | None = None  # the weights file a run started from, instead of random weights
 
     @property
     def hidden(self) -> int:
@@ -75,6 +76,7 @@ class TrainingState:
             "inputs": self.net.n_inputs,
             "features_from": self.features_from,
             "rate_changes": self.rate_changes,
+            "init_from": self.init_from,
             "alpha": self.alpha,
             "decay_games": self.decay_games,
             "backgammons": self.backgammons,
@@ -157,6 +159,20 @@ def average_checkpoints(paths: list[str | os.PathLike]) -> tuple[_core.NeuralNet
     return _core.NeuralNet(*mean), record
 
 
+def _start_from_weights(state: TrainingState, path: str | os.PathLike,
+                        features: bool) -> TrainingState:
+    """The new run `state` with its random net replaced by the net of a weights file."""
+    from .neural import load_net
+
+    net, meta = load_net(path)
+    state.net = net
+    state.init_from = {"file": Path(path).name, "version": meta.get("version"),
+                       "sha256": meta.get("sha256")}
+    if features and net.n_inputs != _core.NEURAL_INPUTS:
+        state = add_features(state)
+    return state
+
+
 def save_checkpoint(path: str | os.PathLike, state: TrainingState) -> None:
     """Write the whole state (weights, generator, progress) atomically to an .npz file."""
     path = Path(path)
@@ -197,6 +213,7 @@ def load_checkpoint(path: str | os.PathLike) -> TrainingState:
         elapsed_s=float(meta["elapsed_s"]),
         features_from=meta.get("features_from"),
         rate_changes=list(meta.get("rate_changes", [])),
+        init_from=meta.get("init_from"),
     )
 
 
@@ -210,6 +227,7 @@ def train(
     backgammons: bool = True,
     features: bool = True,
     rate: float | None = None,
+    init_from: str | os.PathLike | None = None,
     checkpoint: str | os.PathLike | None = None,
     checkpoint_every: int = 50_000,
     resume: str | os.PathLike | None = None,
@@ -222,8 +240,9 @@ def train(
     unless `features` is false); with `resume` it continues the saved run (whose seed, size
     and rates then apply; `features` adds the hand features if its net lacks them, and `rate`
     sets the learning rate from there on, see set_rate, unless the run's last change already
-    set that rate). The state is saved to `checkpoint` every `checkpoint_every` games and at
-    the end.
+    set that rate). `init_from` starts a new run from a weights file's net (the shipped one,
+    say) instead of random weights; the seed then draws the dice only. The state is saved to
+    `checkpoint` every `checkpoint_every` games and at the end.
     """
     games = check_count(games, "games")
     if resume is not None:
@@ -238,6 +257,8 @@ def train(
         if rate is not None:
             raise ValueError("rate changes the rate of a resumed run; a new run takes alpha")
         state = initial_state(seed, hidden, alpha, decay_games, backgammons, features)
+        if init_from is not None:
+            state = _start_from_weights(state, init_from, features)
     checkpoint_every = check_count(checkpoint_every, "checkpoint_every")
     next_save = state.games_done + checkpoint_every
     next_log = state.games_done + log_every

@@ -5,6 +5,7 @@
     tavli-train --resume run.npz --games 3e6 --rate 0.003 --checkpoint run.npz   # anneal
     tavli-train --resume run.npz --games 1e6 --export weights.npz --net-version v2
     tavli-train --average a.npz b.npz c.npz --export weights.npz --net-version v2
+    tavli-train --init-from weights.npz --alpha 0.003 --games 5e5 --checkpoint run.npz
 
 Progress goes to stderr (every --log-every games); the seed is echoed.
 """
@@ -45,6 +46,9 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--checkpoint", help="save the run here (every --checkpoint-every games)")
     p.add_argument("--checkpoint-every", type=parse_count, default=50_000)
     p.add_argument("--resume", help="continue the run saved in this checkpoint")
+    p.add_argument("--init-from", dest="init_from", metavar="WEIGHTS",
+                   help="a new run starting from this weights file's net instead of random "
+                        "weights (the shipped one: tavli_fast.neural.default_weights_path())")
     p.add_argument("--rate", type=_rate, default=None,
                    help="with --resume: the learning rate from here on (decaying as before)")
     p.add_argument("--log-every", type=parse_count, default=10_000)
@@ -72,6 +76,10 @@ def run(args: argparse.Namespace) -> int:
     if args.games is None:
         raise ValueError("--games is required (or --average)")
     seed = check_seed(args.seed)
+    if args.init_from and args.resume:
+        raise ValueError("--init-from starts a new run; --resume continues one: give one of them")
+    if args.init_from:
+        neural.load_net(args.init_from)  # a missing or damaged file fails here, before any output
     if args.rate is not None and args.resume is None:
         raise ValueError("--rate changes the rate of a resumed run (--resume); a new run takes --alpha")
     if args.resume is None:
@@ -80,7 +88,7 @@ def run(args: argparse.Namespace) -> int:
         state = train.train(
             args.games, seed, args.hidden, args.alpha, args.decay_games,
             backgammons=not args.no_backgammons, features=not args.no_features, rate=args.rate,
-            checkpoint=args.checkpoint,
+            init_from=args.init_from, checkpoint=args.checkpoint,
             checkpoint_every=args.checkpoint_every, resume=args.resume, log_every=args.log_every,
         )
     except KeyboardInterrupt:
