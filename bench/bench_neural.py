@@ -42,6 +42,15 @@ def test_evaluations_0ply(benchmark, boards):
     benchmark(net.evaluate_many, boards)
 
 
+def test_evaluations_0ply_without_the_hand_features(benchmark, boards):
+    """The shipped net cut to its 198 raw inputs: what the hand features cost."""
+    w1, b1, w2, b2 = default_net().arrays()
+    net = _core.NeuralNet(w1[:_core.NEURAL_BASE_INPUTS], b1, w2, b2)
+    assert net.n_inputs == 198
+    benchmark.extra_info["positions"] = N_POSITIONS
+    benchmark(net.evaluate_many, boards)
+
+
 def test_neural_games(benchmark):
     games = 200
     r = simulate("start", games=games, players=("neural", "neural"), seed=3)

@@ -105,24 +105,30 @@ cdef inline void _nn_side(NNInputs* x, const int8_t* row, int base) noexcept nog
         _nn_add(x, base + NN_PIP_UNIT, pips / 167.0)
 
 
-cdef inline uint64_t _nn_mask(const int8_t* row, int at_least) noexcept nogil:
-    """Bit p set for each point p = 1..24 where `row` has at least `at_least` checkers."""
-    cdef uint64_t m = 0
+ctypedef struct NNMasks:
+    uint64_t occupied           # bit p: a checker on point p (1..24), bit 25: on the bar
+    uint64_t made               # bit p: two or more checkers on point p
+    uint64_t occupied_mirror    # the same in the opponent's numbering (bit 25 - p; bar = bit 0)
+    uint64_t made_mirror
+
+
+cdef inline void _nn_masks(const int8_t* row, NNMasks* m) noexcept nogil:
+    """One pass over a side's points for its masks in both numberings."""
     cdef int p
+    cdef uint64_t bit, mirror
+    m.occupied = m.made = m.occupied_mirror = m.made_mirror = 0
     for p in range(1, 25):
-        if row[p] >= at_least:
-            m |= (<uint64_t>1) << p
-    return m
-
-
-cdef inline uint64_t _nn_mirror(uint64_t m) noexcept nogil:
-    """A mask of the opponent's points 1..25 (bar = 25) in my numbering (point 25 - q)."""
-    cdef uint64_t r = 0
-    cdef int q
-    for q in range(1, 26):
-        if m >> q & 1:
-            r |= (<uint64_t>1) << (25 - q)
-    return r
+        if row[p] >= 1:
+            bit = (<uint64_t>1) << p
+            mirror = (<uint64_t>1) << (25 - p)
+            m.occupied |= bit
+            m.occupied_mirror |= mirror
+            if row[p] >= 2:
+                m.made |= bit
+                m.made_mirror |= mirror
+    if row[BAR] > 0:
+        m.occupied |= (<uint64_t>1) << 25
+        m.occupied_mirror |= 1
 
 
 cdef int _nn_shots(uint64_t blots, uint64_t made, uint64_t hitters) noexcept nogil:
@@ -151,30 +157,29 @@ cdef int _nn_shots(uint64_t blots, uint64_t made, uint64_t hitters) noexcept nog
 
 
 cdef inline void _nn_features(NNInputs* x, const int8_t* on_roll, const int8_t* other) noexcept nogil:
-    cdef const int8_t* rows[2]
-    cdef uint64_t mine, theirs, made_by_them, run
-    cdef int s, rear, length, shots, their_rear
-    rows[0] = on_roll
-    rows[1] = other
+    cdef NNMasks m[2]
+    cdef uint64_t blots, run
+    cdef int s, length, shots
+    cdef int rear[2]
+    _nn_masks(on_roll, &m[0])
+    _nn_masks(other, &m[1])
     for s in range(2):
-        mine = _nn_mask(rows[s], 1) | ((<uint64_t>(rows[s][BAR] > 0)) << 25)
-        theirs = _nn_mirror(_nn_mask(rows[1 - s], 1) | ((<uint64_t>(rows[1 - s][BAR] > 0)) << 25))
-        shots = _nn_shots(_nn_mask(rows[s], 1) & ~_nn_mask(rows[s], 2), _nn_mask(rows[s], 2), theirs)
+        # In side s's numbering the opponent's checkers are its mirror masks.
+        blots = m[s].occupied & ~m[s].made & ~((<uint64_t>1) << 25)
+        shots = _nn_shots(blots, m[s].made, m[1 - s].occupied_mirror)
         if shots:
             _nn_add(x, NN_SHOTS_UNIT + 2 * s, shots / 36.0)
-        rear = 63 - tf_clz64(mine) if mine else 0
-        made_by_them = _nn_mirror(_nn_mask(rows[1 - s], 2)) & (((<uint64_t>1) << rear) - 1)
+        rear[s] = 63 - tf_clz64(m[s].occupied) if m[s].occupied else 0
+        run = m[1 - s].made_mirror & (((<uint64_t>1) << rear[s]) - 1)
         length = 0
-        run = made_by_them
         while run:
             run &= run << 1
             length += 1
         if length:
             _nn_add(x, NN_PRIME_UNIT + 2 * s, length / 6.0)
-        if s == 0:
-            their_rear = tf_ctz64(theirs)       # their rearmost checker in my numbering (64: none)
-            if mine and theirs and their_rear < rear:
-                _nn_add(x, NN_CONTACT_UNIT, 1.0)
+    # Contact: the opponent's rearmost checker (lowest in my numbering) is behind my rearmost.
+    if m[0].occupied and m[1].occupied and tf_ctz64(m[1].occupied_mirror) < rear[0]:
+        _nn_add(x, NN_CONTACT_UNIT, 1.0)
 
 
 cdef inline void nn_encode(NNInputs* x, const int8_t* on_roll, const int8_t* other,
