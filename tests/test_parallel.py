@@ -62,12 +62,18 @@ def test_worker_log_records_reach_the_parent(caplog):
     assert all("games in" in rec.getMessage() for rec in from_workers)
 
 
-def test_missing_bearoff_databases_are_built_once_in_the_parent(caplog, tmp_path):
+def test_missing_bearoff_databases_are_built_once_in_the_parent(caplog, tmp_path, monkeypatch):
+    from tavli_fast import bearoff
+
+    reads = []
+    read = bearoff.read_database
+    monkeypatch.setattr(bearoff, "read_database", lambda *a, **k: reads.append(a[0]) or read(*a, **k))
     caplog.set_level(logging.INFO, logger="tavli_fast")
     rollout("start", 2000, players="pubeval", seed=1, chunk_size=500, jobs=2, cache_dir=tmp_path)
     builds = [rec for rec in caplog.records if rec.getMessage().startswith("building the")]
     assert len(builds) == 2  # the one-sided and the two-sided database, once each
     assert all(rec.process == os.getpid() for rec in builds)  # not in the workers
+    assert reads == []  # built, not read: only the workers map and verify the 100 MB
 
 
 def interrupt_after(n_chunks):

@@ -240,26 +240,39 @@ def _version() -> str:
     return f"tavli_fast {__version__}"
 
 
-def load_one_sided(directory: Path, points: int, checkers: int, build: bool) -> dict:
+def _ensure_one_sided(directory: Path, points: int, checkers: int, build: bool) -> Path:
+    """The file's path, after building it if it is missing (and `build`)."""
     path = _one_sided_path(directory, points, checkers)
-    meta = {"points": points, "checkers": checkers}
     if not path.exists():
         if not build:
             raise FileNotFoundError(f"no one-sided bear-off database at {path}")
-        _build_and_write(path, "one-sided", meta, lambda: build_one_sided(points, checkers))
+        _build_and_write(path, "one-sided", {"points": points, "checkers": checkers},
+                         lambda: build_one_sided(points, checkers))
+    return path
+
+
+def _ensure_two_sided(directory: Path, checkers: int, build: bool) -> Path:
+    """The file's path, after building it if it is missing (and `build`)."""
+    path = _two_sided_path(directory, checkers)
+    if not path.exists():
+        if not build:
+            raise FileNotFoundError(f"no two-sided bear-off database at {path}")
+        _build_and_write(path, "two-sided", {"points": 6, "checkers": checkers},
+                         lambda: {"win_by_opponent": _core.bearoff_build_two_sided(checkers)})
+    return path
+
+
+def load_one_sided(directory: Path, points: int, checkers: int, build: bool) -> dict:
+    path = _ensure_one_sided(directory, points, checkers, build)
+    meta = {"points": points, "checkers": checkers}
     options = "" if (points, checkers) == (DEFAULT_POINTS, DEFAULT_CHECKERS) else (
         f" --points {points} --checkers {checkers}")
     return read_database(path, "one-sided", meta, _rebuild_hint(directory, options))[1]
 
 
 def load_two_sided(directory: Path, checkers: int, build: bool) -> np.ndarray:
-    path = _two_sided_path(directory, checkers)
+    path = _ensure_two_sided(directory, checkers, build)
     meta = {"points": 6, "checkers": checkers}
-    if not path.exists():
-        if not build:
-            raise FileNotFoundError(f"no two-sided bear-off database at {path}")
-        _build_and_write(path, "two-sided", meta,
-                         lambda: {"win_by_opponent": _core.bearoff_build_two_sided(checkers)})
     options = "" if checkers == DEFAULT_TWO_SIDED_CHECKERS else f" --two-sided {checkers}"
     return read_database(path, "two-sided", meta, _rebuild_hint(directory, options))[1][
         "win_by_opponent"]
@@ -421,6 +434,17 @@ def default_database(cache_dir: str | os.PathLike | None = None,
     """
     return _cached_database(cache_directory(cache_dir),
                             DEFAULT_TWO_SIDED_CHECKERS if two_sided else 0)
+
+
+def build_missing_databases(cache_dir: str | os.PathLike | None = None) -> None:
+    """Build the default database files that do not exist yet, without reading any.
+
+    For a parent process about to start workers: each worker loads (and verifies) the
+    files itself, so the parent need not map 100 MB it never reads.
+    """
+    directory = cache_directory(cache_dir)
+    _ensure_one_sided(directory, DEFAULT_POINTS, DEFAULT_CHECKERS, build=True)
+    _ensure_two_sided(directory, DEFAULT_TWO_SIDED_CHECKERS, build=True)
 
 
 def bearoff_rolls(points: Sequence[int], db: BearoffDatabase | None = None) -> np.ndarray:

@@ -393,10 +393,10 @@ def _first_mover_moments(opp: np.ndarray, n: int) -> tuple[float, ...]:
     return tuple(float(v) for v in (*sums, *sq))
 
 
-def unit_resources(unit: OpeningUnit) -> dict:
+def unit_resources(unit: OpeningUnit, load: bool = True) -> dict:
     """The bear-off tables and net the unit's games need (see players.game_resources)."""
     return game_resources((unit.player_on_roll, unit.first_mover), unit.bearoff_play,
-                          unit.truncate, unit.cache_dir)
+                          unit.truncate, unit.cache_dir, load=load)
 
 
 def run_unit(unit: OpeningUnit) -> UnitResult:

@@ -7,6 +7,7 @@ figures are the first mover's: after the opening play, the opponent is on roll.
 from __future__ import annotations
 
 import csv
+import functools
 import json
 import math
 import os
@@ -312,6 +313,9 @@ def read_checkpoint(path: str | os.PathLike) -> dict[str, Any]:
 # Running
 # ---------------------------------------------------------------------------------------------
 
+# run_units' prepare: build missing databases in the parent, once, without loading them there.
+_BUILD_MISSING = functools.partial(unit_resources, load=False)
+
 
 def openings(
     trials: object = DEFAULT_CHUNK_SIZE,
@@ -412,7 +416,7 @@ def openings(
     try:
         units = plan_units(request, 0, skip=lambda ri, c: c < tallies[ri].next_chunk)
         run_units(units, run_unit, completed, jobs=n_jobs, start_method=start_method,
-                  on_restart=restarted, prepare=unit_resources)
+                  on_restart=restarted, prepare=_BUILD_MISSING)
         if request.screen is not None:
             for t in tallies:
                 if t.survivors is None:
@@ -420,7 +424,7 @@ def openings(
             units = plan_units(request, 1, [t.survivors for t in tallies],  # type: ignore[misc]
                                skip=lambda ri, c: c < tallies[ri].next_chunk)
             run_units(units, run_unit, completed, jobs=n_jobs, start_method=start_method,
-                      on_restart=restarted, prepare=unit_resources)
+                      on_restart=restarted, prepare=_BUILD_MISSING)
     except KeyboardInterrupt:
         interrupted = True
     save(force=True)
@@ -609,7 +613,7 @@ def replies(
     interrupted = False
     try:
         run_units(units, run_unit, completed, jobs=n_jobs, start_method=start_method,
-                  prepare=unit_resources)
+                  prepare=_BUILD_MISSING)
     except KeyboardInterrupt:
         interrupted = True
     random_opponent = request.players[1] == "random"

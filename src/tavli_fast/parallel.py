@@ -17,6 +17,7 @@ worker function; rollouts use it with ``rollout.run_chunk``, opening statistics 
 
 from __future__ import annotations
 
+import functools
 import logging
 import logging.handlers
 import multiprocessing
@@ -373,7 +374,8 @@ def run_units(
     each result, stops the run early. Worker processes that die are replaced and their units run
     again (RuntimeError after MAX_CONSECUTIVE_FAILURES broken pools in a row); ``on_restart`` is
     called each time. ``prepare(first_unit)`` runs here before a pool starts: it builds what
-    every worker would otherwise build at once on a fresh machine (the bear-off databases).
+    every worker would otherwise build at once on a fresh machine (the bear-off databases),
+    without loading it here.
     KeyboardInterrupt stops the workers and propagates.
     """
     n_jobs = _check_jobs(jobs)
@@ -421,7 +423,8 @@ def run_request(
 
     try:
         run_units(todo, run_chunk, run.completed, jobs=jobs, start_method=start_method,
-                  done=lambda: tally.done, on_restart=restarted, prepare=chunk_resources)
+                  done=lambda: tally.done, on_restart=restarted,
+                  prepare=functools.partial(chunk_resources, load=False))
     except KeyboardInterrupt:
         interrupted = True
         log.info("interrupted: %d of %d chunks completed", len(tally.results), request.n_chunks)

@@ -70,19 +70,25 @@ def needs_net(kinds: tuple[int, ...]) -> bool:
 
 
 def game_resources(kinds: tuple[int, ...], bearoff_play: bool, truncate: bool = False,
-                   cache_dir: str | os.PathLike | None = None) -> dict[str, Any]:
+                   cache_dir: str | os.PathLike | None = None, *,
+                   load: bool = True) -> dict[str, Any]:
     """Keyword arguments ``bearoff`` and ``net`` for ``_core.run_games`` / ``_core.choose``:
     the bear-off tables and the neural net that games between these players need.
 
     Both are loaded once per process (memory-mapped databases, the shipped weights), so a
-    worker pays for them on its first chunk only.
+    worker pays for them on its first chunk only. With ``load=False`` nothing is loaded:
+    missing database files are only built (for a parent about to start workers, which load
+    them themselves), and both entries stay None.
     """
     resources: dict[str, Any] = {"bearoff": None, "net": None}
     if truncate or needs_bearoff(tuple(kinds) * (2 if len(kinds) == 1 else 1), bearoff_play):
-        from .bearoff import default_database
+        from .bearoff import build_missing_databases, default_database
 
+        if not load:
+            build_missing_databases(cache_dir)
+            return resources
         resources["bearoff"] = default_database(cache_dir).tables
-    if needs_net(tuple(kinds)):
+    if load and needs_net(tuple(kinds)):
         from .neural import default_net
 
         resources["net"] = default_net()

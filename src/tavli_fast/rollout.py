@@ -147,10 +147,10 @@ class ChunkResult:
         return cls(index, games, tuple(counts), plies_sum, plies_sumsq, truncated, moments)  # type: ignore[arg-type]
 
 
-def chunk_resources(chunk: RolloutChunk) -> dict:
+def chunk_resources(chunk: RolloutChunk, load: bool = True) -> dict:
     """The bear-off tables and net the chunk's games need (see players.game_resources)."""
     return game_resources((chunk.player0, chunk.player1), chunk.bearoff_play, chunk.truncate,
-                          chunk.cache_dir)
+                          chunk.cache_dir, load=load)
 
 
 def run_chunk(chunk: RolloutChunk) -> ChunkResult:
