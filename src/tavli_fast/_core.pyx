@@ -21,7 +21,9 @@ include "_pubeval.pxi"
 include "_greedy.pxi"
 include "_bearoff.pxi"
 include "_neural.pxi"
+include "_cube.pxi"
 include "_game.pxi"
+include "_match.pxi"
 
 
 # ---------------------------------------------------------------- helpers
@@ -318,7 +320,8 @@ def run_games(const int8_t[:, ::1] board, Py_ssize_t n_games, int player0, int p
               uint64_t seed, bint first_roll_no_doubles, bint backgammons,
               const int8_t[:, ::1] first_dice=None, BearoffTables bearoff=None,
               bint bearoff_play=True, bint truncate=False, int truncate_from_ply=0,
-              double[::1] per_game_equity=None, NeuralNet net=None):
+              double[::1] per_game_equity=None, NeuralNet net=None, cube_branches=None,
+              MatchTableC met=None):
     """Play n_games games from `board`; player0 is on roll first.
 
     Returns (counts int64[9], moments float64[12]):
@@ -337,6 +340,15 @@ def run_games(const int8_t[:, ::1] board, Py_ssize_t n_games, int player0, int p
     cubeless equity for player 0: paired comparisons (common random numbers)
     need the games one by one, not only their sums.
     `net`: the NeuralNet of the neural players (required when one plays).
+    `cube_branches`: play with the doubling cube, following up to two cube histories on
+    the same games: a sequence of tuples (value, owner, max_value, jacoby, beaver, away_me,
+    away_opp, crawford), each a starting cube seen by player 0 (owner 0 centre, 1 player
+    0, 2 player 1; away 0 = money), with `met` for a match.  Games are then never
+    truncated, and a third array is returned, cube = [sum_0, sum_1, sumsq_0, sumsq_1,
+    sum_d, sumsq_d, cube_0, cube_1]: per branch k the sums of each game's cubeful result
+    for player 0 (money: points per unit of branch 0's starting cube; match: MWC) and
+    of its square, the same for d = result_1 - result_0 (paired), and the sums of the
+    final cube values.
     """
     cdef Board b
     _load_board(board, &b)
@@ -351,9 +363,21 @@ def run_games(const int8_t[:, ::1] board, Py_ssize_t n_games, int player0, int p
     opt.backgammons = backgammons
     opt.bearoff = _tables_db(bearoff)
     opt.bearoff_play = bearoff_play
-    opt.truncate = False
     opt.truncate = truncate
     opt.truncate_from_ply = truncate_from_ply
+    opt.n_branches = 0
+    opt.stop_on_pass = False
+    if cube_branches is not None:
+        if not 1 <= len(cube_branches) <= MAX_BRANCHES:
+            raise ValueError(f"one or two cube branches, not {len(cube_branches)}")
+        for i, branch in enumerate(cube_branches):
+            if len(branch) != 8:
+                raise ValueError("a cube branch is (value, owner, max_value, jacoby, beaver, "
+                                 "away_me, away_opp, crawford)")
+            _cube_state(&opt.cube[i], branch[0], branch[1], branch[2], branch[3], branch[4],
+                        branch[5], branch[6], branch[7], met)
+        opt.n_branches = len(cube_branches)
+        opt.truncate = False
     if truncate and (bearoff is None or bearoff.db.two_checkers == 0):
         raise ValueError("truncation needs the two-sided bear-off database")
     if per_game_equity is not None and per_game_equity.shape[0] != n_games:
@@ -370,8 +394,11 @@ def run_games(const int8_t[:, ::1] board, Py_ssize_t n_games, int player0, int p
                     raise ValueError("forced dice must be 1..6 (or 0 for a normal roll)")
     counts = np.zeros(9, dtype=np.int64)
     moments = np.zeros(2 * N_FIGURES, dtype=np.float64)
+    cube_moments = np.zeros(8, dtype=np.float64)
     cdef int64_t[::1] c = counts
     cdef double[::1] m = moments
+    cdef double[::1] cm = cube_moments
+    cdef double v[MAX_BRANCHES]
     cdef double f[N_FIGURES]
     cdef Rng rng
     rng_seed(&rng, seed)
@@ -391,6 +418,15 @@ def run_games(const int8_t[:, ::1] board, Py_ssize_t n_games, int player0, int p
                 if r.outcome == FAILED:
                     failed = 1
                     break
+                if opt.n_branches:
+                    cube_figures(&r, &opt, v)
+                    for k in range(opt.n_branches):
+                        cm[k] += v[k]
+                        cm[2 + k] += v[k] * v[k]
+                        cm[6 + k] += r.cube[k]
+                    if opt.n_branches == 2:
+                        cm[4] += v[1] - v[0]
+                        cm[5] += (v[1] - v[0]) * (v[1] - v[0])
                 c[r.outcome] += 1
                 c[7] += r.plies
                 c[8] += <int64_t>r.plies * r.plies
@@ -405,6 +441,8 @@ def run_games(const int8_t[:, ::1] board, Py_ssize_t n_games, int player0, int p
         free(opt.scratch)
     if failed:
         raise RuntimeError("a game did not finish (corrupt position?)")
+    if opt.n_branches:
+        return counts, moments, cube_moments
     return counts, moments
 
 
@@ -422,6 +460,7 @@ def choose(const int8_t[:, ::1] board, int die1, int die2, int player, uint64_t 
     opt.bearoff = _tables_db(bearoff)
     opt.bearoff_play = bearoff_play
     opt.truncate = False
+    opt.n_branches = 0
     opt.net = _net_c(net)
     opt.scratch = NULL
     rng_seed(&rng, seed)
@@ -469,3 +508,141 @@ def rng_outputs(uint64_t seed, Py_ssize_t n):
     for i in range(n):
         v[i] = rng_next(&rng)
     return out
+
+
+# ---------------------------------------------------------------- the doubling cube
+
+cdef class MatchTableC:
+    """A match equity table as the cube kernels read it (met.py builds it)."""
+    cdef MatchTable t
+    cdef object _pre, _post
+
+    def __cinit__(self, pre, post):
+        self._pre = np.ascontiguousarray(pre, dtype=np.float64)
+        self._post = np.ascontiguousarray(post, dtype=np.float64)
+        cdef Py_ssize_t n = self._post.shape[0]
+        if self._pre.ndim != 2 or self._pre.shape[0] != n or self._pre.shape[1] != n or n < 1:
+            raise ValueError("a match equity table is pre_crawford (n, n) and post_crawford (n,)")
+        cdef double[:, ::1] pre_v = self._pre
+        cdef double[::1] post_v = self._post
+        self.t.n = <int>n
+        self.t.pre = &pre_v[0, 0]
+        self.t.post = &post_v[0]
+
+    @property
+    def size(self):
+        return self.t.n
+
+
+cdef int _cube_state(CubeState* s, int value, int owner, int max_value, bint jacoby,
+                     bint beaver, int away_me, int away_opp, bint crawford,
+                     MatchTableC met) except -1:
+    if owner < CUBE_CENTRE or owner > CUBE_THEIRS:
+        raise ValueError(f"unknown cube owner {owner}")
+    if value < 1 or max_value < value:
+        raise ValueError(f"bad cube value {value} (maximum {max_value})")
+    s.value = value
+    s.owner = owner
+    s.max_value = max_value
+    s.jacoby = jacoby
+    s.beaver = beaver
+    s.away_me = away_me
+    s.away_opp = away_opp
+    s.crawford = crawford
+    s.met = NULL
+    if away_me or away_opp:
+        if met is None:
+            raise ValueError("match play needs a match equity table")
+        if away_me < 1 or away_opp < 1 or away_me > met.t.n or away_opp > met.t.n:
+            raise ValueError(f"away counts {away_me}, {away_opp} outside the table (1..{met.t.n})")
+        s.met = &met.t
+    return 0
+
+
+def cube_efficiency_of(const int8_t[:, ::1] board):
+    """The cube efficiency x of a position (CUBE.md: contact 0.76, race, bear-off 0.6)."""
+    cdef Board b
+    _load_board(board, &b)
+    return cube_efficiency(&b)
+
+
+def cube_analysis(const double[::1] probabilities, double x, int value, int owner,
+                  int max_value, bint jacoby, bint beaver, int away_me, int away_opp,
+                  bint crawford, MatchTableC met=None):
+    """0-ply cube analysis: (cubeless, nd, dt, dp, mwc_nd, mwc_dt, mwc_dp, action, can_double).
+
+    `probabilities`: the five cubeless probabilities of the side on roll.  `owner`: 0 centre,
+    1 the side on roll, 2 the opponent.  away_me = away_opp = 0 is money play.
+    """
+    cdef CubeState s
+    cdef CubeAnalysis a
+    if probabilities.shape[0] != 5:
+        raise ValueError("five probabilities are needed")
+    _cube_state(&s, value, owner, max_value, jacoby, beaver, away_me, away_opp, crawford, met)
+    cube_analyse(&probabilities[0], x, &s, &a)
+    return (a.cubeless, a.nd, a.dt, a.dp, a.mwc_nd, a.mwc_dt, a.mwc_dp, a.action, bool(a.can_double))
+
+
+def run_matches(const int8_t[:, ::1] board, Py_ssize_t n_matches, int length, int score_a,
+                int score_b, bint post_crawford, int player_a, int player_b, uint64_t seed,
+                bint first_roll_no_doubles, bint backgammons, int max_cube, bint winner_starts,
+                MatchTableC met, BearoffTables bearoff=None, bint bearoff_play=True,
+                NeuralNet net=None):
+    """Play n_matches matches to `length` points from the score (score_a, score_b).
+
+    Every game starts from `board` (the starting position).  max_cube = 1 plays without the
+    cube.  Returns int64[N_MATCH_TALLIES]: matches won by A, games, sum of games squared,
+    sum of final cubes, A's single / gammon / backgammon wins, B's, games ended by a pass,
+    points scored by A and by B.
+    """
+    cdef Board b
+    _load_board(board, &b)
+    for p in (player_a, player_b):
+        _check_player(p, bearoff, net)
+    if met is None or length < 1 or length > met.t.n:
+        raise ValueError(f"a match of {length} points needs a match equity table that long")
+    if not (0 <= score_a < length and 0 <= score_b < length):
+        raise ValueError(f"score {score_a}-{score_b} is not one of a {length}-point match")
+    if max_cube < 1:
+        raise ValueError("max_cube must be at least 1")
+    cdef GameOptions opt
+    cdef MatchOptions m
+    cdef int players[2]
+    players[0] = player_a
+    players[1] = player_b
+    opt.net = _net_c(net)
+    opt.scratch = NULL
+    opt.first_roll_no_doubles = first_roll_no_doubles
+    opt.backgammons = backgammons
+    opt.bearoff = _tables_db(bearoff)
+    opt.bearoff_play = bearoff_play
+    opt.truncate_from_ply = 0
+    m.length = length
+    m.score[0] = score_a
+    m.score[1] = score_b
+    m.post_crawford = post_crawford
+    m.max_cube = max_cube
+    m.winner_starts = winner_starts
+    m.met = &met.t
+    tally = np.zeros(N_MATCH_TALLIES, dtype=np.int64)
+    cdef int64_t[::1] t = tally
+    cdef Rng rng
+    rng_seed(&rng, seed)
+    cdef MoveGen* g = _new_movegen()
+    cdef Py_ssize_t i
+    cdef bint failed = False
+    try:
+        if player_a == PLAYER_NEURAL_1PLY or player_b == PLAYER_NEURAL_1PLY:
+            opt.scratch = _new_movegen()
+        with nogil:
+            for i in range(n_matches):
+                play_match(g, &b, &opt, players, &m, &rng, &t[0])
+                if t[MT_GAMES] < 0:
+                    failed = True
+                    break
+    finally:
+        free(g)
+        free(opt.scratch)
+    if failed:
+        raise RuntimeError("a game did not finish (corrupt position?)")
+    return tally

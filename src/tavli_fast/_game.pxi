@@ -12,7 +12,11 @@ cdef enum:  # outcomes
     LOSE_GAMMON = 4
     LOSE_BACKGAMMON = 5
     TRUNCATED = 6               # stopped in the two-sided bear-off database
+    PASSED = 7                  # every cube branch ended by a pass, and the game stopped there
     FAILED = -1
+
+cdef enum:
+    MAX_BRANCHES = 2            # cube branches followed through one game (no double / double, take)
 
 # Per-game figures summed by run_games (gammons include backgammons).
 cdef enum:  # figures
@@ -34,11 +38,22 @@ ctypedef struct GameOptions:
     int truncate_from_ply       # ... but never before this ply (dice given with the position)
     const NeuralNetC* net       # the neural players' net, or NULL
     MoveGen* scratch            # a second generator for the 1-ply look ahead, or NULL
+    # The doubling cube (R21-R25).  Checker play never depends on the cube, so one game
+    # carries several cube histories at once ("branches": a cubeful rollout follows no
+    # double and double/take on the same dice).  Each branch starts from cube[k], seen by
+    # player 0; decisions are made before each roll from ply 1 on (ply 0 is the roll the
+    # position was rolled out with, or the opening roll).
+    int n_branches              # 0: a cubeless game
+    CubeState cube[MAX_BRANCHES]
+    bint stop_on_pass           # end the game once every branch has passed (matches);
+                                # else play on to the end for the cubeless figures
 
 ctypedef struct GameResult:
     int outcome                 # an Outcome
     int plies
     double win                  # P(player 0 wins): 0 or 1, exact in between when truncated
+    int points[MAX_BRANCHES]    # per branch: points player 0 won (< 0: lost), cube included
+    int cube[MAX_BRANCHES]      # per branch: the cube's final value
 
 
 cdef inline void board_switch(Board* b) noexcept nogil:
@@ -107,24 +122,146 @@ cdef inline void roll_for_ply(Rng* rng, int ply, bint first_roll_no_doubles,
         rng_dice(rng, d1, d2)
 
 
+cdef inline void cube_switch(CubeState* s) noexcept nogil:
+    """The cube seen by the other side (the turn passes)."""
+    cdef int a = s.away_me
+    s.away_me = s.away_opp
+    s.away_opp = a
+    if s.owner != CUBE_CENTRE:
+        s.owner = CUBE_THEIRS if s.owner == CUBE_MINE else CUBE_MINE
+
+
+cdef inline bint has_probabilities(int player) noexcept nogil:
+    return player == PLAYER_NEURAL or player == PLAYER_NEURAL_1PLY
+
+
+cdef inline void cube_view(const Board* b, int player, const double* p, double x,
+                           const CubeState* s, CubeAnalysis* a) noexcept nogil:
+    """How `player` judges the cube of `s` with the side on roll of `b` about to roll.
+
+    Neural players: the 0-ply model on the net's probabilities `p` (efficiency `x`).
+    Players without probabilities use a pip-count rule (cube.py documents it): no cube
+    action while there is contact; in a race, double with a lead of 8 % of its pip count
+    (9 % to redouble), and the opponent takes while at most 12 % behind (Trice's 8-9-12
+    rule); the post-Crawford trailer doubles at once.  The result is put in the model's
+    terms (action, DT against DP) so that both kinds are played the same way.
+    """
+    cdef int mine, theirs, q
+    cdef double lead
+    if has_probabilities(player):
+        cube_analyse(p, x, s, a)
+        return
+    a.can_double = cube_can_double(s)
+    a.nd = 0.0
+    a.dp = 1.0
+    a.dt = 2.0                          # pass
+    a.action = ACT_NO_DOUBLE_TAKE if a.can_double else ACT_CANNOT_DOUBLE
+    if cube_is_match(s) and s.away_opp == 1 and a.can_double:
+        a.action = ACT_DOUBLE_TAKE      # the post-Crawford trailer's free double
+    if not _pubeval_is_race(b):
+        a.dt = 0.0                      # contact: take
+        return
+    mine = theirs = 0
+    for q in range(1, 26):
+        mine += q * b.c[0][q]
+        theirs += q * b.c[1][q]
+    lead = (theirs - mine) / <double>max(mine, 1)
+    if lead <= 0.12:
+        a.dt = 0.0
+    if a.can_double and lead >= (0.09 if s.owner == CUBE_MINE else 0.08):
+        a.action = ACT_DOUBLE_TAKE
+
+
+cdef inline bint wants_double(int action) noexcept nogil:
+    return (action == ACT_DOUBLE_TAKE or action == ACT_DOUBLE_PASS
+            or action == ACT_OPTIONAL_DOUBLE_PASS or action == ACT_DOUBLE_BEAVER)
+
+
+cdef int cube_turn(const Board* b, int side, const GameOptions* opt, CubeState* s,
+                   double* p, bint* have_p) noexcept nogil:
+    """The cube action before `side` rolls: double?, then take (or beaver) or pass.
+    Returns the points the doubler wins by a pass, else 0.  `p` holds the net's
+    probabilities for this board once `have_p` is set: one evaluation serves every
+    branch and both players."""
+    cdef CubeAnalysis mine, theirs
+    cdef int doubler = opt.players[side], taker = opt.players[side ^ 1]
+    cdef double x = 0.0
+    if not cube_can_double(s):
+        return 0
+    if has_probabilities(doubler) or has_probabilities(taker):
+        x = cube_efficiency(b)
+        if not have_p[0]:
+            neural_probs(opt.net, b.c[0], b.c[1], p)
+            have_p[0] = True
+    cube_view(b, doubler, p, x, s, &mine)
+    if not wants_double(mine.action):
+        return 0
+    if has_probabilities(taker) == has_probabilities(doubler):
+        theirs = mine
+    else:
+        cube_view(b, taker, p, x, s, &theirs)
+    if theirs.dt > theirs.dp:
+        return s.value                      # pass: the doubler wins the cube's value
+    if (s.beaver and not cube_is_match(s) and theirs.dt < 0.0
+            and 4 * s.value <= s.max_value):
+        s.value *= 4                        # R23 beaver: the taker redoubles, keeping the cube
+    else:
+        s.value *= 2
+    s.owner = CUBE_THEIRS
+    return 0
+
+
+cdef inline int game_points(const Board* b, bint backgammons, const CubeState* s) noexcept nogil:
+    """Points won by row 0, who has just borne off its last checker (R20, R23, R24)."""
+    cdef int k = loser_result(b, backgammons)
+    if s.jacoby and not cube_is_match(s) and s.owner == CUBE_CENTRE:
+        k = 0                               # Jacoby: no gammons before the cube is turned
+    return s.value * (k + 1)
+
+
 cdef GameResult play_game(MoveGen* g, const Board* start, const GameOptions* opt, Rng* rng,
                           const int8_t* forced, int n_forced) noexcept nogil:
     """Play one game from `start` (player 0 on roll) to its end or its truncation."""
     cdef Board b = start[0]
     cdef int side = 0
-    cdef int d1, d2, n, k
+    cdef int d1, d2, n, k, passed
+    cdef int alive = opt.n_branches
+    cdef double p[NN_OUTPUTS]
+    cdef bint have_p
     cdef double w
     cdef GameResult r
+    cdef CubeState cube[MAX_BRANCHES]
+    cdef bint done[MAX_BRANCHES]
     r.plies = 0
     r.outcome = FAILED
     r.win = 0.0
+    for k in range(opt.n_branches):
+        cube[k] = opt.cube[k]
+        done[k] = False
+        r.points[k] = 0
+        r.cube[k] = cube[k].value
     while r.plies < MAX_PLIES:
-        if opt.truncate and r.plies >= opt.truncate_from_ply and opt.bearoff != NULL:
+        if (opt.truncate and opt.n_branches == 0 and r.plies >= opt.truncate_from_ply
+                and opt.bearoff != NULL):
             w = bearoff2_win(opt.bearoff, &b)
             if w >= 0.0:
                 # Inside the database no gammon is possible: both sides have borne off.
                 r.outcome = TRUNCATED
                 r.win = w if side == 0 else 1.0 - w
+                return r
+        if r.plies > 0:
+            have_p = False
+            for k in range(opt.n_branches):
+                if done[k]:
+                    continue
+                passed = cube_turn(&b, side, opt, &cube[k], p, &have_p)
+                r.cube[k] = cube[k].value
+                if passed:
+                    done[k] = True
+                    alive -= 1
+                    r.points[k] = passed if side == 0 else -passed
+            if alive == 0 and opt.n_branches and opt.stop_on_pass:
+                r.outcome = PASSED
                 return r
         roll_for_ply(rng, r.plies, opt.first_roll_no_doubles, forced, n_forced, &d1, &d2)
         n = generate_plays(g, &b, d1, d2)
@@ -136,8 +273,14 @@ cdef GameResult play_game(MoveGen* g, const Board* start, const GameOptions* opt
             k = loser_result(&b, opt.backgammons)
             r.outcome = k if side == 0 else LOSE_SINGLE + k
             r.win = 1.0 if side == 0 else 0.0
+            for k in range(opt.n_branches):
+                if not done[k]:
+                    passed = game_points(&b, opt.backgammons, &cube[k])
+                    r.points[k] = passed if side == 0 else -passed
             return r
         board_switch(&b)
+        for k in range(opt.n_branches):
+            cube_switch(&cube[k])
         side ^= 1
     return r
 
@@ -152,3 +295,14 @@ cdef inline void game_figures(const GameResult* r, double* f) noexcept nogil:
     f[FIG_LOSE_BACKGAMMON] = 1.0 if o == LOSE_BACKGAMMON else 0.0
     f[FIG_EQUITY] = (2.0 * r.win - 1.0 + f[FIG_WIN_GAMMON] - f[FIG_LOSE_GAMMON]
                      + f[FIG_WIN_BACKGAMMON] - f[FIG_LOSE_BACKGAMMON])
+
+
+cdef inline void cube_figures(const GameResult* r, const GameOptions* opt, double* v) noexcept nogil:
+    """Each branch's cubeful result for player 0: money, points per unit of branch 0's
+    starting cube; match, player 0's match winning chance after the game."""
+    cdef int k
+    for k in range(opt.n_branches):
+        if cube_is_match(&opt.cube[0]):
+            v[k] = mwc_after(&opt.cube[0], r.points[k])
+        else:
+            v[k] = r.points[k] / <double>opt.cube[0].value

@@ -1,0 +1,83 @@
+# Whole matches (R24-R25): games to N points in the C game loop, with the Crawford rule.
+# Included by _core.pyx after _game.pxi; match.py is its Python face.
+
+cdef enum:  # per-match tallies summed by run_matches, all integers
+    MT_WINS_A = 0               # matches won by player A
+    MT_GAMES = 1                # games played
+    MT_GAMES_SQ = 2             # sum over matches of games squared (for the SE)
+    MT_CUBE = 3                 # sum over games of the final cube value
+    MT_SINGLE_A = 4             # games won by A: single, gammon, backgammon (exclusive)
+    MT_GAMMON_A = 5
+    MT_BACKGAMMON_A = 6
+    MT_SINGLE_B = 7
+    MT_GAMMON_B = 8
+    MT_BACKGAMMON_B = 9
+    MT_PASSES = 10              # games that ended by a pass
+    MT_POINTS_A = 11            # points scored by A, by B (a match's last game counts in full)
+    MT_POINTS_B = 12
+    N_MATCH_TALLIES = 13
+
+ctypedef struct MatchOptions:
+    int length
+    int score[2]                # points already won by A (0) and B (1)
+    bint post_crawford          # the Crawford game has been played already
+    int max_cube                # 1: no cube
+    bint winner_starts          # Portes / tavli: the previous game's winner starts (T3)
+    const MatchTable* met
+
+
+cdef void play_match(MoveGen* g, const Board* start, GameOptions* opt, const int* players,
+                     const MatchOptions* m, Rng* rng, int64_t* tally) noexcept nogil:
+    """Play one match between players[0] (A) and players[1] (B) and add it to `tally`.
+
+    Each game starts at `start` with its starter on roll: the winner of the opening roll
+    (R5, a fair coin), or with `winner_starts` the previous game's winner.  The starter's
+    view of the cube and score goes into opt.cube[0]; a pass ends the game at once.
+    """
+    cdef int score[2]
+    cdef int starter = <int>rng_below(rng, 2), winner, k, points, games = 0
+    cdef bint crawford_done = m.post_crawford, crawford
+    cdef GameResult r
+    score[0] = m.score[0]
+    score[1] = m.score[1]
+    opt.n_branches = 1
+    opt.stop_on_pass = True
+    opt.truncate = False
+    while score[0] < m.length and score[1] < m.length:
+        crawford = False
+        if m.length - score[0] == 1 or m.length - score[1] == 1:
+            crawford = not crawford_done
+            crawford_done = True
+        opt.players[0] = players[starter]
+        opt.players[1] = players[starter ^ 1]
+        opt.cube[0].value = 1
+        opt.cube[0].owner = CUBE_CENTRE
+        opt.cube[0].max_value = m.max_cube
+        opt.cube[0].jacoby = False
+        opt.cube[0].beaver = False
+        opt.cube[0].away_me = m.length - score[starter]
+        opt.cube[0].away_opp = m.length - score[starter ^ 1]
+        opt.cube[0].crawford = crawford
+        opt.cube[0].met = m.met
+        r = play_game(g, start, opt, rng, NULL, 0)
+        if r.outcome == FAILED:
+            tally[MT_GAMES] = -1
+            return
+        points = r.points[0]
+        winner = starter if points > 0 else starter ^ 1
+        score[winner] += points if points > 0 else -points
+        tally[MT_POINTS_A + winner] += points if points > 0 else -points
+        tally[MT_CUBE] += r.cube[0]
+        if r.outcome == PASSED:
+            tally[MT_PASSES] += 1
+        else:
+            k = r.outcome if r.outcome < LOSE_SINGLE else r.outcome - LOSE_SINGLE
+            tally[(MT_SINGLE_A if winner == 0 else MT_SINGLE_B) + k] += 1
+        games += 1
+        if m.winner_starts:
+            starter = winner
+        else:
+            starter = <int>rng_below(rng, 2)
+    tally[MT_WINS_A] += 1 if score[0] >= m.length else 0
+    tally[MT_GAMES] += games
+    tally[MT_GAMES_SQ] += games * games
