@@ -34,9 +34,11 @@ from typing import Any, Callable, Sequence
 import numpy as np
 
 from . import _core
+from .checkpoint import read_checkpoint as _read_checkpoint
 from .inputs import check_count, check_seed, player_kinds
 from .players import PLAYERS, game_resources
 from .position import Position
+from .progress import RolloutProgress
 from .rollout import FIGURES, chunk_seed, figures_from_moments
 from .rules import Rules, get_rules
 from .stratify import stratified_dice
@@ -56,6 +58,11 @@ __all__ = [
     "make_openings_request",
     "plan_units",
     "run_unit",
+    "OpeningsJob",
+    "RepliesJob",
+    "CHECKPOINT_FORMAT",
+    "read_checkpoint",
+    "request_from_checkpoint",
 ]
 
 log = logging.getLogger(__name__)
@@ -533,3 +540,162 @@ class RollTally:
 
 _ARRAYS = ("games", "moments", "truncated", "plies", "pair_n", "pair_sum", "pair_sq", "cross")
 
+
+
+# ---------------------------------------------------------------------------------------------
+# The job kinds: plan, merge, progress and checkpoints (the driver runs them; see driver.Job)
+# ---------------------------------------------------------------------------------------------
+
+CHECKPOINT_FORMAT = "tavli_fast openings checkpoint"
+CHECKPOINT_VERSION = 1
+
+
+def read_checkpoint(path: str | Any) -> dict[str, Any]:
+    """Load and check an openings checkpoint; ValueError if it is not one."""
+    return _read_checkpoint(path, CHECKPOINT_FORMAT, CHECKPOINT_VERSION, "openings",
+                            {"request": dict, "rolls": list})
+
+
+def request_from_checkpoint(doc: dict[str, Any]) -> OpeningsRequest:
+    """The request saved in an openings checkpoint document."""
+    saved = doc["request"]
+    return make_openings_request(
+        trials=saved["trials"], players=tuple(saved["players"]), seed=saved["seed"],
+        rules=saved["rules"], rolls=",".join(saved["rolls"]), screen=saved["screen"],
+        screen_trials=saved["screen_trials"] if saved["screen"] is not None else None,
+        chunk_size=saved["chunk_size"], stratify=saved["stratify"], bearoff=saved["bearoff"],
+        truncate=saved["truncate"], cache_dir=saved.get("cache_dir"),
+    )
+
+
+class OpeningsJob:
+    """Opening statistics as a job of the driver: round 0 runs every play of every roll (the
+    short run when screening, else the whole run); with screening, round 1 runs the remaining
+    chunks for the plays within the threshold of each roll's best. One ``RollTally`` per roll.
+    """
+
+    worker = staticmethod(run_unit)
+
+    def __init__(self, request: OpeningsRequest, tallies: Sequence[RollTally] | None = None):
+        self.request = request
+        self.tallies = (list(tallies) if tallies is not None
+                        else [RollTally(len(rp.notations)) for rp in request.rolls])
+        self.resumed_games = self._games()
+        self._round = 0
+
+    @classmethod
+    def from_checkpoint(cls, doc: dict[str, Any], request: OpeningsRequest, path: str) -> "OpeningsJob":
+        """The job with the tallies saved in checkpoint ``doc``; ValueError if they do not fit."""
+        if len(doc["rolls"]) != len(request.rolls):
+            raise ValueError(f"checkpoint {path}: wrong number of rolls")
+        return cls(request, [RollTally.from_dict(len(rp.notations), d)
+                             for rp, d in zip(request.rolls, doc["rolls"])])
+
+    def _games(self) -> int:
+        return sum(int(t.games.sum()) for t in self.tallies)
+
+    def _not_done(self, roll_index: int, chunk: int) -> bool:
+        return chunk < self.tallies[roll_index].next_chunk
+
+    def plan(self) -> list[OpeningUnit]:
+        request = self.request
+        while self._round < 2:
+            phase = self._round
+            self._round += 1
+            if phase == 0:
+                units = plan_units(request, 0, skip=self._not_done)
+            elif request.screen is None:
+                return []
+            else:
+                for t in self.tallies:
+                    if t.survivors is None:
+                        t.choose_survivors(request.screen)
+                units = plan_units(request, 1, [t.survivors for t in self.tallies],  # type: ignore[misc]
+                                   skip=self._not_done)
+            if units:
+                return units
+        return []
+
+    def add(self, result: UnitResult) -> None:
+        self.tallies[result.roll_index].add(result)
+
+    done = False
+
+    def prepare(self, unit: OpeningUnit) -> None:
+        unit_resources(unit, load=False)
+
+    def progress(self, elapsed_s: float, session_s: float) -> RolloutProgress:
+        request = self.request
+        # Trials that screened-out plays will never play count as done.
+        skipped = sum((len(rp.notations) - len(t.survivors)) * (request.trials - request.screen_trials)
+                      for rp, t in zip(request.rolls, self.tallies) if t.survivors is not None)
+        done = self._games() + skipped
+        rate = (done - self.resumed_games) / session_s if session_s > 0 else 0.0
+        left = request.total_play_trials - done
+        return RolloutProgress(
+            trials_done=done, trials_total=request.total_play_trials, elapsed_s=elapsed_s,
+            games_per_second=rate, equity=math.nan, equity_se=math.nan,
+            eta_s=left / rate if rate > 0 else math.inf,
+        )
+
+    def to_checkpoint(self, elapsed_s: float) -> dict[str, Any]:
+        return {
+            "format": CHECKPOINT_FORMAT,
+            "version": CHECKPOINT_VERSION,
+            "request": {**self.request.identity(), "cache_dir": self.request.cache_dir},
+            "elapsed_s": elapsed_s,
+            "rolls": [t.to_dict() for t in self.tallies],
+        }
+
+
+class RepliesJob:
+    """One opening play against each reply roll of the opponent, as a job of the driver: one
+    round, one ``RollTally`` (of one play) per reply roll. No checkpoints."""
+
+    worker = staticmethod(run_unit)
+
+    def __init__(self, request: OpeningsRequest, board: bytes,
+                 reply_rolls: Sequence[tuple[int, int]]):
+        self.request = request
+        self.board = board
+        self.reply_rolls = tuple(reply_rolls)
+        self.tallies = [RollTally(1) for _ in self.reply_rolls]
+        self._planned = False
+
+    def plan(self) -> list[OpeningUnit]:
+        if self._planned:
+            return []
+        self._planned = True
+        request = self.request
+        base = _roll_seed(request.seed, request.rolls[0].roll)
+        units = []
+        for ri, reply in enumerate(self.reply_rolls):
+            seed_r = int(np.random.SeedSequence(base, spawn_key=(10 * reply[0] + reply[1],))
+                         .generate_state(1, np.uint64)[0])
+            for c, (t0, n) in enumerate(request.chunk_bounds()):
+                units.append(OpeningUnit(
+                    roll_index=ri, chunk=c, first_trial=t0, n_games=n, candidates=(0,),
+                    boards=(self.board,), roll_seed=seed_r, player_on_roll=request.player_ids[1],
+                    first_mover=request.player_ids[0], backgammons=bool(request.rules.backgammons),
+                    stratify=request.stratify, bearoff_play=request.bearoff_play,
+                    truncate=request.truncate, cache_dir=request.cache_dir, reply=reply,
+                ))
+        return units
+
+    def add(self, result: UnitResult) -> None:
+        self.tallies[result.roll_index].add(result)
+
+    done = False
+
+    def prepare(self, unit: OpeningUnit) -> None:
+        unit_resources(unit, load=False)
+
+    def progress(self, elapsed_s: float, session_s: float) -> RolloutProgress:
+        total = self.request.trials * len(self.reply_rolls)
+        done = sum(int(t.games[0]) for t in self.tallies)
+        rate = done / session_s if session_s > 0 else 0.0
+        return RolloutProgress(done, total, elapsed_s, rate, math.nan, math.nan,
+                               (total - done) / rate if rate > 0 else math.inf)
+
+    def to_checkpoint(self, elapsed_s: float) -> dict[str, Any]:
+        raise NotImplementedError("reply statistics have no checkpoints")

@@ -1,41 +1,41 @@
-"""Run the opening statistics on the process pool; the result as tables, JSON, CSV and a plot.
+"""The public opening statistics: ``openings`` and ``replies`` on any executor; the results as
+tables, JSON, CSV and a plot.
 
-``openings(...)`` is the public entry point (``openings.py`` holds the units of work). All
+Each validates its arguments into an ``OpeningsRequest`` and hands an ``OpeningsJob`` or
+``RepliesJob`` (``openings.py``, which holds the units of work) to the driver (``driver.py``)
+with an executor (``executors``). All
 figures are the first mover's: after the opening play, the opponent is on roll.
 """
 
 from __future__ import annotations
 
 import csv
-import functools
 import json
 import math
 import os
-import time
 from dataclasses import dataclass, field
 from typing import Any, Callable, Sequence
 
-from .checkpoint import read_checkpoint as _read_checkpoint
-from .checkpoint import write_checkpoint
+from .driver import run_job
+from .executors import make_executor
 from .openings import (
+    CHECKPOINT_FORMAT,
     DEFAULT_CHUNK_SIZE,
     OPENING_FIGURES,
+    OpeningsJob,
     OpeningsRequest,
+    RepliesJob,
     RollTally,
-    UnitResult,
     make_openings_request,
-    plan_units,
+    opening_rolls,
+    read_checkpoint,
+    request_from_checkpoint,
     roll_text,
-    run_unit,
-    unit_resources,
 )
-from .parallel import _check_jobs, run_units
 from .progress import RolloutProgress
+from .rules import get_rules
 
 __all__ = ["PlayStats", "RollStats", "OpeningsResult", "openings", "CHECKPOINT_FORMAT"]
-
-CHECKPOINT_FORMAT = "tavli_fast openings checkpoint"
-CHECKPOINT_VERSION = 1
 
 COMMON_DICE_NOTE = (
     "common dice: every play of a roll is rolled out on the same dice (common random numbers), "
@@ -287,34 +287,8 @@ class OpeningsResult:
 
 
 # ---------------------------------------------------------------------------------------------
-# Checkpoints
-# ---------------------------------------------------------------------------------------------
-
-
-def _write_checkpoint(path: str, request: OpeningsRequest, tallies: Sequence[RollTally],
-                      elapsed: float) -> None:
-    """Save the request and each roll's tally (atomically: see checkpoint.py)."""
-    write_checkpoint(path, {
-        "format": CHECKPOINT_FORMAT,
-        "version": CHECKPOINT_VERSION,
-        "request": {**request.identity(), "cache_dir": request.cache_dir},
-        "elapsed_s": elapsed,
-        "rolls": [t.to_dict() for t in tallies],
-    })
-
-
-def read_checkpoint(path: str | os.PathLike) -> dict[str, Any]:
-    """Load and check an openings checkpoint; ValueError if it is not one."""
-    return _read_checkpoint(path, CHECKPOINT_FORMAT, CHECKPOINT_VERSION, "openings",
-                            {"request": dict, "rolls": list})
-
-
-# ---------------------------------------------------------------------------------------------
 # Running
 # ---------------------------------------------------------------------------------------------
-
-# run_units' prepare: build missing databases in the parent, once, without loading them there.
-_BUILD_MISSING = functools.partial(unit_resources, load=False)
 
 
 def openings(
@@ -348,18 +322,13 @@ def openings(
     a file (its settings are used; ``jobs`` may differ). progress: called with a
     ``RolloutProgress`` (trials over all plays) after each unit of work.
     """
-    n_jobs = _check_jobs(jobs)
-    doc = None
+    executor = make_executor(jobs, start_method)
+    previous = 0.0
     if resume is not None:
         doc = read_checkpoint(resume)
-        saved = doc["request"]
-        request = make_openings_request(
-            trials=saved["trials"], players=tuple(saved["players"]), seed=saved["seed"],
-            rules=saved["rules"], rolls=",".join(saved["rolls"]), screen=saved["screen"],
-            screen_trials=saved["screen_trials"] if saved["screen"] is not None else None,
-            chunk_size=saved["chunk_size"], stratify=saved["stratify"], bearoff=saved["bearoff"],
-            truncate=saved["truncate"], cache_dir=saved.get("cache_dir"),
-        )
+        request = request_from_checkpoint(doc)
+        job = OpeningsJob.from_checkpoint(doc, request, os.fspath(resume))
+        previous = float(doc.get("elapsed_s") or 0.0)
         if checkpoint is None:
             checkpoint = resume
     else:
@@ -367,84 +336,27 @@ def openings(
             trials, players, seed, rules, rolls, screen, screen_trials, chunk_size, stratify,
             bearoff, truncate, cache_dir,
         )
-    tallies = [RollTally(len(rp.notations)) for rp in request.rolls]
-    previous = 0.0
-    if doc is not None:
-        if len(doc["rolls"]) != len(tallies):
-            raise ValueError(f"checkpoint {resume}: wrong number of rolls")
-        tallies = [RollTally.from_dict(len(rp.notations), d) for rp, d in zip(request.rolls, doc["rolls"])]
-        previous = float(doc.get("elapsed_s") or 0.0)
+        job = OpeningsJob(request)
     path = os.fspath(checkpoint) if checkpoint is not None else None
-    started = time.perf_counter()
-    last_save = [0.0]
-    resumed = sum(int(t.games.sum()) for t in tallies)
-
-    def elapsed() -> float:
-        return previous + time.perf_counter() - started
-
-    def save(force: bool = False) -> None:
-        now = time.perf_counter()
-        if path is not None and (force or now - last_save[0] >= 1.0):
-            _write_checkpoint(path, request, tallies, elapsed())
-            last_save[0] = now
-
-    def skipped() -> int:
-        # Trials that screened-out plays will never play count as done for the progress.
-        return sum((len(rp.notations) - len(t.survivors)) * (request.trials - request.screen_trials)
-                   for rp, t in zip(request.rolls, tallies) if t.survivors is not None)
-
-    def completed(result: UnitResult) -> None:
-        tallies[result.roll_index].add(result)
-        save()
-        if progress is not None:
-            done = sum(int(t.games.sum()) for t in tallies) + skipped()
-            session = time.perf_counter() - started
-            rate = (done - resumed) / session if session > 0 else 0.0
-            left = request.total_play_trials - done
-            progress(RolloutProgress(
-                trials_done=done, trials_total=request.total_play_trials, elapsed_s=elapsed(),
-                games_per_second=rate, equity=math.nan, equity_se=math.nan,
-                eta_s=left / rate if rate > 0 else math.inf,
-            ))
-
-    restarts = [0]
-
-    def restarted() -> None:
-        restarts[0] += 1
-
-    interrupted = False
-    try:
-        units = plan_units(request, 0, skip=lambda ri, c: c < tallies[ri].next_chunk)
-        run_units(units, run_unit, completed, jobs=n_jobs, start_method=start_method,
-                  on_restart=restarted, prepare=_BUILD_MISSING)
-        if request.screen is not None:
-            for t in tallies:
-                if t.survivors is None:
-                    t.choose_survivors(request.screen)
-            units = plan_units(request, 1, [t.survivors for t in tallies],  # type: ignore[misc]
-                               skip=lambda ri, c: c < tallies[ri].next_chunk)
-            run_units(units, run_unit, completed, jobs=n_jobs, start_method=start_method,
-                      on_restart=restarted, prepare=_BUILD_MISSING)
-    except KeyboardInterrupt:
-        interrupted = True
-    save(force=True)
+    with executor:
+        outcome = run_job(job, executor, progress=progress, checkpoint=path,
+                          previous_elapsed=previous)
     notes = []
     if players is None and resume is None:
         notes.append(f"players: {request.players[0]} for both sides, the strongest player available "
                      "(choose with --player/--players)")
-    if restarts[0]:
-        notes.append(f"{restarts[0]} worker pool restart(s) after a worker died")
+    if outcome.restarts:
+        notes.append(f"{outcome.restarts} worker pool restart(s) after a worker died")
     all_rolls = len(request.rolls) == (15 if request.rules.first_roll_no_doubles else 21)
     if not all_rolls:
         notes.append("the first mover's figures average only the rolls analysed (weights renormalised)")
-    stats = [_roll_stats(request, i, t) for i, t in enumerate(tallies)]
+    stats = [_roll_stats(request, i, t) for i, t in enumerate(job.tallies)]
     return OpeningsResult(
         rolls=stats, players=request.players, rules=request.rules.name, seed=request.seed,
         trials=request.trials, chunk_size=request.chunk_size, screen=request.screen,
-        screen_trials=request.screen_trials, jobs=n_jobs, elapsed_s=elapsed(),
-        interrupted=interrupted, all_rolls=all_rolls, notes=tuple(notes), checkpoint=path,
+        screen_trials=request.screen_trials, jobs=executor.workers, elapsed_s=outcome.elapsed_s,
+        interrupted=outcome.interrupted, all_rolls=all_rolls, notes=tuple(notes), checkpoint=path,
     )
-
 
 __all__ += ["read_checkpoint", "COMMON_DICE_NOTE", "OPENING_FIGURES"]  # re-exported
 
@@ -568,12 +480,7 @@ def replies(
     roll: ``"31"`` or (3, 1); play: its notation as listed by ``Position.plays`` (e.g.
     ``"8/5 6/5"``). ``trials`` per reply roll. Raises ValueError for a play that is not legal.
     """
-    import numpy as np
-
-    from .openings import OpeningUnit, _roll_seed, opening_rolls
-    from .rules import get_rules
-
-    n_jobs = _check_jobs(jobs)
+    executor = make_executor(jobs, start_method)
     request = make_openings_request(trials, players, seed, rules, [roll] if not isinstance(roll, str) else roll,
                                     None, None, chunk_size, stratify, bearoff, truncate, cache_dir)
     if len(request.rolls) != 1:
@@ -584,47 +491,18 @@ def replies(
                          + ", ".join(rp.notations))
     board = rp.boards[rp.notations.index(play)]
     reply_rolls = opening_rolls(get_rules("portes"))  # the opponent rolls normally: 21 rolls
-    base = _roll_seed(request.seed, rp.roll)
-    units = []
-    for ri, (reply, _) in enumerate(reply_rolls):
-        seed_r = int(np.random.SeedSequence(base, spawn_key=(10 * reply[0] + reply[1],))
-                     .generate_state(1, np.uint64)[0])
-        for c, (t0, n) in enumerate(request.chunk_bounds()):
-            units.append(OpeningUnit(
-                roll_index=ri, chunk=c, first_trial=t0, n_games=n, candidates=(0,), boards=(board,),
-                roll_seed=seed_r, player_on_roll=request.player_ids[1],
-                first_mover=request.player_ids[0], backgammons=bool(request.rules.backgammons),
-                stratify=request.stratify, bearoff_play=request.bearoff_play,
-                truncate=request.truncate, cache_dir=request.cache_dir, reply=reply,
-            ))
-    tallies = [RollTally(1) for _ in reply_rolls]
-    started = time.perf_counter()
-    total = request.trials * len(reply_rolls)
-
-    def completed(result: UnitResult) -> None:
-        tallies[result.roll_index].add(result)
-        if progress is not None:
-            done = sum(int(t.games[0]) for t in tallies)
-            el = time.perf_counter() - started
-            rate = done / el if el > 0 else 0.0
-            progress(RolloutProgress(done, total, el, rate, math.nan, math.nan,
-                                     (total - done) / rate if rate > 0 else math.inf))
-
-    interrupted = False
-    try:
-        run_units(units, run_unit, completed, jobs=n_jobs, start_method=start_method,
-                  prepare=_BUILD_MISSING)
-    except KeyboardInterrupt:
-        interrupted = True
+    job = RepliesJob(request, board, [reply for reply, _ in reply_rolls])
+    with executor:
+        outcome = run_job(job, executor, progress=progress)
     random_opponent = request.players[1] == "random"
     stats = []
-    for (reply, weight), t in zip(reply_rolls, tallies):
+    for (reply, weight), t in zip(reply_rolls, job.tallies):
         value, se = t.figures(0)
         text = None if random_opponent else _reply_play(board, reply, request.player_ids[1],
                                                         request.bearoff_play, request.cache_dir)
         stats.append(ReplyStats(reply, weight, text, int(t.games[0]), value, se))
     return RepliesResult(rp.roll, play, request.players, request.rules.name, request.seed,
-                         request.trials, stats, n_jobs, time.perf_counter() - started, interrupted)
-
+                         request.trials, stats, executor.workers, outcome.elapsed_s,
+                         outcome.interrupted)
 
 __all__ += ["ReplyStats", "RepliesResult", "replies"]

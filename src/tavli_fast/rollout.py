@@ -1,8 +1,10 @@
 """Rollouts as chunks of trials: plan, run one chunk, merge, report with standard errors.
 
-This module knows nothing of processes (see ``parallel.py`` for the pool). The unit of work is
-the ``RolloutChunk``: plain picklable data in, a ``ChunkResult`` of plain numbers out, so any
-backend that can call ``run_chunk`` (a process pool, Dask, Ray) can run a rollout.
+The job kind "rollout" of the driver (``driver.py``): ``RolloutJob`` plans the chunks, merges
+their results and writes and reads checkpoints. This module knows nothing of processes or
+clusters (``executors`` run the chunks). The unit of work is the ``RolloutChunk``: plain
+picklable data in, a ``ChunkResult`` of plain numbers out, so any executor that can call
+``run_chunk`` (a process pool, Dask) can run a rollout.
 
 Reproducibility: a rollout of ``trials`` games is cut into chunks of ``chunk_size`` trials
 (chunk ``c`` holds the global trials ``c*chunk_size ...``). Chunk ``c`` is seeded with
@@ -26,9 +28,11 @@ from typing import Any, Iterable, Sequence
 import numpy as np
 
 from . import _core
+from .checkpoint import read_checkpoint as _read_checkpoint
 from .inputs import check_count, check_seed, player_kinds, resolve_position
 from .players import game_resources
 from .position import Position
+from .progress import RolloutProgress
 from .rules import Rules, get_rules
 from .stratify import stratified_dice
 
@@ -47,6 +51,10 @@ __all__ = [
     "figures",
     "figures_from_moments",
     "chunk_seed",
+    "RolloutJob",
+    "CHECKPOINT_FORMAT",
+    "read_checkpoint",
+    "request_from_checkpoint",
 ]
 
 log = logging.getLogger(__name__)
@@ -263,11 +271,13 @@ class Tally:
         self.prefix = 0  # chunks 0..prefix-1 are all done
         self.prefix_totals = Totals()
         self.stop_at: int | None = None  # the prefix length at which target_se was reached
+        self._all = Totals()  # every completed chunk, in the order they arrived (progress only)
 
     def add(self, result: ChunkResult) -> None:
         if result.index in self.results:
             raise RuntimeError(f"chunk {result.index} counted twice")
         self.results[result.index] = result
+        self._all = self._all.add(result)
         prefix, totals = self.prefix, self.prefix_totals
         while self.stop_at is None and prefix in self.results:
             totals = totals.add(self.results[prefix])
@@ -291,8 +301,10 @@ class Tally:
         return [self.results[i] for i in sorted(self.results)]
 
     def current(self) -> Totals:
-        """All completed chunks so far (for progress reports)."""
-        return merge(self.results.values())
+        """All completed chunks so far, summed as they arrived: for progress reports only (the
+        result is always summed in chunk order). Kept up to date in ``add``, so a report costs
+        the same at the 100,000th chunk as at the first."""
+        return self._all
 
 
 # ---------------------------------------------------------------------------------------------
@@ -461,3 +473,126 @@ def plan_chunks(request: RolloutRequest) -> list[RolloutChunk]:
             )
         )
     return chunks
+
+
+# ---------------------------------------------------------------------------------------------
+# The job kind: plan, merge, progress and checkpoints (the driver runs it; see driver.Job)
+# ---------------------------------------------------------------------------------------------
+
+CHECKPOINT_FORMAT = "tavli_fast rollout checkpoint"
+CHECKPOINT_VERSION = 1
+
+
+def read_checkpoint(path: str | os.PathLike) -> dict[str, Any]:
+    """Load and check a rollout checkpoint; ValueError if it is not one."""
+    return _read_checkpoint(path, CHECKPOINT_FORMAT, CHECKPOINT_VERSION, "rollout",
+                            {"request": dict, "chunks": dict})
+
+
+def request_from_checkpoint(doc: dict[str, Any], **overrides: Any) -> RolloutRequest:
+    """The request saved in a checkpoint document, with the given settings replaced (None: kept)."""
+    req = doc["request"]
+    args = dict(
+        position=req["position"],
+        trials=req["trials"],
+        players=tuple(req["players"]),
+        seed=req["seed"],
+        rules=req["rules"],
+        stratify=req["stratify"],
+        bearoff=req.get("bearoff", True),
+        truncate=req.get("truncate", True),
+        cache_dir=req.get("cache_dir"),
+        chunk_size=req["chunk_size"],
+        target_se=req.get("target_se"),
+        min_trials=req.get("min_trials"),
+    )
+    args.update({k: v for k, v in overrides.items() if v is not None})
+    return make_request(**args)
+
+
+def _completed_from_checkpoint(
+    doc: dict[str, Any], request: RolloutRequest, path: str
+) -> list[ChunkResult]:
+    """Chunk results of the checkpoint that belong to ``request``'s plan (by index and size)."""
+    if doc["request"].get("board") != request.identity()["board"]:
+        raise ValueError(f"checkpoint {path} is for another position")
+    mine = request.identity()
+    theirs = {k: doc["request"].get(k) for k in mine}
+    diff = [k for k in mine if mine[k] != theirs[k]]
+    if diff:
+        details = ", ".join(f"{k}: checkpoint {theirs[k]!r}, requested {mine[k]!r}" for k in diff)
+        raise ValueError(f"checkpoint {path} does not match the request ({details})")
+    sizes = {c.index: c.n_games for c in plan_chunks(request)}
+    done = []
+    for key, values in doc["chunks"].items():
+        try:
+            index = int(key)
+        except ValueError:
+            raise ValueError(f"{path}: bad chunk index {key!r}") from None
+        result = ChunkResult.from_list(index, values)
+        if sizes.get(index) == result.games:  # chunks of another plan (other trials) are re-run
+            done.append(result)
+    return done
+
+
+class RolloutJob:
+    """A rollout as a job of the driver: one round of chunks, merged by ``Tally``.
+
+    ``completed``: chunk results already done (from a checkpoint); their chunks are not planned.
+    """
+
+    worker = staticmethod(run_chunk)
+
+    def __init__(self, request: RolloutRequest, completed: Iterable[ChunkResult] = ()):
+        self.request = request
+        self.tally = Tally(request.n_chunks, request.target_se, request.min_trials)
+        for r in sorted(completed, key=lambda r: r.index):
+            self.tally.add(r)
+        self.resumed_games = sum(r.games for r in self.tally.results.values())
+        self._planned = False
+
+    @classmethod
+    def from_checkpoint(cls, doc: dict[str, Any], request: RolloutRequest, path: str) -> "RolloutJob":
+        """The job of ``request`` with the matching chunks of checkpoint ``doc`` done already;
+        ValueError if the checkpoint is for another rollout."""
+        return cls(request, _completed_from_checkpoint(doc, request, path))
+
+    def plan(self) -> list[RolloutChunk]:
+        if self._planned:
+            return []
+        self._planned = True
+        return [c for c in plan_chunks(self.request) if c.index not in self.tally.results]
+
+    def add(self, result: ChunkResult) -> None:
+        self.tally.add(result)
+
+    @property
+    def done(self) -> bool:
+        return self.tally.done
+
+    def prepare(self, chunk: RolloutChunk) -> None:
+        chunk_resources(chunk, load=False)
+
+    def progress(self, elapsed_s: float, session_s: float) -> RolloutProgress:
+        current = self.tally.current()
+        rate = (current.games - self.resumed_games) / session_s if session_s > 0 else 0.0
+        left = 0 if self.tally.stop_at is not None else self.request.trials - current.games
+        return RolloutProgress(
+            trials_done=current.games,
+            trials_total=self.request.trials,
+            elapsed_s=elapsed_s,
+            games_per_second=rate,
+            equity=current.equity if current.games else float("nan"),
+            equity_se=current.equity_se(),
+            eta_s=left / rate if rate > 0 else float("inf"),
+        )
+
+    def to_checkpoint(self, elapsed_s: float) -> dict[str, Any]:
+        results = self.tally.results
+        return {
+            "format": CHECKPOINT_FORMAT,
+            "version": CHECKPOINT_VERSION,
+            "request": self.request.to_dict(),
+            "elapsed_s": elapsed_s,
+            "chunks": {str(i): results[i].to_list() for i in sorted(results)},
+        }

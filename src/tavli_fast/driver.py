@@ -1,0 +1,156 @@
+"""The driver of every long run: plan units -> an executor runs them -> merge -> result.
+
+A *job kind* (``rollout.RolloutJob``, ``openings.OpeningsJob``, ...) says what the units of
+work are and how their results add up; an *executor* (``executors.local``, ``executors.dask``)
+says where the units run. The driver joins the two, once for every kind and executor:
+
+1. ``job.plan()`` gives the units of the next round (units already done, e.g. read from a
+   checkpoint, are left out); an empty list ends the run. Most kinds have one round; a kind
+   whose later units depend on earlier results (openings' screening) plans a second round once
+   the first is merged.
+2. The executor runs ``job.worker(unit)`` on each unit, wherever it likes, and hands each
+   result back here. The driver passes every unit's result to ``job.add`` exactly once (a
+   second result for the same unit is an error, never a double count); the kind merges the
+   results in unit index order, so the numbers never depend on which unit finished first.
+3. After each result: ``job.done`` may stop the run early (a target standard error), the
+   progress callback gets ``job.progress(...)``, and at most once a second the checkpoint file
+   is rewritten from ``job.to_checkpoint(...)`` (and once more at the end).
+4. Ctrl-C (KeyboardInterrupt) stops the executor (outstanding units are cancelled) and the run
+   returns what was merged, flagged ``interrupted``; the checkpoint then holds it for a resume,
+   which may use any executor.
+
+This module knows nothing of processes, clusters or of any particular kind of job.
+"""
+
+from __future__ import annotations
+
+import logging
+import time
+from dataclasses import dataclass
+from typing import Any, Callable, Protocol, Sequence
+
+from .checkpoint import write_checkpoint
+from .progress import RolloutProgress
+
+__all__ = ["Job", "Executor", "RunOutcome", "ProgressCallback", "run_job"]
+
+log = logging.getLogger(__name__)
+
+ProgressCallback = Callable[[RolloutProgress], Any]
+
+#: Seconds between two checkpoint writes while a run goes on (it is always written at the end).
+CHECKPOINT_INTERVAL_S = 1.0
+
+
+class Job(Protocol):
+    """One kind of long run, as the driver sees it. A new kind implements this in its own module.
+
+    ``worker`` must be a module-level function (so that it pickles by reference) taking one unit
+    (plain picklable data) and returning plain picklable numbers; it must not depend on where or
+    in which order it runs.
+    """
+
+    worker: Callable[[Any], Any]
+
+    def plan(self) -> Sequence[Any]:
+        """The units of the next round that are not done yet, in index order; [] when finished."""
+
+    def add(self, result: Any) -> None:
+        """Merge one unit's result (called exactly once per unit, in the order units finish)."""
+
+    @property
+    def done(self) -> bool:
+        """True once the run may stop before all planned units have run (e.g. SE reached)."""
+
+    def prepare(self, unit: Any) -> None:
+        """Make what every worker of a machine needs before the first unit runs there (build the
+        bear-off databases into the cache, without loading them); called once per machine."""
+
+    def progress(self, elapsed_s: float, session_s: float) -> RolloutProgress:
+        """Where the run stands; ``session_s`` is the time of this session (not of resumed work)."""
+
+    def to_checkpoint(self, elapsed_s: float) -> dict[str, Any]:
+        """A JSON-ready document from which the kind's ``from_checkpoint`` rebuilds the job."""
+
+
+class Executor(Protocol):
+    """Runs units of work somewhere (see ``executors``)."""
+
+    #: Workers that run units at once (processes of the local pool, threads of a cluster).
+    workers: int
+    #: Times lost workers made units run again (the local pool's fresh pools).
+    restarts: int
+
+    def run(
+        self,
+        units: Sequence[Any],
+        worker: Callable[[Any], Any],
+        completed: Callable[[int, Any], Any],
+        done: Callable[[], bool],
+        prepare: Callable[[Any], Any] | None,
+    ) -> None:
+        """Call ``completed(i, worker(units[i]))`` here for each unit, once each, until all ran
+        or ``done()`` is true. Units whose worker died are run again. KeyboardInterrupt stops
+        the workers (outstanding units are dropped) and propagates."""
+
+
+@dataclass(frozen=True)
+class RunOutcome:
+    """How a run went (the numbers themselves are in the job)."""
+
+    elapsed_s: float  # including the time of the resumed checkpoint
+    interrupted: bool
+    restarts: int
+
+
+def run_job(
+    job: Job,
+    executor: Executor,
+    *,
+    progress: ProgressCallback | None = None,
+    checkpoint: str | None = None,
+    previous_elapsed: float = 0.0,
+) -> RunOutcome:
+    """Run ``job`` on ``executor`` until it is finished, stopped early or interrupted.
+
+    ``checkpoint``: a file kept up to date with ``job.to_checkpoint`` (written atomically).
+    ``previous_elapsed``: seconds already spent by the run being resumed.
+    """
+    started = time.perf_counter()
+    last_save = -float("inf")
+
+    def elapsed() -> float:
+        return previous_elapsed + time.perf_counter() - started
+
+    def save(force: bool = False) -> None:
+        nonlocal last_save
+        now = time.perf_counter()
+        if checkpoint is not None and (force or now - last_save >= CHECKPOINT_INTERVAL_S):
+            write_checkpoint(checkpoint, job.to_checkpoint(elapsed()))
+            last_save = now
+
+    interrupted = False
+    try:
+        while not job.done:
+            units = job.plan()
+            if not units:
+                break
+            seen: set[int] = set()
+
+            def completed(i: int, result: Any) -> None:
+                if i in seen or not 0 <= i < len(units):
+                    raise RuntimeError(f"unit {i} of this round was returned twice or is unknown")
+                seen.add(i)
+                job.add(result)
+                save()
+                if progress is not None:
+                    progress(job.progress(elapsed(), time.perf_counter() - started))
+
+            executor.run(units, job.worker, completed, lambda: job.done, job.prepare)
+            if len(seen) < len(units) and not job.done:
+                raise RuntimeError(f"the executor returned {len(seen)} of {len(units)} units")
+    except KeyboardInterrupt:
+        interrupted = True
+        log.info("interrupted; the result holds the units completed so far")
+    save(force=True)
+    return RunOutcome(elapsed_s=elapsed(), interrupted=interrupted, restarts=executor.restarts)

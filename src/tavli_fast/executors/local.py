@@ -1,0 +1,241 @@
+"""The local executor: a pool of worker processes on this machine, or this process for jobs=1.
+
+- Workers run the job's module-level worker function (the C game loop, GIL released); the
+  parent only merges plain numbers.
+- A worker that dies (killed, crashed) breaks the pool: the units that were in flight run again
+  on a fresh pool. Each unit's result is handed over exactly once.
+- Ctrl-C (KeyboardInterrupt in the parent) stops the workers at once and propagates.
+- Worker log records reach the parent's loggers through a ``multiprocessing`` queue
+  (``logging.handlers.QueueHandler`` in the workers, a small listener thread in the parent), which
+  works with every start method (fork, forkserver, spawn).
+"""
+
+from __future__ import annotations
+
+import logging
+import logging.handlers
+import multiprocessing
+import os
+import queue as queue_module
+import signal
+import threading
+from concurrent.futures import FIRST_COMPLETED, Future, ProcessPoolExecutor, wait
+from concurrent.futures.process import BrokenProcessPool
+from numbers import Integral
+from typing import Any, Callable, Sequence
+
+__all__ = ["LocalExecutor", "check_jobs", "default_jobs", "default_start_method",
+           "MAX_CONSECUTIVE_FAILURES"]
+
+log = logging.getLogger(__name__)
+
+#: A pool that breaks this many times in a row without finishing a unit is given up on.
+MAX_CONSECUTIVE_FAILURES = 3
+
+
+def default_jobs() -> int:
+    """The number of CPUs this process may run on."""
+    try:
+        return max(1, len(os.sched_getaffinity(0)))
+    except (AttributeError, OSError):  # pragma: no cover - platforms without sched_getaffinity
+        return max(1, os.cpu_count() or 1)
+
+
+def default_start_method() -> str:
+    """``forkserver`` where available (safe with the parent's threads), else ``spawn``."""
+    methods = multiprocessing.get_all_start_methods()
+    return "forkserver" if "forkserver" in methods else "spawn"
+
+
+def check_jobs(jobs: object) -> int:
+    """``jobs`` as a whole number >= 1 (None: the CPUs available); ValueError otherwise."""
+    if jobs is None:
+        return default_jobs()
+    if isinstance(jobs, bool) or not isinstance(jobs, Integral):
+        raise ValueError(f"jobs must be a whole number >= 1, got {jobs!r}")
+    if jobs < 1:
+        raise ValueError(f"jobs must be >= 1, got {jobs}")
+    return int(jobs)
+
+
+# ---------------------------------------------------------------------------------------------
+# Worker side
+# ---------------------------------------------------------------------------------------------
+
+
+def _worker_init(log_queue: Any, level: int) -> None:
+    """Pool initializer: ignore SIGINT (the parent handles Ctrl-C) and send logs to the parent."""
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+    root = logging.getLogger()
+    for h in list(root.handlers):
+        root.removeHandler(h)
+    root.addHandler(logging.handlers.QueueHandler(log_queue))
+    root.setLevel(level)
+
+
+class _LogListener:
+    """Parent side of worker logging: hands queued records to the parent's own loggers.
+
+    A thread polls the queue with a timeout and stops on an event (not on a sentinel put into the
+    queue), so a worker killed while writing to the queue cannot make the parent hang.
+    """
+
+    def __init__(self, log_queue: Any):
+        self.queue = log_queue
+        self._stop = threading.Event()
+        self._thread = threading.Thread(target=self._run, name="tavli-log-listener", daemon=True)
+        self._thread.start()
+
+    def _run(self) -> None:
+        while True:
+            try:
+                record = self.queue.get(timeout=0.05)
+            except queue_module.Empty:
+                if self._stop.is_set():
+                    return
+                continue
+            except (EOFError, OSError):
+                return
+            logger = logging.getLogger(record.name)
+            if logger.isEnabledFor(record.levelno):
+                logger.handle(record)
+
+    def stop(self) -> None:
+        self._stop.set()
+        self._thread.join(timeout=5)
+
+
+# ---------------------------------------------------------------------------------------------
+# The executor
+# ---------------------------------------------------------------------------------------------
+
+
+def _kill_pool(executor: ProcessPoolExecutor) -> None:
+    """Stop a pool now: terminate its workers (they may be in the middle of a unit)."""
+    processes = list((getattr(executor, "_processes", None) or {}).values())
+    for p in processes:
+        if p.is_alive():
+            p.terminate()
+    for p in processes:
+        p.join(timeout=5)
+    executor.shutdown(wait=True, cancel_futures=True)
+
+
+class LocalExecutor:
+    """Runs units on ``jobs`` worker processes of this machine (``jobs == 1``: in this process).
+
+    start_method: how workers start (default forkserver where available, else spawn).
+    """
+
+    name = "local"
+
+    def __init__(self, jobs: int | None = None, start_method: str | None = None):
+        self.workers = check_jobs(jobs)
+        self.start_method = start_method or default_start_method()
+        self.restarts = 0
+
+    def __enter__(self) -> "LocalExecutor":
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        pass
+
+    def run(
+        self,
+        units: Sequence[Any],
+        worker: Callable[[Any], Any],
+        completed: Callable[[int, Any], Any],
+        done: Callable[[], bool],
+        prepare: Callable[[Any], Any] | None = None,
+    ) -> None:
+        """See ``driver.Executor.run``. In a pool, units are submitted in the given order (at
+        most two per worker in flight), results of units finishing together are handed over in
+        that order, and ``prepare(units[0])`` runs here first (it builds what every worker would
+        otherwise build at once on a fresh machine, without loading it here)."""
+        if not units or done():
+            return
+        if self.workers == 1:
+            for i, unit in enumerate(units):
+                completed(i, worker(unit))
+                if done():
+                    return
+            return
+        if prepare is not None:
+            prepare(units[0])
+        self._run_pool(units, worker, completed, done)
+
+    def _run_pool(
+        self,
+        units: Sequence[Any],
+        worker: Callable[[Any], Any],
+        completed: Callable[[int, Any], Any],
+        done: Callable[[], bool],
+    ) -> None:
+        """A broken pool (a dead worker) is replaced and its unfinished units are run again, so
+        each unit's result arrives exactly once; RuntimeError after MAX_CONSECUTIVE_FAILURES
+        broken pools in a row."""
+        ctx = multiprocessing.get_context(self.start_method)
+        pending = list(enumerate(units))  # (index, unit)
+        workers = min(self.workers, len(pending))
+        level = logging.getLogger("tavli_fast").getEffectiveLevel()
+        failures = 0
+        while pending:
+            log_queue = ctx.Queue()
+            listener = _LogListener(log_queue)
+            executor = ProcessPoolExecutor(
+                max_workers=workers, mp_context=ctx, initializer=_worker_init,
+                initargs=(log_queue, level),
+            )
+            inflight: dict[Future, tuple[int, Any]] = {}
+            broken = False
+            finished = False
+            try:
+                while (pending or inflight) and not done():
+                    while pending and len(inflight) < 2 * workers:
+                        try:
+                            future = executor.submit(worker, pending[0][1])
+                        except BrokenProcessPool:  # a worker died since the last result arrived
+                            broken = True
+                            break
+                        inflight[future] = pending.pop(0)
+                    if broken and not inflight:
+                        break
+                    ready, _ = wait(inflight, return_when=FIRST_COMPLETED)
+                    for fut in sorted(ready, key=lambda f: inflight[f][0]):
+                        item = inflight.pop(fut)
+                        try:
+                            result = fut.result()
+                        except BrokenProcessPool:
+                            broken = True
+                            pending.append(item)
+                            continue
+                        failures = 0
+                        completed(item[0], result)
+                    if broken:
+                        break
+                finished = not broken and not inflight
+            finally:
+                if broken:
+                    pending.extend(inflight.values())
+                    pending.sort(key=lambda item: item[0])
+                if finished:  # let the workers exit normally, so their last log records arrive
+                    executor.shutdown(wait=True)
+                else:  # interrupted, broken, or stopped early with units in flight
+                    _kill_pool(executor)
+                listener.stop()
+                log_queue.close()
+                log_queue.join_thread()
+            if done():
+                return
+            if broken:
+                failures += 1
+                self.restarts += 1
+                log.warning(
+                    "a worker process died; re-running %d unfinished unit(s) on a fresh pool",
+                    len(pending),
+                )
+                if failures >= MAX_CONSECUTIVE_FAILURES:
+                    raise RuntimeError(
+                        f"worker processes died {failures} times in a row without finishing a "
+                        "unit of work"
+                    )
