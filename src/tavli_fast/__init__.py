@@ -1,7 +1,8 @@
 """tavli_fast: a fast, rules-exact simulation and rollout engine for tavli / backgammon.
 
 Public names: Position, legal_positions, play_notation, simulate, rollout,
-resume_rollout and the batch move-generation functions.  The hot loops live in the compiled
+resume_rollout, cube_decision, match_equity, play_matches and the batch move-generation
+functions.  The hot loops live in the compiled
 extension ``tavli_fast._core``.
 """
 
@@ -19,6 +20,7 @@ except ImportError as exc:  # pragma: no cover - exercised by hand, not in CI
         f"Original error: {exc}"
     ) from exc
 
+from .cube import CubeDecision, cube_decision
 from .bearoff import (
     BearoffDatabase,
     BearoffDatabaseError,
@@ -38,7 +40,8 @@ from .movegen import (
 )
 from .neural import NeuralNetError, Probabilities, evaluate
 from .openings_report import OpeningsResult, RepliesResult, openings, replies
-from .parallel import resume_rollout, rollout
+from .match import MatchResult
+from .parallel import play_matches, resume_rollout, rollout
 from .players import choose
 from .position import GameContext, Play, Position
 from .results import RolloutResult
@@ -50,9 +53,11 @@ __all__ = [
     "ALL_ROLLS",
     "BearoffDatabase",
     "BearoffDatabaseError",
+    "CubeDecision",
     "GameContext",
     "InvalidDiceError",
     "InvalidPositionError",
+    "MatchResult",
     "NeuralNetError",
     "OpeningsResult",
     "Play",
@@ -68,12 +73,14 @@ __all__ = [
     "bearoff_win_probability",
     "choose",
     "count_plays_batch",
+    "cube_decision",
     "evaluate",
     "generate_plays_batch",
     "generate_positions",
     "get_rules",
     "legal_positions",
     "openings",
+    "play_matches",
     "play_notation",
     "replies",
     "resume_rollout",

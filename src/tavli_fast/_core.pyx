@@ -345,10 +345,11 @@ def run_games(const int8_t[:, ::1] board, Py_ssize_t n_games, int player0, int p
     away_opp, crawford), each a starting cube seen by player 0 (owner 0 centre, 1 player
     0, 2 player 1; away 0 = money), with `met` for a match.  Games are then never
     truncated, and a third array is returned, cube = [sum_0, sum_1, sumsq_0, sumsq_1,
-    sum_d, sumsq_d, cube_0, cube_1]: per branch k the sums of each game's cubeful result
-    for player 0 (money: points per unit of branch 0's starting cube; match: MWC) and
-    of its square, the same for d = result_1 - result_0 (paired), and the sums of the
-    final cube values.
+    sum_d, sumsq_d, cube_0, cube_1, sum_cl, sumsq_cl]: per branch k the sums of each
+    game's cubeful result for player 0 (money: points per unit of branch 0's starting
+    cube; match: MWC) and of its square, the same for d = result_1 - result_0 (paired),
+    the sums of the final cube values, and the same two sums of the cubeless result on
+    that scale (a dead cube at branch 0's value).
     """
     cdef Board b
     _load_board(board, &b)
@@ -394,11 +395,12 @@ def run_games(const int8_t[:, ::1] board, Py_ssize_t n_games, int player0, int p
                     raise ValueError("forced dice must be 1..6 (or 0 for a normal roll)")
     counts = np.zeros(9, dtype=np.int64)
     moments = np.zeros(2 * N_FIGURES, dtype=np.float64)
-    cube_moments = np.zeros(8, dtype=np.float64)
+    cube_moments = np.zeros(10, dtype=np.float64)
     cdef int64_t[::1] c = counts
     cdef double[::1] m = moments
     cdef double[::1] cm = cube_moments
     cdef double v[MAX_BRANCHES]
+    cdef double cubeless
     cdef double f[N_FIGURES]
     cdef Rng rng
     rng_seed(&rng, seed)
@@ -419,7 +421,9 @@ def run_games(const int8_t[:, ::1] board, Py_ssize_t n_games, int player0, int p
                     failed = 1
                     break
                 if opt.n_branches:
-                    cube_figures(&r, &opt, v)
+                    cube_figures(&r, &opt, v, &cubeless)
+                    cm[8] += cubeless
+                    cm[9] += cubeless * cubeless
                     for k in range(opt.n_branches):
                         cm[k] += v[k]
                         cm[2 + k] += v[k] * v[k]
@@ -557,6 +561,30 @@ cdef int _cube_state(CubeState* s, int value, int owner, int max_value, bint jac
             raise ValueError(f"away counts {away_me}, {away_opp} outside the table (1..{met.t.n})")
         s.met = &met.t
     return 0
+
+
+def match_mwc(MatchTableC met, int away_me, int away_opp, bint post):
+    """MWC of the player `away_me` points from winning against `away_opp` (<= 0: won);
+    `post`: the Crawford game has been played (read the post-Crawford table)."""
+    if away_me > met.t.n or away_opp > met.t.n:
+        raise ValueError(f"away counts {away_me}, {away_opp} outside the table (at most {met.t.n})")
+    if away_me <= 0 and away_opp <= 0:
+        raise ValueError("both players cannot have won")
+    return met_mwc(&met.t, away_me, away_opp, post)
+
+
+def cube_allows_double(int value, int owner, int max_value, bint jacoby, bint beaver,
+                       int away_me, int away_opp, bint crawford, MatchTableC met=None):
+    """R22-R25: may the side on roll double with this cube and score?"""
+    cdef CubeState s
+    _cube_state(&s, value, owner, max_value, jacoby, beaver, away_me, away_opp, crawford, met)
+    return bool(cube_can_double(&s))
+
+
+def cube_action_code(double nd, double dt, double dp, double win, double win_gammon,
+                     bint can_double, bint beaver_money, bint jacoby_centred):
+    """The proper cube action (an ACT_* code, cube.ACTIONS) from three cubeful equities."""
+    return cube_action(nd, dt, dp, win, win_gammon, can_double, beaver_money, jacoby_centred)
 
 
 def cube_efficiency_of(const int8_t[:, ::1] board):

@@ -297,12 +297,18 @@ cdef inline void game_figures(const GameResult* r, double* f) noexcept nogil:
                      + f[FIG_WIN_BACKGAMMON] - f[FIG_LOSE_BACKGAMMON])
 
 
-cdef inline void cube_figures(const GameResult* r, const GameOptions* opt, double* v) noexcept nogil:
-    """Each branch's cubeful result for player 0: money, points per unit of branch 0's
-    starting cube; match, player 0's match winning chance after the game."""
-    cdef int k
+cdef inline void cube_figures(const GameResult* r, const GameOptions* opt, double* v,
+                              double* cubeless) noexcept nogil:
+    """Each branch's cubeful result for player 0 (money: points per unit of branch 0's
+    starting cube; match: player 0's match winning chance after the game), and the game's
+    cubeless result on the same scale (a dead cube at branch 0's starting value)."""
+    cdef int k, points
+    cdef const CubeState* s = &opt.cube[0]
+    cdef bint match = cube_is_match(s)
     for k in range(opt.n_branches):
-        if cube_is_match(&opt.cube[0]):
-            v[k] = mwc_after(&opt.cube[0], r.points[k])
-        else:
-            v[k] = r.points[k] / <double>opt.cube[0].value
+        v[k] = mwc_after(s, r.points[k]) if match else r.points[k] / <double>s.value
+    if r.outcome >= WIN_SINGLE and r.outcome <= LOSE_BACKGAMMON:
+        points = r.outcome + 1 if r.outcome < LOSE_SINGLE else LOSE_SINGLE - r.outcome - 1
+    else:
+        points = 0
+    cubeless[0] = mwc_after(s, points * s.value) if match else points

@@ -25,7 +25,8 @@ from . import _core
 from .errors import InvalidPositionError
 from .position import GameContext, Position
 
-__all__ = ["CubeDecision", "cube_decision", "cube_state_args", "ACTIONS", "OWNER_CODES"]
+__all__ = ["CubeDecision", "cube_decision", "cube_state_args", "ACTIONS", "DOUBLING", "OWNER_CODES",
+           "default_match_table", "check_probabilities", "resolve_pre_roll"]
 
 #: The proper cube actions in the kernels' order, in gnubg's words (for a centred cube;
 #: "double" becomes "redouble" when the side on roll owns the cube).
@@ -41,7 +42,7 @@ ACTIONS = (
     "Double, beaver",
     "You cannot double",
 )
-_DOUBLING = {1, 2, 6, 8}         # actions whose first word says: double now
+DOUBLING = frozenset({1, 2, 6, 8})  #: actions that say: double now
 _TOO_GOOD = {3, 4}
 
 #: GameContext.cube_owner -> the kernels' owner code.
@@ -76,12 +77,29 @@ class CubeDecision:
     efficiency: float
     probabilities: tuple[float, float, float, float, float]
 
+    @property
+    def cubeful_equity(self) -> float:
+        """The equity with the proper cube action: ND, or the better for the taker of DT and
+        DP when the side on roll should double."""
+        if self.double:
+            return min(self.double_take, self.double_pass)
+        return self.no_double
+
+    @property
+    def cubeful_mwc(self) -> float | None:
+        """In a match, the MWC with the proper cube action; None in money play."""
+        if self.mwc is None:
+            return None
+        if self.double:
+            return min(self.mwc["double_take"], self.mwc["double_pass"])
+        return self.mwc["no_double"]
+
     def to_dict(self) -> dict:
         """A JSON-ready dict (the ``"cube"`` object of ``tavli-hint --json``)."""
-        return asdict(self)
+        return {**asdict(self), "cubeful_equity": self.cubeful_equity}
 
 
-def _word(action: int, owner: str) -> str:
+def action_words(action: int, owner: str) -> str:
     text = ACTIONS[action]
     if owner == "me":
         text = text.replace("double", "redouble").replace("Double", "Redouble")
@@ -200,9 +218,9 @@ def cube_decision(position: str | Position, *, probabilities: Sequence[float] | 
         double_pass=dp,
         mwc=({"no_double": m_nd, "double_take": m_dt, "double_pass": m_dp}
              if ctx.match_length else None),
-        action=_word(action, ctx.cube_owner),
+        action=action_words(action, ctx.cube_owner),
         can_double=can_double,
-        double=action in _DOUBLING,
+        double=action in DOUBLING,
         take=dt <= dp,
         too_good=action in _TOO_GOOD,
         cubeless_equity=cubeless,

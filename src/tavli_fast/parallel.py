@@ -13,6 +13,14 @@ from typing import Any, Sequence
 
 from .driver import ProgressCallback, run_job
 from .executors import default_jobs, make_executor
+from .match import (
+    DEFAULT_MATCH_CHUNK,
+    MatchJob,
+    MatchResult,
+    make_match_request,
+    match_result,
+    read_match_checkpoint,
+)
 from .results import RolloutResult, build_result
 from .rollout import (
     CHECKPOINT_FORMAT,
@@ -25,8 +33,8 @@ from .rollout import (
     request_from_checkpoint,
 )
 
-__all__ = ["rollout", "resume_rollout", "run_request", "default_jobs", "read_checkpoint",
-           "CHECKPOINT_FORMAT"]
+__all__ = ["rollout", "resume_rollout", "run_request", "play_matches", "default_jobs",
+           "read_checkpoint", "CHECKPOINT_FORMAT"]
 
 
 def run_request(
@@ -87,6 +95,8 @@ def rollout(
     bearoff: bool = True,
     truncate: bool = True,
     cache_dir: str | os.PathLike | None = None,
+    cubeful: bool = False,
+    max_cube: int = 64,
 ) -> RolloutResult:
     """Roll out ``position`` for ``trials`` games and return a ``RolloutResult``.
 
@@ -102,8 +112,11 @@ def rollout(
     perfectly by the bear-off databases. truncate: a game stops once both sides are inside the
     two-sided bear-off database and counts its exact win probability (GNU Backgammon's
     truncation at the bear-off database: same expectation, smaller standard errors). The
-    databases are built in ``cache_dir`` (default: the user cache) on first use. The numbers
-    depend on the seed, the request and ``chunk_size``, never on ``jobs``.
+    databases are built in ``cache_dir`` (default: the user cache) on first use. cubeful: also
+    follow the doubling cube from the position's cube and score and report no double,
+    double/take and double/pass with the proper action (``result.cubeful``; ``cubeful.py``);
+    max_cube caps the cube (R23: 64). The numbers depend on the seed, the request and
+    ``chunk_size``, never on ``jobs``.
 
     Raises ValueError for bad arguments (trials <= 0 or not whole, jobs < 1, unknown player or
     rules), InvalidPositionError for a bad position.
@@ -116,7 +129,7 @@ def rollout(
             seed = doc["request"]["seed"]
     request = make_request(
         position, trials, players, seed, rules, stratify, chunk_size, target_se, min_trials,
-        bearoff, truncate, cache_dir,
+        bearoff, truncate, cache_dir, cubeful, max_cube,
     )
     previous_elapsed = 0.0
     if doc is not None:
@@ -155,3 +168,58 @@ def resume_rollout(
             checkpoint=os.fspath(checkpoint if checkpoint is not None else path),
             previous_elapsed=float(doc.get("elapsed_s") or 0.0),
         )
+
+
+def play_matches(
+    length: object = 7,
+    matches: object = 1000,
+    players: object = ("neural", "neural"),
+    *,
+    score: object = (0, 0),
+    post_crawford: bool = False,
+    rules: object = "backgammon",
+    cube: bool = True,
+    max_cube: object = 64,
+    seed: int | None = None,
+    jobs: int | None = None,
+    chunk_size: object = DEFAULT_MATCH_CHUNK,
+    checkpoint: str | os.PathLike | None = None,
+    resume: str | os.PathLike | None = None,
+    progress: ProgressCallback | None = None,
+    start_method: str | None = None,
+    bearoff: bool = True,
+    cache_dir: str | os.PathLike | None = None,
+) -> MatchResult:
+    """Play ``matches`` whole matches to ``length`` points and return a ``MatchResult``.
+
+    players: A and B (two names, ``"A,B"``, or one name for both). score: points A and B
+    have already won; a score with a player 1-away starts with the Crawford game unless
+    ``post_crawford``. rules: ``"backgammon"`` (cube, backgammons, R5 opening roll) or
+    ``"portes"`` (no cube, no backgammons, the winner starts the next game). cube=False
+    plays without the cube; max_cube caps it (R23: 64). Seeds, jobs, chunks, checkpoints
+    and progress work as in ``rollout``. Raises ValueError for bad arguments (length < 1,
+    a score that has already won, post_crawford with no player 1-away, ...).
+    """
+    executor = make_executor(jobs, start_method)
+    doc = None
+    if resume is not None:
+        doc = read_match_checkpoint(os.fspath(resume))
+        if seed is None:
+            seed = doc["request"]["seed"]
+    request = make_match_request(length, matches, players, score, post_crawford, rules, cube,
+                                 max_cube, seed, chunk_size, bearoff, cache_dir)
+    previous_elapsed = 0.0
+    if doc is not None:
+        job = MatchJob.from_checkpoint(doc, request, os.fspath(resume))  # type: ignore[arg-type]
+        previous_elapsed = float(doc.get("elapsed_s") or 0.0)
+        if checkpoint is None:
+            checkpoint = resume
+    else:
+        job = MatchJob(request)
+    path = os.fspath(checkpoint) if checkpoint is not None else None
+    with executor:
+        outcome = run_job(job, executor, progress=progress, checkpoint=path,
+                          previous_elapsed=previous_elapsed)
+        return match_result(job, elapsed_s=outcome.elapsed_s, jobs=executor.workers,
+                            interrupted=outcome.interrupted, worker_restarts=outcome.restarts,
+                            checkpoint=path)

@@ -7,6 +7,7 @@ import math
 from dataclasses import dataclass, field
 from typing import Any, Iterable
 
+from .cubeful import CubefulFigures, cubeful_figures
 from .rollout import DEFAULT_CHUNK_SIZE, FIGURES, OUTCOMES, ChunkResult, RolloutRequest, Totals, figures, merge
 
 __all__ = ["RolloutResult", "build_result"]
@@ -54,6 +55,7 @@ class RolloutResult:
     checkpoint: str | None = None
     bearoff: bool = False
     truncate: bool = False
+    cubeful: CubefulFigures | None = None  # cubeful rollouts: ND, DT, DP, the action (cubeful.py)
     _figures: tuple[dict[str, float], dict[str, float]] | None = field(
         default=None, repr=False, compare=False
     )
@@ -183,6 +185,7 @@ class RolloutResult:
             "resumed_trials": self.resumed_games,
             "checkpoint": self.checkpoint,
             "notes": list(self.notes),
+            **({"cubeful": self.cubeful.to_dict()} if self.cubeful is not None else {}),
         }
 
     def to_json(self, indent: int | None = 2) -> str:
@@ -224,6 +227,8 @@ class RolloutResult:
             lines.append(
                 f"{_LABELS[k]:<18} {fig[k]:{sign}8.4f} {se[k]:8.4f}   [{lo:{sign}.4f}, {hi:{sign}.4f}]"
             )
+        if self.cubeful is not None:
+            lines += ["", *_cubeful_lines(self.cubeful)]
         lines.append("")
         lines.append(
             f"Game length: {self.mean_plies:.2f} plies on average (sd {self.std_plies:.2f})"
@@ -234,6 +239,30 @@ class RolloutResult:
             + (f", {self.worker_restarts} worker restart(s)" if self.worker_restarts else "")
         )
         return "\n".join(lines)
+
+
+def _cubeful_lines(c: CubefulFigures) -> list[str]:
+    """The cube section of the text report, in gnubg's layout."""
+    match = c.mwc is not None
+
+    def row(label: str, key: str, eq: float | None, se: float | None) -> str:
+        if eq is None:
+            return f"{label:<18} {'':>8}"
+        text = f"{label:<18} {eq:+8.4f} {se:8.4f}" if se is not None else f"{label:<18} {eq:+8.4f} {'':>8}"
+        if match:
+            text += f"   MWC {c.mwc[key]:.4f}"  # type: ignore[index]
+        return text
+
+    lines = [f"Cubeful equities{' (match: MWC mapped to the current cube)' if match else ''}:",
+             f"{'':<18} {'value':>8} {'SE':>8}",
+             row("No double", "no_double", c.no_double, c.se["no_double"])]
+    if c.double_take is not None:
+        lines.append(row("Double, take", "double_take", c.double_take, c.se["double_take"]))
+    lines.append(row("Double, pass", "double_pass", c.double_pass, None))
+    if c.double_take is not None:
+        lines.append(f"DT - ND: {c.double_take - c.no_double:+.4f} (SE {c.se['difference']:.4f}, paired)")
+    lines.append(f"Proper cube action: {c.action}")
+    return lines
 
 
 def build_result(
@@ -249,6 +278,11 @@ def build_result(
     checkpoint: str | None = None,
 ) -> RolloutResult:
     t = merge(results)
+    cube = None
+    if request.cube_branches is not None and t.games and t.cube is not None:
+        fig = figures(t)[0]
+        cube = cubeful_figures(request.position, request.cube_branches, t.cube, t.games,
+                               fig["win"], fig["win_gammon"])
     return RolloutResult(
         position=request.position,
         position_id=request.position.position_id(),
@@ -273,4 +307,5 @@ def build_result(
         checkpoint=checkpoint,
         bearoff=request.bearoff_play,
         truncate=request.truncate,
+        cubeful=cube,
     )

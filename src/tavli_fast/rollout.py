@@ -31,7 +31,8 @@ from . import _core
 from .checkpoint import read_checkpoint as _read_checkpoint
 from .inputs import check_count, check_seed, player_kinds, resolve_position
 from .players import game_resources
-from .position import Position
+from .cubeful import DEFAULT_MAX_CUBE, branch_met, check_max_cube, cube_branches
+from .position import GameContext, Position
 from .progress import RolloutProgress
 from .rules import Rules, get_rules
 from .stratify import stratified_dice
@@ -64,6 +65,9 @@ DEFAULT_CHUNK_SIZE = 10_000
 
 # The exclusive outcomes of finished games, for player 0, in _core.run_games' order.
 OUTCOMES = ("win_single", "win_gammon", "win_backgammon", "lose_single", "lose_gammon", "lose_backgammon")
+
+#: Numbers a cubeful chunk adds: the core's cube sums (see _core.run_games).
+CUBE_SUMS = 10
 
 #: The reported figures (gammons include backgammons), in _core.run_games' moment order.
 FIGURES = ("win", "win_gammon", "win_backgammon", "lose_gammon", "lose_backgammon", "equity")
@@ -112,6 +116,7 @@ class RolloutChunk:
     bearoff_play: bool = True  # pubeval/greedy play pure bear-offs by the databases
     truncate: bool = False  # count the exact result once inside the two-sided database
     cache_dir: str | None = None  # where the bear-off databases are (None: the default)
+    cube_branches: tuple[tuple, ...] | None = None  # cubeful: each branch's starting cube (cubeful.py)
 
 
 @dataclass(frozen=True)
@@ -122,7 +127,8 @@ class ChunkResult:
     `truncated` games stopped inside the two-sided bear-off database and count
     their exact win probability.  `moments` holds the sums, then the sums of
     squares, of the per-game FIGURES; when absent (no truncation) they follow
-    from the counts.
+    from the counts. `cube`: in a cubeful rollout, the core's ten cube sums
+    (see ``_core.run_games``), else None.
     """
 
     index: int
@@ -132,6 +138,7 @@ class ChunkResult:
     plies_sumsq: int
     truncated: int = 0
     moments: tuple[float, ...] | None = None
+    cube: tuple[float, ...] | None = None
 
     def __post_init__(self) -> None:
         if self.moments is None:
@@ -142,17 +149,19 @@ class ChunkResult:
 
     def to_list(self) -> list[float]:
         return [self.games, *self.counts, self.plies_sum, self.plies_sumsq, self.truncated,
-                *self.moments]
+                *self.moments, *(self.cube or ())]
 
     @classmethod
     def from_list(cls, index: int, values: Sequence[float]) -> "ChunkResult":
-        if len(values) != 10 + 2 * len(FIGURES):
-            raise ValueError(f"chunk {index}: expected {10 + 2 * len(FIGURES)} numbers, got {len(values)}")
+        plain = 10 + 2 * len(FIGURES)
+        if len(values) not in (plain, plain + CUBE_SUMS):
+            raise ValueError(f"chunk {index}: expected {plain} or {plain + CUBE_SUMS} numbers, got {len(values)}")
         games, *counts, plies_sum, plies_sumsq, truncated = (int(v) for v in values[:10])
-        moments = tuple(float(v) for v in values[10:])
+        moments = tuple(float(v) for v in values[10:plain])
+        cube = tuple(float(v) for v in values[plain:]) or None
         if sum(counts) + truncated != games or min(games, plies_sum, plies_sumsq, truncated, *counts) < 0:
             raise ValueError(f"chunk {index}: counts do not add up to its games")
-        return cls(index, games, tuple(counts), plies_sum, plies_sumsq, truncated, moments)  # type: ignore[arg-type]
+        return cls(index, games, tuple(counts), plies_sum, plies_sumsq, truncated, moments, cube)  # type: ignore[arg-type]
 
 
 def chunk_resources(chunk: RolloutChunk, load: bool = True) -> dict:
@@ -177,7 +186,9 @@ def run_chunk(chunk: RolloutChunk) -> ChunkResult:
     elif chunk.forced_dice is not None:
         first_dice = np.tile(np.asarray(chunk.forced_dice, dtype=np.int8), (chunk.n_games, 1))
     resources = chunk_resources(chunk)
-    counts, moments = _core.run_games(
+    if chunk.cube_branches:
+        resources.update(cube_branches=chunk.cube_branches, met=branch_met(chunk.cube_branches))
+    counts, moments, *cube = _core.run_games(
         board,
         chunk.n_games,
         chunk.player0,
@@ -193,7 +204,8 @@ def run_chunk(chunk: RolloutChunk) -> ChunkResult:
     )
     c = [int(v) for v in counts]
     result = ChunkResult(chunk.index, chunk.n_games, tuple(c[:6]), c[7], c[8], c[6],  # type: ignore[arg-type]
-                         tuple(float(m) for m in moments))
+                         tuple(float(m) for m in moments),
+                         tuple(float(v) for v in cube[0]) if cube else None)
     if sum(result.counts) + result.truncated != chunk.n_games:
         raise RuntimeError(f"chunk {chunk.index}: the core returned the wrong number of games")
     log.debug(
@@ -213,8 +225,14 @@ class Totals:
     plies_sumsq: int = 0
     truncated: int = 0
     moments: tuple[float, ...] = (0.0,) * (2 * len(FIGURES))
+    cube: tuple[float, ...] | None = None  # cubeful rollouts: the summed cube sums
 
     def add(self, r: ChunkResult | "Totals") -> "Totals":
+        if (self.cube is None) != (r.cube is None) and self.games and r.games:
+            raise ValueError("cannot add cubeful and cubeless results")
+        cube = r.cube if self.cube is None else self.cube
+        if self.cube is not None and r.cube is not None:
+            cube = tuple(a + b for a, b in zip(self.cube, r.cube))
         return Totals(
             self.games + r.games,
             tuple(a + b for a, b in zip(self.counts, r.counts)),
@@ -222,6 +240,7 @@ class Totals:
             self.plies_sumsq + r.plies_sumsq,
             self.truncated + r.truncated,
             tuple(a + b for a, b in zip(self.moments, r.moments)),  # type: ignore[arg-type]
+            cube,
         )
 
     @property
@@ -312,15 +331,24 @@ class Tally:
 # ---------------------------------------------------------------------------------------------
 
 
-def _context_notes(position: Position) -> list[str]:
+def _context_notes(position: Position, cubeful: bool) -> list[str]:
     """What the position's context holds that a cubeless money rollout does not use."""
     notes = []
     context = position.context
+    if cubeful:
+        if context.match_length:
+            notes.append(
+                f"match to {context.match_length} at {context.score[0]}-{context.score[1]}"
+                + (" (Crawford game)" if context.crawford else "")
+                + ": the cubeful figures are match winning chances; the cubeless ones are money"
+            )
+        return notes
     if context.cube_value != 1:
-        notes.append(f"cube value {context.cube_value} ignored: the rollout is cubeless (money, 1 point)")
+        notes.append(f"cube value {context.cube_value} ignored: the rollout is cubeless (--cubeful uses it)")
     if context.match_length:
         notes.append(
-            f"match to {context.match_length} ignored: equities are cubeless money, not match equities"
+            f"match to {context.match_length} ignored: equities are cubeless money (--cubeful gives "
+            "match winning chances)"
         )
     return notes
 
@@ -347,6 +375,12 @@ class RolloutRequest:
     bearoff_play: bool = True
     truncate: bool = False
     cache_dir: str | None = None
+    cube_branches: tuple[tuple, ...] | None = None  # cubeful: the branches' starting cubes
+    max_cube: int = DEFAULT_MAX_CUBE
+
+    @property
+    def cubeful(self) -> bool:
+        return self.cube_branches is not None
 
     @property
     def n_chunks(self) -> int:
@@ -372,6 +406,8 @@ class RolloutRequest:
             "stratify": self.stratify,
             "bearoff": self.bearoff_play,
             "truncate": self.truncate,
+            # Only cubeful requests carry these, so that older checkpoints still match.
+            **({"cubeful": True, "max_cube": self.max_cube} if self.cubeful else {}),
         }
 
     def to_dict(self) -> dict[str, Any]:
@@ -398,8 +434,14 @@ def make_request(
     bearoff: bool = True,
     truncate: bool = True,
     cache_dir: str | os.PathLike | None = None,
+    cubeful: bool = False,
+    max_cube: object = DEFAULT_MAX_CUBE,
 ) -> RolloutRequest:
-    """Validate the arguments of a rollout; raise ValueError / InvalidPositionError precisely."""
+    """Validate the arguments of a rollout; raise ValueError / InvalidPositionError precisely.
+
+    ``cubeful``: follow the doubling cube too (``cubeful.py``); games are then played to the
+    end (no truncation), and ``max_cube`` caps the cube (R23: 64).
+    """
     pos, is_start = resolve_position(position)
     n = check_count(trials)
     names, ids = player_kinds(players)
@@ -420,12 +462,19 @@ def make_request(
         if minimum < 0:
             raise ValueError(f"min_trials must be >= 0, got {min_trials!r}")
     forced = pos.context.dice
-    notes = list(_context_notes(pos))
+    cap = check_max_cube(max_cube)
+    if cubeful and not rule_set.cube:
+        raise ValueError(f"the {rule_set.name} rules are played without the doubling cube: "
+                         "a cubeful rollout needs the backgammon rules")
+    branches = cube_branches(pos, cap) if cubeful else None
+    notes = list(_context_notes(pos, bool(cubeful)))
+    if branches is not None and truncate:
+        truncate = False
+        notes.append("cubeful: games are played to the end (no truncation at the bear-off database)")
     if forced is not None:
         notes.insert(0, f"every trial's first roll is {forced[0]}-{forced[1]} (the dice in the position)")
-        text = pos.xgid()
-    else:
-        text = pos.position_id()
+    # The XGID keeps what the Position ID cannot: dice, cube and score.
+    text = pos.xgid() if forced is not None or pos.context != GameContext() else pos.position_id()
     return RolloutRequest(
         position=pos,
         position_text=text,
@@ -445,6 +494,8 @@ def make_request(
         bearoff_play=bool(bearoff),
         truncate=bool(truncate),
         cache_dir=None if cache_dir is None else os.fspath(cache_dir),
+        cube_branches=branches,
+        max_cube=cap,
     )
 
 
@@ -470,6 +521,7 @@ def plan_chunks(request: RolloutRequest) -> list[RolloutChunk]:
                 bearoff_play=request.bearoff_play,
                 truncate=request.truncate,
                 cache_dir=request.cache_dir,
+                cube_branches=request.cube_branches,
             )
         )
     return chunks
@@ -505,6 +557,8 @@ def request_from_checkpoint(doc: dict[str, Any], **overrides: Any) -> RolloutReq
         chunk_size=req["chunk_size"],
         target_se=req.get("target_se"),
         min_trials=req.get("min_trials"),
+        cubeful=req.get("cubeful", False),
+        max_cube=req.get("max_cube", DEFAULT_MAX_CUBE),
     )
     args.update({k: v for k, v in overrides.items() if v is not None})
     return make_request(**args)

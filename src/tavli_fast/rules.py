@@ -16,16 +16,24 @@ class Rules:
         When False (R5 variant, seed 003) the first player rolls both dice
         again, so the first play may be a double.
     backgammons: R20 — when False a backgammon scores as a gammon.
+    cube: R21-R23 — the doubling cube is used (matches and cubeful rollouts).
+    winner_starts: in a match, the previous game's winner starts the next game (and
+        rolls both dice, as the first player does when ``first_roll_no_doubles`` is
+        False); otherwise each game opens with the R5 opening roll.
     """
 
     name: str
     first_roll_no_doubles: bool
     backgammons: bool
+    cube: bool = True
+    winner_starts: bool = False
 
 
 RULES: dict[str, Rules] = {
     "backgammon": Rules("backgammon", first_roll_no_doubles=True, backgammons=True),
-    "portes": Rules("portes", first_roll_no_doubles=False, backgammons=False),
+    # The Greek rule texts: no cube, games of 1 or 2 points, the winner starts the next game.
+    "portes": Rules("portes", first_roll_no_doubles=False, backgammons=False, cube=False,
+                    winner_starts=True),
 }
 
 

@@ -4,10 +4,14 @@
     tavli-hint --position 4HPwATDgc/ABMA --dice 31
     tavli-hint --position 'XGID=...:52:...'      # an XGID's own dice are used
 
-``tavli-eval`` evaluates the side on roll before it rolls (0 ply). ``tavli-hint`` lists the
-plays of a roll, best first: every play's 0-ply equity, and the 1-ply equity of the best few
-(``--top``, default 5), ranked by 1 ply where it was computed. Equities are cubeless, for the
-mover. ``--weights FILE`` uses another weights file than the shipped one.
+``tavli-eval`` evaluates the side on roll before it rolls (0 ply): the five probabilities,
+the cubeless equity and the cubeful equity (the cube, score and match length of the XGID or
+``PositionID:MatchID`` are used). ``tavli-hint`` on a position before the roll prints the
+cube analysis as gnubg does (cubeless equity, no double, double/take, double/pass and the
+proper action; ``cube.py``); with dice (``--dice`` or the XGID's) it lists the plays of the
+roll, best first: every play's 0-ply equity, and the 1-ply equity of the best few
+(``--top``, default 5), ranked by 1 ply where it was computed. Play equities are cubeless,
+for the mover. ``--weights FILE`` uses another weights file than the shipped one.
 
 Exit status: 0 ok; 2 bad usage or bad input (one line on stderr); 1 an unusable weights file.
 """
@@ -26,7 +30,8 @@ FIGURES = ("win", "win_gammon", "win_backgammon", "lose_gammon", "lose_backgammo
 def _parser(prog: str, description: str) -> OneLineParser:
     p = OneLineParser(prog=prog, description=description)
     p.add_argument("--position", metavar="ID", required=True,
-                   help="'start', a gnubg Position ID or an XGID")
+                   help="'start', a gnubg Position ID, PositionID:MatchID or an XGID (the 'XGID=' "
+                   "prefix may be left out; write --position=-b---... when the id starts with '-')")
     p.add_argument("--weights", metavar="FILE", help="a weights file (default: the shipped net)")
     p.add_argument("--json", action="store_true", help="print one JSON document")
     return p
@@ -58,16 +63,50 @@ def eval_main(argv: Sequence[str] | None = None) -> int:
     from ..neural import Probabilities
 
     p = Probabilities.from_array(net.evaluate(position.board))
+    cube = _cube(position, p)
     report = {"position_id": position.position_id(), **{k: getattr(p, k) for k in FIGURES},
-              "equity": p.equity}
+              "equity": p.equity,
+              "cubeful_equity": cube.cubeful_equity if cube is not None else None,
+              "cube": cube.to_dict() if cube is not None else None}
     if args.json:
         print(json.dumps(report, indent=2))
     else:
-        print(f"Position ID {report['position_id']} (side on roll, before rolling, cubeless)")
+        print(f"Position ID {report['position_id']} (side on roll, before rolling)")
         for k in FIGURES:
             print(f"  {k:<16} {report[k]:8.4f}")
-        print(f"  {'equity':<16} {p.equity:+8.4f}")
+        print(f"  {'equity':<16} {p.equity:+8.4f}   cubeless, money")
+        if cube is not None:
+            scale = " (match: MWC mapped to the cube)" if cube.mwc else ""
+            print(f"  {'cubeful equity':<16} {cube.cubeful_equity:+8.4f}   {cube.action}{scale}")
+            if cube.mwc:
+                print(f"  {'cubeful MWC':<16} {cube.cubeful_mwc:8.4f}")
     return 0
+
+
+def _cube(position, probabilities):
+    """The 0-ply cube analysis on the net's probabilities, or None once dice are rolled."""
+    from ..cube import cube_decision
+
+    if position.context.dice is not None:
+        return None
+    return cube_decision(position, probabilities=[getattr(probabilities, k) for k in FIGURES])
+
+
+def print_cube(decision) -> None:
+    """The cube analysis in gnubg's layout."""
+    match = decision.mwc is not None
+    print(f"Cube analysis (0-ply, cube efficiency {decision.efficiency:.3f})")
+    print(f"  Cubeless equity   {decision.cubeless_equity:+8.4f}"
+          + ("   (normalised: gammons at their match price)" if match else ""))
+    rows = (("No double", decision.no_double, "no_double"),
+            ("Double, take", decision.double_take, "double_take"),
+            ("Double, pass", decision.double_pass, "double_pass"))
+    best = decision.cubeful_equity
+    for i, (label, eq, key) in enumerate(rows, 1):
+        mark = f"({eq - best:+.4f})" if abs(eq - best) > 1e-12 else ""
+        mwc = f"   MWC {decision.mwc[key]:.4f}" if match else ""
+        print(f"  {i}. {label:<15}{eq:+8.4f} {mark:>10}{mwc}")
+    print(f"  Proper cube action: {decision.action}")
 
 
 def _dice(text: str) -> tuple[int, int]:
@@ -80,8 +119,10 @@ def _dice(text: str) -> tuple[int, int]:
 
 
 def hint_main(argv: Sequence[str] | None = None) -> int:
-    p = _parser("tavli-hint", "The plays of a roll ranked by the neural net (0 and 1 ply).")
-    p.add_argument("--dice", help="the roll, e.g. 31 (default: the XGID's dice)")
+    p = _parser("tavli-hint", "The cube decision before the roll, or the plays of a roll, by the "
+                "neural net (0 and 1 ply).")
+    p.add_argument("--dice", help="the roll, e.g. 31 (default: the XGID's dice; with no dice at "
+                   "all, the cube decision before the roll)")
     p.add_argument("--top", type=int, default=5, help="plays that get the 1-ply look (default 5)")
     args = p.parse_args(argv)
     loaded = _load("tavli-hint", args)
@@ -94,11 +135,22 @@ def hint_main(argv: Sequence[str] | None = None) -> int:
         elif position.context.dice is not None:
             dice = tuple(position.context.dice)
         else:
-            raise ValueError("give --dice (the position has no dice rolled)")
+            dice = None                 # before the roll: the cube decision
         if args.top < 0:
             raise ValueError(f"--top must be 0 or more, not {args.top}")
     except ValueError as e:
         return print_error("tavli-hint", e)
+    if dice is None:
+        from ..neural import Probabilities
+
+        decision = _cube(position, Probabilities.from_array(net.evaluate(position.board)))
+        if args.json:
+            print(json.dumps({"position_id": position.position_id(), "xgid": position.xgid(),
+                              "cube": decision.to_dict()}, indent=2))
+        else:
+            print(f"Position ID {position.position_id()}   {position.xgid()}")
+            print_cube(decision)
+        return 0
     plays = rank_plays(net, position, dice[0], dice[1], args.top)
     report = {"position_id": position.position_id(), "dice": list(dice), "plays": plays}
     if args.json:

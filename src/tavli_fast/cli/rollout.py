@@ -94,8 +94,9 @@ def build_parser() -> OneLineParser:
         "printed). With --checkpoint FILE, an interrupted run is continued by --resume FILE.",
     )
     p.add_argument("--position", default=None, metavar="ID",
-                   help="'start' (default), a gnubg Position ID or an XGID (its dice, if rolled, "
-                   "are every trial's first roll)")
+                   help="'start' (default), a gnubg Position ID, PositionID:MatchID or an XGID (its "
+                   "dice, if rolled, are every trial's first roll; the 'XGID=' prefix may be left "
+                   "out: write --position=-b---... when the id starts with '-')")
     p.add_argument("--trials", "-n", type=parse_count, default=None, metavar="N",
                    help=f"games to play (1e6, 1_000_000 and 1000000 all work; default {DEFAULT_TRIALS:,})")
     who = p.add_mutually_exclusive_group()
@@ -128,6 +129,12 @@ def build_parser() -> OneLineParser:
     p.add_argument("--cache-dir", default=None, metavar="DIR",
                    help="where the bear-off databases are kept (default: $TAVLI_FAST_CACHE or the "
                    "user cache directory)")
+    p.add_argument("--cubeful", action="store_true",
+                   help="also play the doubling cube from the position's cube and score: no double "
+                   "and double/take on the same dice, with the proper cube action (in a match, "
+                   "match winning chances); games are played to the end")
+    p.add_argument("--max-cube", type=int, default=None, metavar="V",
+                   help="with --cubeful, the highest cube value (default 64, rule R23)")
     p.add_argument("--start-method", choices=("fork", "forkserver", "spawn"), default=None,
                    help="how worker processes are started (default forkserver)")
     p.add_argument("-v", "--verbose", action="count", default=0, help="more log output (-vv debug)")
@@ -161,6 +168,8 @@ def run(args: argparse.Namespace) -> int:
         "bearoff": False if args.no_bearoff else None,
         "truncate": False if args.no_truncate else None,
         "cache_dir": args.cache_dir,
+        "cubeful": True if args.cubeful else None,
+        "max_cube": args.max_cube,
     }
     if args.resume is not None:
         saved = read_checkpoint(args.resume)["request"]
@@ -174,7 +183,7 @@ def run(args: argparse.Namespace) -> int:
     defaults = {
         "position": "start", "trials": DEFAULT_TRIALS, "players": ("pubeval", "pubeval"),
         "rules": "backgammon", "chunk_size": None, "stratify": True,
-        "bearoff": True, "truncate": True,
+        "bearoff": True, "truncate": True, "cubeful": False, "max_cube": 64,
     }
     for key, value in defaults.items():
         if settings[key] is None and value is not None:

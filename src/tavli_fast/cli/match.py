@@ -1,0 +1,154 @@
+"""``tavli-match``: play whole matches (cube, Crawford rule) and report match-winning chances.
+
+    tavli-match --length 7 --players neural,pubeval --matches 10000
+    tavli-match --length 5 --score 4,3 --post-crawford --matches 4000 --seed 1
+    tavli-match --length 5 --rules portes --players neural,greedy
+
+Exit status: 0 done; 2 bad usage or bad input (one line on stderr); 1 the run failed; 130
+interrupted by Ctrl-C -- the result of the matches completed so far is printed first (and
+saved, with --checkpoint, so --resume can continue).
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from typing import Any, Sequence
+
+from . import EXIT_INTERRUPTED, OneLineParser, UsageError, parse_count, players_from_args, run_command
+from .rollout import _check_writable, _jobs, _known_players, _seed, _VersionAction
+
+PROG = "tavli-match"
+DEFAULT_MATCHES = 1000
+
+
+def _score(text: str) -> tuple[int, int]:
+    parts = text.replace("-", ",").split(",")
+    try:
+        a, b = (int(p) for p in parts)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"takes the two players' points as A,B (e.g. 4,3), not {text!r}") from None
+    if a < 0 or b < 0:
+        raise argparse.ArgumentTypeError(f"points cannot be negative: {text!r}")
+    return a, b
+
+
+def _length(text: str) -> int:
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a whole number") from None
+    if value < 1:
+        raise argparse.ArgumentTypeError(f"a match is at least 1 point long, not {value}")
+    return value
+
+
+def build_parser() -> OneLineParser:
+    p = OneLineParser(
+        prog=PROG,
+        description="Play whole matches to N points between two players, with the doubling "
+        "cube and the Crawford rule, and report each player's match-winning chance with its "
+        "standard error, games per match, the mean final cube and gammon rates.",
+        epilog="Exit status: 0 ok, 2 bad input, 1 run failed, 130 interrupted (partial result "
+        "printed). With --checkpoint FILE, an interrupted run is continued by --resume FILE.",
+    )
+    p.add_argument("--length", type=_length, default=None, metavar="N", help="points to win (default 7)")
+    p.add_argument("--matches", "-n", type=parse_count, default=None, metavar="N",
+                   help=f"matches to play (default {DEFAULT_MATCHES:,})")
+    who = p.add_mutually_exclusive_group()
+    who.add_argument("--players", default=None, metavar="A,B",
+                     help=f"players A and B ({_known_players()}); default neural,neural")
+    who.add_argument("--player", default=None, metavar="P", help="the same player for both")
+    p.add_argument("--score", type=_score, default=None, metavar="A,B",
+                   help="points A and B have already won (default 0,0); a player 1-away starts "
+                   "with the Crawford game")
+    p.add_argument("--post-crawford", action="store_true",
+                   help="the Crawford game has been played already")
+    p.add_argument("--rules", default=None,
+                   help="backgammon (default) or portes (no cube, no backgammons, the previous "
+                   "game's winner starts)")
+    p.add_argument("--no-cube", action="store_true", help="play without the doubling cube")
+    p.add_argument("--max-cube", type=int, default=None, metavar="V",
+                   help="the highest cube value (default 64, rule R23)")
+    p.add_argument("--jobs", "-j", type=_jobs, default=None, metavar="N",
+                   help="worker processes (default: the CPUs available)")
+    p.add_argument("--seed", type=_seed, default=None, help="master seed (default: random, always printed)")
+    p.add_argument("--json", action="store_true", help="print one JSON document")
+    p.add_argument("--no-progress", action="store_true", help="no progress bar on stderr")
+    p.add_argument("--checkpoint", default=None, metavar="FILE", help="keep progress in FILE (JSON)")
+    p.add_argument("--resume", default=None, metavar="FILE",
+                   help="continue the matches saved in FILE (keeps saving to it)")
+    p.add_argument("--chunk-size", type=parse_count, default=None, metavar="N",
+                   help="matches per unit of work (default 200; results depend on it, not on --jobs)")
+    p.add_argument("--no-bearoff", action="store_true",
+                   help="players other than random play bear-offs by their own evaluation")
+    p.add_argument("--cache-dir", default=None, metavar="DIR",
+                   help="where the bear-off databases are kept")
+    p.add_argument("--start-method", choices=("fork", "forkserver", "spawn"), default=None,
+                   help="how worker processes are started (default forkserver)")
+    p.add_argument("-v", "--verbose", action="count", default=0, help="more log output (-vv debug)")
+    p.add_argument("-q", "--quiet", action="count", default=0, help="only errors in the log")
+    p.add_argument("--version", action=_VersionAction)
+    return p
+
+
+def run(args: argparse.Namespace) -> int:
+    from ..match import read_match_checkpoint
+    from ..parallel import play_matches
+    from ..progress import TqdmProgress
+
+    settings: dict[str, Any] = {
+        "length": args.length,
+        "matches": args.matches,
+        "players": players_from_args(args),
+        "score": args.score,
+        "post_crawford": True if args.post_crawford else None,
+        "rules": args.rules,
+        "cube": False if args.no_cube else None,
+        "max_cube": args.max_cube,
+        "seed": args.seed,
+        "chunk_size": args.chunk_size,
+        "bearoff": False if args.no_bearoff else None,
+        "cache_dir": args.cache_dir,
+    }
+    if args.resume is not None:
+        saved = read_match_checkpoint(args.resume)["request"]
+        _check_writable(args.checkpoint or args.resume, "--checkpoint")
+        for key in settings:
+            if settings[key] is None and key in saved:
+                settings[key] = saved[key]
+        settings["players"] = tuple(settings["players"])
+        settings["score"] = tuple(settings["score"])
+    elif args.checkpoint is not None:
+        _check_writable(args.checkpoint, "--checkpoint")
+    defaults = {"length": 7, "matches": DEFAULT_MATCHES, "players": ("neural", "neural"),
+                "score": (0, 0), "post_crawford": False, "rules": "backgammon", "cube": True,
+                "max_cube": 64, "bearoff": True}
+    for key, value in defaults.items():
+        if settings[key] is None:
+            settings[key] = value
+    if settings["chunk_size"] is None:
+        del settings["chunk_size"]
+    if settings["rules"] == "portes" and args.max_cube is not None:
+        raise UsageError("--max-cube: the portes rules are played without the cube")
+
+    with TqdmProgress(settings["matches"], enabled=not (args.no_progress or args.json)) as bar:
+        result = play_matches(**settings, jobs=args.jobs, checkpoint=args.checkpoint,
+                              resume=args.resume, progress=bar, start_method=args.start_method)
+    print(result.to_json() if args.json else str(result))
+    sys.stdout.flush()
+    if result.interrupted:
+        if args.checkpoint or args.resume:
+            print(f"{PROG}: interrupted; continue with --resume {args.checkpoint or args.resume}",
+                  file=sys.stderr)
+        return EXIT_INTERRUPTED
+    return 0
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """Entry point of ``tavli-match``; returns the exit status."""
+    return run_command(PROG, build_parser(), run, argv)
+
+
+if __name__ == "__main__":  # pragma: no cover
+    sys.exit(main())

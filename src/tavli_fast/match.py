@@ -1,0 +1,477 @@
+"""Whole matches (rules R21-R25): the match job kind and its result.
+
+A match to N points is played game after game in the C game loop (``_match.pxi``) with the
+doubling cube, from a given score: the players' cube decisions are those of the cubeful
+rollouts (``cube.py``'s model for the neural players, a pip-count rule for the others).
+The first game in which a player is 1-away is the Crawford game, played without the cube;
+later games (post-Crawford) have the cube again. Gammons and backgammons score 2 and 3
+times the cube. Under the Portes rules there is no cube, no backgammon, and the previous
+game's winner starts the next game.
+
+The unit of work is a chunk of matches (``MatchChunk``), seeded like rollout chunks, so the
+numbers depend on the seed and the chunk size, never on the number of workers. The driver
+(``driver.py``) runs the ``MatchJob`` on any executor, with progress and checkpoints.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import os
+from dataclasses import dataclass
+from typing import Any, Iterable, Sequence
+
+import numpy as np
+
+from . import _core
+from .checkpoint import read_checkpoint as _read_checkpoint
+from .cube import default_match_table
+from .cubeful import DEFAULT_MAX_CUBE, check_max_cube
+from .inputs import check_count, check_seed, player_kinds
+from .players import game_resources
+from .position import Position
+from .progress import RolloutProgress
+from .rollout import chunk_seed
+from .rules import Rules, get_rules
+
+__all__ = [
+    "DEFAULT_MATCH_CHUNK",
+    "MatchRequest",
+    "MatchChunk",
+    "MatchChunkResult",
+    "MatchJob",
+    "MatchResult",
+    "make_match_request",
+    "run_match_chunk",
+    "match_result",
+    "read_match_checkpoint",
+]
+
+#: Matches per chunk (a chunk of 7-point matches between neural players takes a few seconds).
+DEFAULT_MATCH_CHUNK = 200
+
+#: The core's per-chunk tallies, in _core.run_matches' order (all integers).
+TALLIES = (
+    "wins_a", "games", "games_sq", "cube_sum",
+    "single_a", "gammon_a", "backgammon_a", "single_b", "gammon_b", "backgammon_b",  # exclusive
+    "passes", "points_a", "points_b",
+)
+
+CHECKPOINT_FORMAT = "tavli_fast match checkpoint"
+CHECKPOINT_VERSION = 1
+
+
+@dataclass(frozen=True)
+class MatchRequest:
+    """Everything that fixes a match run's numbers (validated)."""
+
+    length: int
+    matches: int
+    players: tuple[str, str]  # A, B
+    player_ids: tuple[int, int]
+    score: tuple[int, int]  # points A and B have already won
+    post_crawford: bool
+    rules: Rules
+    cube: bool
+    max_cube: int
+    seed: int
+    chunk_size: int
+    bearoff_play: bool = True
+    cache_dir: str | None = None
+
+    @property
+    def n_chunks(self) -> int:
+        return -(-self.matches // self.chunk_size)
+
+    def identity(self) -> dict[str, Any]:
+        """The parameters that must match for a checkpoint to be resumed."""
+        return {
+            "length": self.length,
+            "players": list(self.players),
+            "score": list(self.score),
+            "post_crawford": self.post_crawford,
+            "rules": self.rules.name,
+            "cube": self.cube,
+            "max_cube": self.max_cube,
+            "seed": self.seed,
+            "chunk_size": self.chunk_size,
+            "bearoff": self.bearoff_play,
+        }
+
+    def to_dict(self) -> dict[str, Any]:
+        return {**self.identity(), "matches": self.matches, "cache_dir": self.cache_dir}
+
+
+def _whole(value: object, name: str, low: int) -> int:
+    if isinstance(value, bool) or not isinstance(value, (int, np.integer)) or int(value) < low:
+        raise ValueError(f"{name} must be a whole number >= {low}, got {value!r}")
+    return int(value)
+
+
+def make_match_request(
+    length: object = 7,
+    matches: object = 1000,
+    players: object = ("neural", "neural"),
+    score: object = (0, 0),
+    post_crawford: bool = False,
+    rules: object = "backgammon",
+    cube: bool = True,
+    max_cube: object = DEFAULT_MAX_CUBE,
+    seed: object = None,
+    chunk_size: object = DEFAULT_MATCH_CHUNK,
+    bearoff: bool = True,
+    cache_dir: str | os.PathLike | None = None,
+) -> MatchRequest:
+    """Validate the arguments of a match run; raise ValueError saying precisely what is wrong."""
+    n = _whole(length, "the match length", 1)
+    table = default_match_table()
+    if n > table.size:
+        raise ValueError(f"a {n}-point match is longer than the match equity table ({table.size} points)")
+    try:
+        a, b = (int(s) if not isinstance(s, bool) and isinstance(s, (int, np.integer)) else None
+                for s in score)  # type: ignore[union-attr]
+    except (TypeError, ValueError):
+        raise ValueError(f"score must be two whole numbers A,B, got {score!r}") from None
+    if a is None or b is None or a < 0 or b < 0:
+        raise ValueError(f"score must be two whole numbers >= 0, got {score!r}")
+    if max(a, b) >= n:
+        raise ValueError(f"score {a}-{b} has already won a {n}-point match")
+    if post_crawford and n - 1 not in (a, b):
+        raise ValueError(
+            f"post-Crawford needs a player 1 point from winning: score {a}-{b} in a {n}-point match"
+        )
+    rule_set = get_rules(rules)
+    cap = check_max_cube(max_cube)
+    names, ids = player_kinds(players)
+    return MatchRequest(
+        length=n,
+        matches=check_count(matches, "matches"),
+        players=names,
+        player_ids=ids,
+        score=(a, b),
+        post_crawford=bool(post_crawford),
+        rules=rule_set,
+        cube=bool(cube) and rule_set.cube,
+        max_cube=cap,
+        seed=check_seed(seed),
+        chunk_size=check_count(chunk_size, "chunk_size"),
+        bearoff_play=bool(bearoff),
+        cache_dir=None if cache_dir is None else os.fspath(cache_dir),
+    )
+
+
+@dataclass(frozen=True)
+class MatchChunk:
+    """One chunk of matches: plain picklable data, everything a worker needs."""
+
+    index: int
+    n_matches: int
+    seed: int
+    length: int
+    score: tuple[int, int]
+    post_crawford: bool
+    player_a: int
+    player_b: int
+    first_roll_no_doubles: bool
+    backgammons: bool
+    winner_starts: bool
+    max_cube: int  # 1: no cube
+    bearoff_play: bool = True
+    cache_dir: str | None = None
+
+
+@dataclass(frozen=True)
+class MatchChunkResult:
+    """A chunk's tallies (``TALLIES``), for player A."""
+
+    index: int
+    matches: int
+    tallies: tuple[int, ...]
+
+    def to_list(self) -> list[int]:
+        return [self.matches, *self.tallies]
+
+    @classmethod
+    def from_list(cls, index: int, values: Sequence[int]) -> "MatchChunkResult":
+        if len(values) != 1 + len(TALLIES) or any(int(v) != v or v < 0 for v in values):
+            raise ValueError(f"match chunk {index}: expected {1 + len(TALLIES)} whole numbers")
+        return cls(index, int(values[0]), tuple(int(v) for v in values[1:]))
+
+
+def _resources(chunk: MatchChunk, load: bool = True) -> dict:
+    return game_resources((chunk.player_a, chunk.player_b), chunk.bearoff_play, False,
+                          chunk.cache_dir, load=load)
+
+
+def run_match_chunk(chunk: MatchChunk) -> MatchChunkResult:
+    """Play the chunk's matches in the C game loop (GIL released) and return its tallies."""
+    tallies = _core.run_matches(
+        Position.initial().board, chunk.n_matches, chunk.length, chunk.score[0], chunk.score[1],
+        chunk.post_crawford, chunk.player_a, chunk.player_b, chunk.seed,
+        chunk.first_roll_no_doubles, chunk.backgammons, chunk.max_cube, chunk.winner_starts,
+        default_match_table(), **_resources(chunk),
+    )
+    return MatchChunkResult(chunk.index, chunk.n_matches, tuple(int(v) for v in tallies))
+
+
+def plan_match_chunks(request: MatchRequest) -> list[MatchChunk]:
+    """All chunks of the request, in index order."""
+    return [
+        MatchChunk(
+            index=c,
+            n_matches=min(request.chunk_size, request.matches - c * request.chunk_size),
+            seed=chunk_seed(request.seed, c),
+            length=request.length,
+            score=request.score,
+            post_crawford=request.post_crawford,
+            player_a=request.player_ids[0],
+            player_b=request.player_ids[1],
+            first_roll_no_doubles=request.rules.first_roll_no_doubles,
+            backgammons=request.rules.backgammons,
+            winner_starts=request.rules.winner_starts,
+            max_cube=request.max_cube if request.cube else 1,
+            bearoff_play=request.bearoff_play,
+            cache_dir=request.cache_dir,
+        )
+        for c in range(request.n_chunks)
+    ]
+
+
+@dataclass(frozen=True)
+class MatchResult:
+    """The outcome of a match run. ``win``: the match winning chances of players A and B;
+    ``se``: their standard error (the same for both). Rates are per game."""
+
+    request: MatchRequest
+    matches: int
+    tallies: tuple[int, ...]
+    elapsed_s: float
+    jobs: int
+    interrupted: bool = False
+    worker_restarts: int = 0
+    resumed_matches: int = 0
+    checkpoint: str | None = None
+
+    def _t(self, name: str) -> int:
+        return self.tallies[TALLIES.index(name)]
+
+    @property
+    def win(self) -> tuple[float, float]:
+        if not self.matches:
+            return (math.nan, math.nan)
+        a = self._t("wins_a") / self.matches
+        return (a, 1.0 - a)
+
+    @property
+    def se(self) -> tuple[float, float]:
+        if not self.matches:
+            return (math.nan, math.nan)
+        a = self.win[0]
+        s = math.sqrt(a * (1.0 - a) / self.matches)
+        return (s, s)
+
+    @property
+    def games(self) -> int:
+        return self._t("games")
+
+    @property
+    def games_per_match(self) -> float:
+        return self.games / self.matches if self.matches else math.nan
+
+    @property
+    def games_per_match_se(self) -> float:
+        if not self.matches:
+            return math.nan
+        m = self.games_per_match
+        return math.sqrt(max(self._t("games_sq") / self.matches - m * m, 0.0) / self.matches)
+
+    @property
+    def mean_cube(self) -> float:
+        """The mean final cube value of a game (1 when no game was doubled)."""
+        return self._t("cube_sum") / self.games if self.games else math.nan
+
+    def rates(self) -> dict[str, float]:
+        """Per game: each player's wins by a single game, gammon and backgammon, and passes."""
+        g = self.games or 1
+        return {name: self._t(name) / g for name in TALLIES[4:11]}
+
+    def to_json(self, indent: int | None = 2) -> str:
+        return json.dumps(self.to_dict(), indent=indent)
+
+    @property
+    def gammon_rates(self) -> tuple[float, float]:
+        """The share of games A and B won by a gammon or backgammon."""
+        r = self.rates()
+        return (r["gammon_a"] + r["backgammon_a"], r["gammon_b"] + r["backgammon_b"])
+
+    def to_dict(self) -> dict[str, Any]:
+        def num(x: float) -> float | None:
+            return None if math.isnan(x) else x
+
+        r = self.request
+        return {
+            "length": r.length,
+            "matches": self.matches,
+            "matches_requested": r.matches,
+            "players": list(r.players),
+            "score": list(r.score),
+            "post_crawford": r.post_crawford,
+            "rules": r.rules.name,
+            "cube": r.cube,
+            "max_cube": r.max_cube,
+            "seed": r.seed,
+            "win": [num(w) for w in self.win],
+            "se": [num(s) for s in self.se],
+            "games_per_match": num(self.games_per_match),
+            "games_per_match_se": num(self.games_per_match_se),
+            "games": self.games,
+            "mean_cube": num(self.mean_cube),
+            "gammon_rate": list(self.gammon_rates),
+            "per_game": self.rates(),
+            "points": [self._t("points_a"), self._t("points_b")],
+            "elapsed_s": self.elapsed_s,
+            "jobs": self.jobs,
+            "chunk_size": r.chunk_size,
+            "interrupted": self.interrupted,
+            "worker_restarts": self.worker_restarts,
+            "resumed_matches": self.resumed_matches,
+            "checkpoint": self.checkpoint,
+        }
+
+    def __str__(self) -> str:
+        r = self.request
+        crawford = ""
+        if r.length - 1 in r.score:
+            crawford = ", post-Crawford" if r.post_crawford else ", starting with the Crawford game"
+        lines = [
+            f"Matches to {r.length} points: {self.matches:,}"
+            + (f" of {r.matches:,}" if self.matches != r.matches else "")
+            + f", from {r.score[0]}-{r.score[1]}{crawford}, rules {r.rules.name}, "
+            + ("cube up to " + str(r.max_cube) if r.cube else "no cube") + f", seed {r.seed}",
+        ]
+        if self.interrupted:
+            lines.append("INTERRUPTED: partial result from the matches completed")
+        if not self.matches:
+            lines.append("No match was completed.")
+            return "\n".join(lines)
+        lines.append("")
+        lines.append(f"{'player':<22} {'MWC':>8} {'SE':>8}   gammons/game  backgammons/game")
+        rates = self.rates()
+        for i, who in enumerate("ab"):
+            lines.append(
+                f"{r.players[i] + (' (A)' if i == 0 else ' (B)'):<22} {self.win[i]:8.4f} {self.se[i]:8.4f}"
+                f"   {self.gammon_rates[i]:12.4f}  {rates['backgammon_' + who]:16.4f}"
+            )
+        lines.append("")
+        lines.append(
+            f"Games per match {self.games_per_match:.3f} (SE {self.games_per_match_se:.3f}), "
+            f"mean final cube {self.mean_cube:.3f}, passes {rates['passes']:.3f} per game"
+        )
+        lines.append(
+            f"{self.elapsed_s:.2f} s, {self.matches / self.elapsed_s if self.elapsed_s > 0 else math.nan:,.1f} "
+            f"matches/s, {self.jobs} job(s)"
+            + (f", {self.worker_restarts} worker restart(s)" if self.worker_restarts else "")
+        )
+        return "\n".join(lines)
+
+
+def read_match_checkpoint(path: str | os.PathLike) -> dict[str, Any]:
+    """Load and check a match checkpoint; ValueError if it is not one."""
+    return _read_checkpoint(path, CHECKPOINT_FORMAT, CHECKPOINT_VERSION, "match",
+                            {"request": dict, "chunks": dict})
+
+
+class MatchJob:
+    """Matches as a job of the driver (``driver.Job``): one round of chunks, summed in index
+    order. ``completed``: chunk results already done (from a checkpoint)."""
+
+    worker = staticmethod(run_match_chunk)
+
+    def __init__(self, request: MatchRequest, completed: Iterable[MatchChunkResult] = ()):
+        self.request = request
+        self.results: dict[int, MatchChunkResult] = {}
+        self._matches = 0
+        self._wins = 0
+        self._planned = False
+        for r in completed:
+            self.add(r)
+        self.resumed_matches = self._matches
+
+    @classmethod
+    def from_checkpoint(cls, doc: dict[str, Any], request: MatchRequest, path: str) -> "MatchJob":
+        mine = request.identity()
+        theirs = {k: doc["request"].get(k) for k in mine}
+        diff = [k for k in mine if mine[k] != theirs[k]]
+        if diff:
+            details = ", ".join(f"{k}: checkpoint {theirs[k]!r}, requested {mine[k]!r}" for k in diff)
+            raise ValueError(f"checkpoint {path} does not match the request ({details})")
+        sizes = {c.index: c.n_matches for c in plan_match_chunks(request)}
+        done = []
+        for key, values in doc["chunks"].items():
+            try:
+                index = int(key)
+            except ValueError:
+                raise ValueError(f"{path}: bad chunk index {key!r}") from None
+            result = MatchChunkResult.from_list(index, values)
+            if sizes.get(index) == result.matches:
+                done.append(result)
+        return cls(request, done)
+
+    def plan(self) -> list[MatchChunk]:
+        if self._planned:
+            return []
+        self._planned = True
+        return [c for c in plan_match_chunks(self.request) if c.index not in self.results]
+
+    def add(self, result: MatchChunkResult) -> None:
+        if result.index in self.results:
+            raise RuntimeError(f"match chunk {result.index} counted twice")
+        self.results[result.index] = result
+        self._matches += result.matches
+        self._wins += result.tallies[0]
+
+    @property
+    def done(self) -> bool:
+        return len(self.results) >= self.request.n_chunks
+
+    def prepare(self, chunk: MatchChunk) -> None:
+        _resources(chunk, load=False)
+
+    def progress(self, elapsed_s: float, session_s: float) -> RolloutProgress:
+        n = self._matches
+        rate = (n - self.resumed_matches) / session_s if session_s > 0 else 0.0
+        p = self._wins / n if n else math.nan
+        return RolloutProgress(
+            trials_done=n,
+            trials_total=self.request.matches,
+            elapsed_s=elapsed_s,
+            games_per_second=rate,
+            equity=p,  # player A's match winning chance so far
+            equity_se=math.sqrt(p * (1 - p) / n) if n else math.inf,
+            eta_s=(self.request.matches - n) / rate if rate > 0 else math.inf,
+        )
+
+    def to_checkpoint(self, elapsed_s: float) -> dict[str, Any]:
+        return {
+            "format": CHECKPOINT_FORMAT,
+            "version": CHECKPOINT_VERSION,
+            "request": self.request.to_dict(),
+            "elapsed_s": elapsed_s,
+            "chunks": {str(i): self.results[i].to_list() for i in sorted(self.results)},
+        }
+
+    def totals(self) -> tuple[int, tuple[int, ...]]:
+        """(matches, summed tallies) in chunk index order."""
+        sums = np.zeros(len(TALLIES), dtype=np.int64)
+        matches = 0
+        for i in sorted(self.results):
+            sums += np.asarray(self.results[i].tallies, dtype=np.int64)
+            matches += self.results[i].matches
+        return matches, tuple(int(v) for v in sums)
+
+
+def match_result(job: MatchJob, *, elapsed_s: float, jobs: int, interrupted: bool = False,
+                 worker_restarts: int = 0, checkpoint: str | None = None) -> MatchResult:
+    matches, tallies = job.totals()
+    return MatchResult(job.request, matches, tallies, elapsed_s, jobs, interrupted,
+                       worker_restarts, job.resumed_matches, checkpoint)
