@@ -28,6 +28,7 @@ from .bearoff import (
     bearoff_win_probability,
 )
 from .errors import InvalidDiceError, InvalidPositionError
+from .met import MatchEquityTable, load_met, match_equity
 from .movegen import (
     ALL_ROLLS,
     count_plays_batch,
@@ -53,6 +54,7 @@ __all__ = [
     "GameContext",
     "InvalidDiceError",
     "InvalidPositionError",
+    "MatchEquityTable",
     "NeuralNetError",
     "OpeningsResult",
     "Play",
@@ -73,6 +75,8 @@ __all__ = [
     "generate_positions",
     "get_rules",
     "legal_positions",
+    "load_met",
+    "match_equity",
     "openings",
     "play_notation",
     "replies",
