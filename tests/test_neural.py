@@ -566,7 +566,6 @@ def test_hint_cli_ranks_every_play(capsys):
 
 
 @pytest.mark.parametrize("argv", [
-    ["--position", "start"],                       # no dice
     ["--position", "start", "--dice", "71"],
     ["--position", "nonsense", "--dice", "31"],
     ["--dice", "31"],                               # no position

@@ -30,6 +30,7 @@ from .bearoff import (
     bearoff_win_probability,
 )
 from .errors import InvalidDiceError, InvalidPositionError
+from .met import MatchEquityTable, load_met, match_equity
 from .movegen import (
     ALL_ROLLS,
     count_plays_batch,
@@ -57,6 +58,7 @@ __all__ = [
     "GameContext",
     "InvalidDiceError",
     "InvalidPositionError",
+    "MatchEquityTable",
     "MatchResult",
     "NeuralNetError",
     "OpeningsResult",
@@ -79,6 +81,8 @@ __all__ = [
     "generate_positions",
     "get_rules",
     "legal_positions",
+    "load_met",
+    "match_equity",
     "openings",
     "play_matches",
     "play_notation",
