@@ -527,8 +527,8 @@ cdef class MatchTableC:
         cdef Py_ssize_t n = self._post.shape[0]
         if self._pre.ndim != 2 or self._pre.shape[0] != n or self._pre.shape[1] != n or n < 1:
             raise ValueError("a match equity table is pre_crawford (n, n) and post_crawford (n,)")
-        cdef double[:, ::1] pre_v = self._pre
-        cdef double[::1] post_v = self._post
+        cdef const double[:, ::1] pre_v = self._pre
+        cdef const double[::1] post_v = self._post
         self.t.n = <int>n
         self.t.pre = &pre_v[0, 0]
         self.t.post = &post_v[0]

@@ -15,7 +15,6 @@ scale linearly between losing and winning the current cube's value, as gnubg doe
 
 from __future__ import annotations
 
-import functools
 from dataclasses import asdict, dataclass
 from typing import Sequence
 
@@ -43,6 +42,7 @@ ACTIONS = (
     "You cannot double",
 )
 DOUBLING = frozenset({1, 2, 6, 8})  #: actions that say: double now
+CANNOT_DOUBLE = ACTIONS[9]
 _TOO_GOOD = {3, 4}
 
 #: GameContext.cube_owner -> the kernels' owner code.
@@ -100,8 +100,10 @@ class CubeDecision:
 
 
 def action_words(action: int, owner: str) -> str:
+    """gnubg's sentence for an action code; the "re-" form when the side on roll owns the
+    cube ("You cannot double" stays as it is)."""
     text = ACTIONS[action]
-    if owner == "me":
+    if owner == "me" and text != CANNOT_DOUBLE:
         text = text.replace("double", "redouble").replace("Double", "Redouble")
     return text
 
@@ -130,13 +132,11 @@ def check_probabilities(probabilities: Sequence[float]) -> np.ndarray:
     return np.clip(p, 0.0, 1.0)
 
 
-@functools.cache
 def default_match_table() -> _core.MatchTableC:
     """The default match equity table (Kazaross-XG2) as the kernels read it."""
     from .met import load_met
 
-    table = load_met()
-    return _core.MatchTableC(table.pre_crawford, table.post_crawford)
+    return load_met().kernel
 
 
 def cube_state_args(context: GameContext, met: _core.MatchTableC | None = None,

@@ -15,10 +15,12 @@ from __future__ import annotations
 
 import json
 from dataclasses import dataclass
-from functools import lru_cache
+from functools import cached_property, lru_cache
 from importlib import resources
 
 import numpy as np
+
+from . import _core
 
 __all__ = ["MatchEquityTable", "load_met", "match_equity", "DEFAULT_MET"]
 
@@ -62,6 +64,11 @@ class MatchEquityTable:
         object.__setattr__(self, "pre_crawford", pre)
         object.__setattr__(self, "post_crawford", post)
 
+    @cached_property
+    def kernel(self) -> _core.MatchTableC:
+        """The table as the cube kernels read it (``_cube.pxi``: one lookup for all callers)."""
+        return _core.MatchTableC(self.pre_crawford, self.post_crawford)
+
     @property
     def max_away(self) -> int:
         """The largest away count the table covers."""
@@ -87,20 +94,12 @@ class MatchEquityTable:
             raise ValueError(
                 f"both players have already won ({me} and {opponent} away): no such score"
             )
-        if me <= 0:
-            return 1.0
-        if opponent <= 0:
-            return 0.0
-        if post_crawford:
-            if me == 1:
-                return float(1.0 - self.post_crawford[opponent - 1])
-            if opponent == 1:
-                return float(self.post_crawford[me - 1])
+        if post_crawford and 1 not in (me, opponent) and me > 0 and opponent > 0:
             raise ValueError(
                 f"post-Crawford needs a player 1-away, the score is {me}-away, "
                 f"{opponent}-away"
             )
-        return float(self.pre_crawford[me - 1, opponent - 1])
+        return float(_core.match_mwc(self.kernel, me, opponent, bool(post_crawford)))
 
 
 @lru_cache(maxsize=None)

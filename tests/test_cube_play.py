@@ -1,0 +1,202 @@
+"""The cube in play (R21-R25): cubeful rollouts and whole matches.
+
+Expected values come from the rules (a pass scores the cube, a capped cube never moves,
+Jacoby), from the match equity table, or from the same games played cubeless, never from
+the code's own output.
+"""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+
+import pytest
+
+import tavli_fast as tf
+from tavli_fast.errors import InvalidPositionError
+from tavli_fast.parallel import play_matches, rollout
+
+# Start position with a context: cube log2, owner, turn, dice, scores, flag, length, max cube.
+START_XGID = "XGID=-b----E-C---eE---c-e----B-:{}"
+# I have 15 checkers on my ace point, the opponent 15 on its 13-point: I bear off in at
+# most 8 turns, it cannot bear off a checker in fewer than 9: I cannot lose.
+SURE_WIN = "x 1:15; o 13:15"
+
+
+def xgid(fields: str) -> str:
+    return START_XGID.format(fields)
+
+
+def test_r22_a_position_that_cannot_lose_is_double_pass_or_too_good():
+    pos = tf.Position.parse(SURE_WIN)
+    assert pos.pip_counts() == (15, 195)
+    r = rollout(pos, 400, players="neural", seed=1, jobs=1, cubeful=True)
+    assert r.win == 1.0
+    assert r.cubeful.action in ("Double, pass", "Too good to double, pass", "Too good to double, take")
+    assert r.cubeful.no_double >= 1.0                    # a win is worth at least the cube
+
+
+def test_r23_a_capped_cube_never_moves_and_each_game_scores_its_points():
+    # With max cube 1 nobody can double: the cubeful result is the cubeless one, game by game.
+    r = rollout("start", 600, players="pubeval", seed=3, jobs=1, cubeful=True, max_cube=1)
+    assert r.cubeful.action == "You cannot double" and r.cubeful.double_take is None
+    assert r.cubeful.no_double == pytest.approx(r.equity, abs=1e-12)
+    assert r.cubeful.mean_cube == {"no_double": 1.0}
+
+
+def test_r23_jacoby_a_centred_cube_scores_one_point_whatever_the_game():
+    jacoby = xgid("0:0:1:00:0:0:1:0:10")
+    r = rollout(jacoby, 600, players="pubeval", seed=3, jobs=1, cubeful=True, max_cube=1)
+    assert r.cubeful.no_double == pytest.approx(2 * r.win - 1, abs=1e-12)
+    plain = rollout("start", 600, players="pubeval", seed=3, jobs=1, cubeful=True, max_cube=1)
+    assert plain.win == r.win                           # same games, only the scoring differs
+
+
+def test_r24_a_cubeful_match_rollout_at_double_match_point_cannot_double():
+    dmp = xgid("0:0:1:00:4:4:0:5:10")
+    r = rollout(dmp, 1000, players="neural", seed=2, jobs=1, cubeful=True)
+    c = r.cubeful
+    assert c.action == "You cannot double" and not c.can_double
+    assert c.mwc["no_double"] == pytest.approx(r.win, abs=1e-12)   # DMP: MWC = P(win)
+    assert abs(c.no_double - c.cubeless) <= 2 * c.se["no_double"]
+
+
+def test_cubeful_rollout_reports_both_branches_on_common_dice():
+    r = rollout("start", 1200, players="neural", seed=5, jobs=1, cubeful=True)
+    c = r.cubeful
+    assert c.can_double and c.double_take is not None and c.double_pass == 1.0
+    # Paired on the same games: the difference is far more precise than either branch.
+    assert c.se["difference"] < 0.8 * min(c.se["no_double"], c.se["double_take"])
+    assert c.double_take < c.no_double                   # doubling at the start is a blunder
+    assert c.action == "No double, take"
+    assert c.mean_cube["double_take"] >= 2.0
+    doc = json.loads(r.to_json())["cubeful"]
+    assert set(doc) >= {"no_double", "double_take", "double_pass", "action", "se"}
+    assert set(doc["se"]) == {"no_double", "double_take", "difference"}
+    assert doc["mwc"] is None
+
+
+def test_cubeful_match_rollout_reports_mwcs_from_the_table():
+    r = rollout(xgid("0:0:1:00:1:0:0:5:10"), 600, players="neural", seed=4, jobs=1, cubeful=True)
+    mwc = r.cubeful.mwc
+    assert mwc["double_pass"] == pytest.approx(tf.match_equity(3, 5))
+    assert 0.0 < mwc["no_double"] < 1.0 and 0.0 < mwc["double_take"] < 1.0
+
+
+def test_cubeful_rollouts_do_not_depend_on_jobs_and_resume_exactly(tmp_path):
+    args = dict(players="neural", seed=11, cubeful=True, chunk_size=150)
+    one = rollout("start", 450, jobs=1, **args)
+    two = rollout("start", 450, jobs=2, **args)
+    assert one.totals == two.totals and one.cubeful == two.cubeful
+    path = tmp_path / "run.json"
+    rollout("start", 150, jobs=1, checkpoint=str(path), **args)
+    resumed = rollout("start", 450, jobs=1, resume=str(path), **args)
+    assert resumed.totals == one.totals and resumed.resumed_games == 150
+
+
+@pytest.mark.parametrize("kwargs, error", [
+    (dict(position=xgid("7:0:1:00:0:0:0:0:10")), InvalidPositionError),   # cube 128 > 64
+    (dict(max_cube=100), ValueError),
+    (dict(rules="portes"), ValueError),
+])
+def test_bad_cubeful_requests_raise(kwargs, error):
+    args = dict(position="start", trials=10, jobs=1, cubeful=True) | kwargs
+    with pytest.raises(error):
+        rollout(**args)
+
+
+# ------------------------------------------------------------------------ matches
+
+
+def test_r25_crawford_leader_wins_as_the_table_says():
+    # 5-point match at 4-3: the Crawford game, MET 1-away vs 2-away.
+    r = play_matches(5, 3000, "neural", score=(4, 3), seed=1, jobs=2)
+    expected = tf.match_equity(1, 2)
+    assert abs(r.win[0] - expected) <= 4 * r.se[0]
+    assert r.mean_cube == 1.0                            # no cube in the Crawford game
+    assert r.to_dict()["games_per_match"] > 1.0
+
+
+def test_r25_post_crawford_the_trailers_free_double_brings_it_near_even():
+    r = play_matches(5, 3000, "neural", score=(4, 3), post_crawford=True, seed=2, jobs=2)
+    expected = tf.match_equity(1, 2, post_crawford=True)
+    assert abs(r.win[0] - expected) <= 4 * r.se[0]
+    assert r.mean_cube > 1.0                             # the trailer doubles
+
+
+def test_matches_are_reproducible_independent_of_jobs_and_resumable(tmp_path):
+    args = dict(score=(0, 0), seed=7, chunk_size=50)
+    one = play_matches(3, 150, "pubeval,greedy", jobs=1, **args)
+    two = play_matches(3, 150, "pubeval,greedy", jobs=2, **args)
+    assert one.tallies == two.tallies and one.matches == 150
+    path = tmp_path / "m.json"
+    play_matches(3, 50, "pubeval,greedy", jobs=1, checkpoint=str(path), **args)
+    resumed = play_matches(3, 150, "pubeval,greedy", jobs=1, resume=str(path), **args)
+    assert resumed.tallies == one.tallies and resumed.resumed_matches == 50
+
+
+def test_a_one_point_match_is_one_game_without_a_cube():
+    r = play_matches(1, 200, "pubeval", seed=3, jobs=1)
+    assert r.games == 200 and r.mean_cube == 1.0
+
+
+def test_portes_matches_have_no_cube_no_backgammon_and_the_winner_starts():
+    r = play_matches(5, 300, "pubeval,random", rules="portes", seed=4, jobs=1)
+    d = r.to_dict()
+    assert d["mean_cube"] == 1.0
+    assert d["per_game"]["backgammon_a"] == 0.0 and d["per_game"]["backgammon_b"] == 0.0
+    assert r.win[0] > 0.9                                # pubeval crushes random
+    assert set(d) >= {"length", "matches", "players", "score", "win", "se", "games_per_match"}
+
+
+@pytest.mark.parametrize("kwargs", [
+    dict(length=0),
+    dict(length=5, score=(5, 1)),                 # already won
+    dict(length=5, score=(3, 2), post_crawford=True),   # nobody is 1-away
+    dict(length=99),                              # longer than the table
+    dict(length=5, matches=0),
+    dict(length=5, players="gnubg"),
+    dict(length=5, max_cube=3),
+])
+def test_bad_match_requests_raise_value_error(kwargs):
+    with pytest.raises(ValueError):
+        play_matches(**({"matches": 10, "jobs": 1} | kwargs))
+
+
+@pytest.mark.parametrize("argv", [
+    ["--length", "0"],
+    ["--length", "5", "--score", "5,1"],
+    ["--length", "5", "--score", "3,2", "--post-crawford"],
+    ["--length", "5", "--matches", "-3"],
+    ["--length", "5", "--max-cube", "3"],
+])
+def test_match_cli_bad_input_is_one_line_and_exit_2(argv):
+    r = subprocess.run([sys.executable, "-m", "tavli_fast.cli.match", *argv, "--no-progress"],
+                       capture_output=True, text=True)
+    assert r.returncode == 2, r.stderr
+    assert len(r.stderr.strip().splitlines()) == 1 and "Traceback" not in r.stderr
+
+
+@pytest.mark.parametrize("argv", [
+    ["--cubeful", "--max-cube", "100"],
+    ["--cubeful", "--rules", "portes"],
+    ["--cubeful", "--position", xgid("7:0:1:00:0:0:0:0:10")],
+    ["--position", xgid("0:0:1:00:0:0:1:5:10")],      # Crawford flag in... a 5-point match at 0-0
+])
+def test_rollout_cli_bad_cube_input_is_one_line_and_exit_2(argv):
+    r = subprocess.run([sys.executable, "-m", "tavli_fast", *argv, "--trials", "10", "--no-progress"],
+                       capture_output=True, text=True)
+    assert r.returncode == 2, r.stderr
+    assert len(r.stderr.strip().splitlines()) == 1 and "Traceback" not in r.stderr
+
+
+def test_match_cli_json_has_the_promised_keys():
+    r = subprocess.run([sys.executable, "-m", "tavli_fast.cli.match", "--length", "3", "--players",
+                        "pubeval,random", "--matches", "40", "--seed", "1", "--json", "-j", "1"],
+                       capture_output=True, text=True)
+    assert r.returncode == 0, r.stderr
+    doc = json.loads(r.stdout)
+    assert doc["length"] == 3 and doc["matches"] == 40 and doc["players"] == ["pubeval", "random"]
+    assert doc["score"] == [0, 0] and len(doc["win"]) == 2 and len(doc["se"]) == 2
+    assert doc["win"][0] + doc["win"][1] == pytest.approx(1.0)
