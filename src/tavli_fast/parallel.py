@@ -12,7 +12,7 @@ import os
 from typing import Any, Sequence
 
 from .driver import ProgressCallback, run_job
-from .executors import default_jobs, make_executor
+from .executors import check_jobs, default_jobs, make_executor
 from .results import RolloutResult, build_result
 from .rollout import (
     CHECKPOINT_FORMAT,
@@ -87,6 +87,8 @@ def rollout(
     bearoff: bool = True,
     truncate: bool = True,
     cache_dir: str | os.PathLike | None = None,
+    scheduler: str | None = None,
+    client: Any = None,
 ) -> RolloutResult:
     """Roll out ``position`` for ``trials`` games and return a ``RolloutResult``.
 
@@ -103,12 +105,17 @@ def rollout(
     two-sided bear-off database and counts its exact win probability (GNU Backgammon's
     truncation at the bear-off database: same expectation, smaller standard errors). The
     databases are built in ``cache_dir`` (default: the user cache) on first use. The numbers
-    depend on the seed, the request and ``chunk_size``, never on ``jobs``.
+    depend on the seed, the request and ``chunk_size``, never on ``jobs``. scheduler: run the
+    chunks on a Dask cluster, given its scheduler's address (``"tcp://10.0.0.5:8786"``), or
+    client: a connected ``distributed.Client``; either needs the ``[dask]`` extra, and the
+    numbers are those of a local run.
 
     Raises ValueError for bad arguments (trials <= 0 or not whole, jobs < 1, unknown player or
-    rules), InvalidPositionError for a bad position.
+    rules, jobs together with a cluster), InvalidPositionError for a bad position;
+    executors.dask.DaskMissingError (an ImportError) without Dask, ClusterError (an OSError) for
+    a scheduler out of reach or a worker that differs.
     """
-    executor = make_executor(jobs, start_method)
+    check_jobs(jobs)
     doc = None
     if resume is not None:
         doc = read_checkpoint(os.fspath(resume))
@@ -126,7 +133,8 @@ def rollout(
             checkpoint = resume
     else:
         job = RolloutJob(request)
-    with executor:
+    # The arguments are checked before a cluster is contacted.
+    with make_executor(jobs, start_method, scheduler=scheduler, client=client) as executor:
         return _run(
             job, executor, progress=progress,
             checkpoint=os.fspath(checkpoint) if checkpoint is not None else None,
@@ -143,13 +151,17 @@ def resume_rollout(
     progress: ProgressCallback | None = None,
     checkpoint: str | os.PathLike | None = None,
     start_method: str | None = None,
+    scheduler: str | None = None,
+    client: Any = None,
 ) -> RolloutResult:
-    """Continue the rollout saved in checkpoint ``path`` (to its trials, or to ``trials``)."""
-    executor = make_executor(jobs, start_method)
+    """Continue the rollout saved in checkpoint ``path`` (to its trials, or to ``trials``), on
+    the local pool or on a Dask cluster (``scheduler`` / ``client``, as for ``rollout``): a run
+    may be resumed on the other executor with the same numbers."""
+    check_jobs(jobs)
     doc = read_checkpoint(os.fspath(path))
     request = request_from_checkpoint(doc, trials=trials, target_se=target_se)
     job = RolloutJob.from_checkpoint(doc, request, os.fspath(path))
-    with executor:
+    with make_executor(jobs, start_method, scheduler=scheduler, client=client) as executor:
         return _run(
             job, executor, progress=progress,
             checkpoint=os.fspath(checkpoint if checkpoint is not None else path),
