@@ -47,10 +47,13 @@ class Job(Protocol):
 
     ``worker`` must be a module-level function (so that it pickles by reference) taking one unit
     (plain picklable data) and returning plain picklable numbers; it must not depend on where or
-    in which order it runs.
+    in which order it runs. Set it (and ``prepare``) as ``staticmethod`` class attributes.
     """
 
     worker: Callable[[Any], Any]
+    #: Module-level too: builds what every worker of a machine needs before its first unit (the
+    #: bear-off databases, into the cache, without loading them); run once per machine.
+    prepare: Callable[[Any], Any]
 
     def plan(self) -> Sequence[Any]:
         """The units of the next round that are not done yet, in index order; [] when finished."""
@@ -61,10 +64,6 @@ class Job(Protocol):
     @property
     def done(self) -> bool:
         """True once the run may stop before all planned units have run (e.g. SE reached)."""
-
-    def prepare(self, unit: Any) -> None:
-        """Make what every worker of a machine needs before the first unit runs there (build the
-        bear-off databases into the cache, without loading them); called once per machine."""
 
     def progress(self, elapsed_s: float, session_s: float) -> RolloutProgress:
         """Where the run stands; ``session_s`` is the time of this session (not of resumed work)."""

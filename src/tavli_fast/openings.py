@@ -406,6 +406,12 @@ def unit_resources(unit: OpeningUnit, load: bool = True) -> dict:
                           unit.truncate, unit.cache_dir, load=load)
 
 
+def prepare_unit(unit: OpeningUnit) -> None:
+    """Build the bear-off databases the unit's games need, if missing, without loading them
+    (once per machine, before its workers start)."""
+    unit_resources(unit, load=False)
+
+
 def run_unit(unit: OpeningUnit) -> UnitResult:
     """Play the unit's trials for each candidate on the same dice (C game loop, GIL released)."""
     start = time.perf_counter()
@@ -621,8 +627,7 @@ class OpeningsJob:
 
     done = False
 
-    def prepare(self, unit: OpeningUnit) -> None:
-        unit_resources(unit, load=False)
+    prepare = staticmethod(prepare_unit)
 
     def progress(self, elapsed_s: float, session_s: float) -> RolloutProgress:
         request = self.request
@@ -687,8 +692,7 @@ class RepliesJob:
 
     done = False
 
-    def prepare(self, unit: OpeningUnit) -> None:
-        unit_resources(unit, load=False)
+    prepare = staticmethod(prepare_unit)
 
     def progress(self, elapsed_s: float, session_s: float) -> RolloutProgress:
         total = self.request.trials * len(self.reply_rolls)

@@ -14,10 +14,10 @@ import json
 import math
 import os
 from dataclasses import dataclass, field
-from typing import Any, Callable, Sequence
+from typing import Any, Callable
 
 from .driver import run_job
-from .executors import make_executor
+from .executors import check_jobs, make_executor
 from .openings import (
     CHECKPOINT_FORMAT,
     DEFAULT_CHUNK_SIZE,
@@ -309,6 +309,8 @@ def openings(
     checkpoint: str | os.PathLike | None = None,
     resume: str | os.PathLike | None = None,
     start_method: str | None = None,
+    scheduler: str | None = None,
+    client: Any = None,
 ) -> OpeningsResult:
     """Roll out every legal play of every opening roll; rank the plays; the first mover's odds.
 
@@ -320,9 +322,11 @@ def openings(
     dice (common random numbers). The numbers depend on the seed, trials, chunk_size and the
     screening, never on ``jobs``. checkpoint: a JSON file kept up to date; resume: continue such
     a file (its settings are used; ``jobs`` may differ). progress: called with a
-    ``RolloutProgress`` (trials over all plays) after each unit of work.
+    ``RolloutProgress`` (trials over all plays) after each unit of work. scheduler / client:
+    run the units on a Dask cluster instead of the local pool, with the same numbers (see
+    ``tavli_fast.rollout``).
     """
-    executor = make_executor(jobs, start_method)
+    check_jobs(jobs)
     previous = 0.0
     if resume is not None:
         doc = read_checkpoint(resume)
@@ -338,7 +342,7 @@ def openings(
         )
         job = OpeningsJob(request)
     path = os.fspath(checkpoint) if checkpoint is not None else None
-    with executor:
+    with make_executor(jobs, start_method, scheduler=scheduler, client=client) as executor:
         outcome = run_job(job, executor, progress=progress, checkpoint=path,
                           previous_elapsed=previous)
     notes = []
@@ -474,13 +478,15 @@ def replies(
     cache_dir: str | None = None,
     progress: Callable[[RolloutProgress], Any] | None = None,
     start_method: str | None = None,
+    scheduler: str | None = None,
+    client: Any = None,
 ) -> RepliesResult:
     """Roll out one opening play against each of the opponent's 21 reply rolls.
 
     roll: ``"31"`` or (3, 1); play: its notation as listed by ``Position.plays`` (e.g.
     ``"8/5 6/5"``). ``trials`` per reply roll. Raises ValueError for a play that is not legal.
     """
-    executor = make_executor(jobs, start_method)
+    check_jobs(jobs)
     request = make_openings_request(trials, players, seed, rules, [roll] if not isinstance(roll, str) else roll,
                                     None, None, chunk_size, stratify, bearoff, truncate, cache_dir)
     if len(request.rolls) != 1:
@@ -492,7 +498,7 @@ def replies(
     board = rp.boards[rp.notations.index(play)]
     reply_rolls = opening_rolls(get_rules("portes"))  # the opponent rolls normally: 21 rolls
     job = RepliesJob(request, board, [reply for reply, _ in reply_rolls])
-    with executor:
+    with make_executor(jobs, start_method, scheduler=scheduler, client=client) as executor:
         outcome = run_job(job, executor, progress=progress)
     random_opponent = request.players[1] == "random"
     stats = []

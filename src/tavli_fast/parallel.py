@@ -12,7 +12,7 @@ import os
 from typing import Any, Sequence
 
 from .driver import ProgressCallback, run_job
-from .executors import default_jobs, make_executor
+from .executors import check_jobs, default_jobs, make_executor
 from .match import (
     DEFAULT_MATCH_CHUNK,
     MatchJob,
@@ -97,6 +97,8 @@ def rollout(
     cache_dir: str | os.PathLike | None = None,
     cubeful: bool = False,
     max_cube: int = 64,
+    scheduler: str | None = None,
+    client: Any = None,
 ) -> RolloutResult:
     """Roll out ``position`` for ``trials`` games and return a ``RolloutResult``.
 
@@ -116,12 +118,17 @@ def rollout(
     follow the doubling cube from the position's cube and score and report no double,
     double/take and double/pass with the proper action (``result.cubeful``; ``cubeful.py``);
     max_cube caps the cube (R23: 64). The numbers depend on the seed, the request and
-    ``chunk_size``, never on ``jobs``.
+    ``chunk_size``, never on ``jobs``. scheduler: run the chunks on a Dask cluster, given its
+    scheduler's address (``"tcp://10.0.0.5:8786"``), or client: a connected
+    ``distributed.Client``; either needs the ``[dask]`` extra, and the numbers are those of a
+    local run.
 
     Raises ValueError for bad arguments (trials <= 0 or not whole, jobs < 1, unknown player or
-    rules), InvalidPositionError for a bad position.
+    rules, jobs together with a cluster), InvalidPositionError for a bad position;
+    executors.dask.DaskMissingError (an ImportError) without Dask, ClusterError (an OSError) for
+    a scheduler out of reach or a worker that differs.
     """
-    executor = make_executor(jobs, start_method)
+    check_jobs(jobs)
     doc = None
     if resume is not None:
         doc = read_checkpoint(os.fspath(resume))
@@ -139,7 +146,8 @@ def rollout(
             checkpoint = resume
     else:
         job = RolloutJob(request)
-    with executor:
+    # The arguments are checked before a cluster is contacted.
+    with make_executor(jobs, start_method, scheduler=scheduler, client=client) as executor:
         return _run(
             job, executor, progress=progress,
             checkpoint=os.fspath(checkpoint) if checkpoint is not None else None,
@@ -156,13 +164,17 @@ def resume_rollout(
     progress: ProgressCallback | None = None,
     checkpoint: str | os.PathLike | None = None,
     start_method: str | None = None,
+    scheduler: str | None = None,
+    client: Any = None,
 ) -> RolloutResult:
-    """Continue the rollout saved in checkpoint ``path`` (to its trials, or to ``trials``)."""
-    executor = make_executor(jobs, start_method)
+    """Continue the rollout saved in checkpoint ``path`` (to its trials, or to ``trials``), on
+    the local pool or on a Dask cluster (``scheduler`` / ``client``, as for ``rollout``): a run
+    may be resumed on the other executor with the same numbers."""
+    check_jobs(jobs)
     doc = read_checkpoint(os.fspath(path))
     request = request_from_checkpoint(doc, trials=trials, target_se=target_se)
     job = RolloutJob.from_checkpoint(doc, request, os.fspath(path))
-    with executor:
+    with make_executor(jobs, start_method, scheduler=scheduler, client=client) as executor:
         return _run(
             job, executor, progress=progress,
             checkpoint=os.fspath(checkpoint if checkpoint is not None else path),
@@ -189,6 +201,8 @@ def play_matches(
     start_method: str | None = None,
     bearoff: bool = True,
     cache_dir: str | os.PathLike | None = None,
+    scheduler: str | None = None,
+    client: Any = None,
 ) -> MatchResult:
     """Play ``matches`` whole matches to ``length`` points and return a ``MatchResult``.
 
@@ -197,10 +211,11 @@ def play_matches(
     ``post_crawford``. rules: ``"backgammon"`` (cube, backgammons, R5 opening roll) or
     ``"portes"`` (no cube, no backgammons, the winner starts the next game). cube=False
     plays without the cube; max_cube caps it (R23: 64). Seeds, jobs, chunks, checkpoints
-    and progress work as in ``rollout``. Raises ValueError for bad arguments (length < 1,
-    a score that has already won, post_crawford with no player 1-away, ...).
+    and progress work as in ``rollout``, and so do ``scheduler`` / ``client`` (a Dask
+    cluster). Raises ValueError for bad arguments (length < 1, a score that has already won,
+    post_crawford with no player 1-away, ...).
     """
-    executor = make_executor(jobs, start_method)
+    check_jobs(jobs)
     doc = None
     if resume is not None:
         doc = read_match_checkpoint(os.fspath(resume))
@@ -217,7 +232,7 @@ def play_matches(
     else:
         job = MatchJob(request)
     path = os.fspath(checkpoint) if checkpoint is not None else None
-    with executor:
+    with make_executor(jobs, start_method, scheduler=scheduler, client=client) as executor:
         outcome = run_job(job, executor, progress=progress, checkpoint=path,
                           previous_elapsed=previous_elapsed)
         return match_result(job, elapsed_s=outcome.elapsed_s, jobs=executor.workers,

@@ -170,6 +170,12 @@ def chunk_resources(chunk: RolloutChunk, load: bool = True) -> dict:
                           chunk.cache_dir, load=load)
 
 
+def prepare_chunk(chunk: RolloutChunk) -> None:
+    """Build the bear-off databases the chunk's games need, if missing, without loading them
+    (once per machine, before its workers start)."""
+    chunk_resources(chunk, load=False)
+
+
 def run_chunk(chunk: RolloutChunk) -> ChunkResult:
     """Play the chunk's games with the C game loop (GIL released) and return its counts."""
     start = time.perf_counter()
@@ -624,8 +630,7 @@ class RolloutJob:
     def done(self) -> bool:
         return self.tally.done
 
-    def prepare(self, chunk: RolloutChunk) -> None:
-        chunk_resources(chunk, load=False)
+    prepare = staticmethod(prepare_chunk)
 
     def progress(self, elapsed_s: float, session_s: float) -> RolloutProgress:
         current = self.tally.current()

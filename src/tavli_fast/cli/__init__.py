@@ -20,6 +20,8 @@ __all__ = [
     "compiled_core_status",
     "setup_logging",
     "run_command",
+    "add_executor_options",
+    "executor_settings",
 ]
 
 #: Exit status after Ctrl-C (128 + SIGINT), once the partial result has been printed.
@@ -67,6 +69,40 @@ def players_from_args(args: argparse.Namespace) -> tuple[str, str] | None:
     return None
 
 
+def add_executor_options(p: argparse.ArgumentParser) -> None:
+    """``--jobs``, ``--start-method`` (the local pool) and ``--scheduler`` (a Dask cluster)."""
+    p.add_argument("--jobs", "-j", type=_jobs, default=None, metavar="N",
+                   help="worker processes (default: the CPUs available)")
+    p.add_argument("--start-method", choices=("fork", "forkserver", "spawn"), default=None,
+                   help="how worker processes are started (default forkserver)")
+    p.add_argument("--scheduler", default=None, metavar="ADDRESS",
+                   help="run on a Dask cluster instead of local processes, e.g. "
+                   "tcp://10.0.0.5:8786 (needs pip install 'tavli_fast[dask]'; same numbers)")
+
+
+def _jobs(text: str) -> int:
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a whole number") from None
+    if value < 1:
+        raise argparse.ArgumentTypeError(f"must be at least 1, got {value}")
+    return value
+
+
+def executor_settings(args: argparse.Namespace) -> dict:
+    """The keyword arguments that choose the executor, checked: UsageError for --jobs or
+    --start-method with --scheduler. (Without Dask installed, --scheduler fails later with an
+    ImportError that says how to install it: one line, exit status 2.)"""
+    if args.scheduler is None:
+        return {"jobs": args.jobs, "start_method": args.start_method}
+    given = [o for o, v in (("--jobs", args.jobs), ("--start-method", args.start_method)) if v is not None]
+    if given:
+        raise UsageError(f"{' and '.join(given)} cannot be used with --scheduler (the cluster's "
+                         "workers run the work)")
+    return {"scheduler": args.scheduler}
+
+
 def compiled_core_status() -> str:
     """Whether the compiled core (tavli_fast._core) is importable, and from where."""
     try:
@@ -98,7 +134,8 @@ def run_command(prog: str, parser: argparse.ArgumentParser,
                 run: Callable[[argparse.Namespace], int], argv: Sequence[str] | None) -> int:
     """Parse, set up logging, run; map every failure to its exit status and one line.
 
-    0 done (or what `run` returns); 2 bad usage or bad input; 1 the run failed;
+    0 done (or what `run` returns); 2 bad usage or bad input (an optional dependency missing,
+    a cluster out of reach included); 1 the run failed;
     130 interrupted.  Never a traceback.
     """
     try:
@@ -108,7 +145,7 @@ def run_command(prog: str, parser: argparse.ArgumentParser,
     except KeyboardInterrupt:
         print(f"{prog}: interrupted", file=sys.stderr)
         return EXIT_INTERRUPTED
-    except (UsageError, ValueError, TypeError, OSError) as e:
+    except (UsageError, ValueError, TypeError, OSError, ImportError) as e:
         return print_error(prog, e)
     except RuntimeError as e:
         print(f"{prog}: failed: {' '.join(str(e).split())}", file=sys.stderr)

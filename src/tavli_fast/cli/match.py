@@ -15,8 +15,17 @@ import argparse
 import sys
 from typing import Any, Sequence
 
-from . import EXIT_INTERRUPTED, OneLineParser, UsageError, parse_count, players_from_args, run_command
-from .rollout import _check_writable, _jobs, _known_players, _seed, _VersionAction
+from . import (
+    EXIT_INTERRUPTED,
+    OneLineParser,
+    UsageError,
+    add_executor_options,
+    executor_settings,
+    parse_count,
+    players_from_args,
+    run_command,
+)
+from .rollout import _check_writable, _known_players, _seed, _VersionAction
 
 PROG = "tavli-match"
 DEFAULT_MATCHES = 1000
@@ -70,8 +79,7 @@ def build_parser() -> OneLineParser:
     p.add_argument("--no-cube", action="store_true", help="play without the doubling cube")
     p.add_argument("--max-cube", type=int, default=None, metavar="V",
                    help="the highest cube value (default 64, rule R23)")
-    p.add_argument("--jobs", "-j", type=_jobs, default=None, metavar="N",
-                   help="worker processes (default: the CPUs available)")
+    add_executor_options(p)
     p.add_argument("--seed", type=_seed, default=None, help="master seed (default: random, always printed)")
     p.add_argument("--json", action="store_true", help="print one JSON document")
     p.add_argument("--no-progress", action="store_true", help="no progress bar on stderr")
@@ -84,8 +92,6 @@ def build_parser() -> OneLineParser:
                    help="players other than random play bear-offs by their own evaluation")
     p.add_argument("--cache-dir", default=None, metavar="DIR",
                    help="where the bear-off databases are kept")
-    p.add_argument("--start-method", choices=("fork", "forkserver", "spawn"), default=None,
-                   help="how worker processes are started (default forkserver)")
     p.add_argument("-v", "--verbose", action="count", default=0, help="more log output (-vv debug)")
     p.add_argument("-q", "--quiet", action="count", default=0, help="only errors in the log")
     p.add_argument("--version", action=_VersionAction)
@@ -97,6 +103,7 @@ def run(args: argparse.Namespace) -> int:
     from ..parallel import play_matches
     from ..progress import TqdmProgress
 
+    executor = executor_settings(args)
     settings: dict[str, Any] = {
         "length": args.length,
         "matches": args.matches,
@@ -133,8 +140,8 @@ def run(args: argparse.Namespace) -> int:
         raise UsageError("--max-cube: the portes rules are played without the cube")
 
     with TqdmProgress(settings["matches"], enabled=not (args.no_progress or args.json)) as bar:
-        result = play_matches(**settings, jobs=args.jobs, checkpoint=args.checkpoint,
-                              resume=args.resume, progress=bar, start_method=args.start_method)
+        result = play_matches(**settings, checkpoint=args.checkpoint, resume=args.resume,
+                              progress=bar, **executor)
     print(result.to_json() if args.json else str(result))
     sys.stdout.flush()
     if result.interrupted:

@@ -11,8 +11,17 @@ import argparse
 import sys
 from typing import Sequence
 
-from . import EXIT_INTERRUPTED, OneLineParser, UsageError, parse_count, players_from_args, run_command
-from .rollout import _check_writable, _jobs, _seed
+from . import (
+    EXIT_INTERRUPTED,
+    OneLineParser,
+    UsageError,
+    add_executor_options,
+    executor_settings,
+    parse_count,
+    players_from_args,
+    run_command,
+)
+from .rollout import _check_writable, _seed
 
 PROG = "tavli-openings"
 DEFAULT_TRIALS = 1296  # one block of stratified first two rolls per play; about a minute for 15 rolls
@@ -43,8 +52,7 @@ def build_parser() -> OneLineParser:
     who.add_argument("--players", default=None, metavar="A,B",
                      help="first mover, then opponent (default: the strongest player available)")
     who.add_argument("--player", default=None, metavar="P", help="the same player for both sides")
-    p.add_argument("--jobs", "-j", type=_jobs, default=None, metavar="N",
-                   help="worker processes (default: the CPUs available)")
+    add_executor_options(p)
     p.add_argument("--seed", type=_seed, default=None, help="master seed (default: random, always printed)")
     p.add_argument("--rolls", default=None, metavar="R,R",
                    help="only these opening rolls, e.g. 31,62 (default: all)")
@@ -72,8 +80,6 @@ def build_parser() -> OneLineParser:
                    help="pubeval and greedy play bear-offs by their own evaluation")
     p.add_argument("--no-truncate", action="store_true", help="play every game to the end")
     p.add_argument("--cache-dir", default=None, metavar="DIR", help="where the bear-off databases are kept")
-    p.add_argument("--start-method", choices=("fork", "forkserver", "spawn"), default=None,
-                   help="how worker processes are started (default forkserver)")
     p.add_argument("-v", "--verbose", action="count", default=0, help="more log output")
     return p
 
@@ -96,8 +102,9 @@ def run(args: argparse.Namespace) -> int:
             _check_writable(path, option)
     if args.plot is not None:
         _check_plot_available()
+    executor = executor_settings(args)
     if args.replies is not None:
-        return _run_replies(args)
+        return _run_replies(args, executor)
     if args.resume is not None:
         given = [o for o, v in (("--trials", args.trials), ("--players/--player", players_from_args(args)),
                                 ("--seed", args.seed), ("--rolls", args.rolls), ("--rules", args.rules),
@@ -126,11 +133,10 @@ def run(args: argparse.Namespace) -> int:
         total = play_trials(saved["trials"], saved["rules"], ",".join(saved["rolls"]))
     with TqdmProgress(total, enabled=not (args.no_progress or args.json)) as bar:
         if args.resume is not None:
-            result = openings(jobs=args.jobs, progress=bar, resume=args.resume,
-                              checkpoint=args.checkpoint, start_method=args.start_method)
+            result = openings(**executor, progress=bar, resume=args.resume,
+                              checkpoint=args.checkpoint)
         else:
-            result = openings(**settings, jobs=args.jobs, progress=bar, checkpoint=args.checkpoint,
-                              start_method=args.start_method)
+            result = openings(**settings, **executor, progress=bar, checkpoint=args.checkpoint)
     print(result.to_json() if args.json else str(result))
     sys.stdout.flush()
     if args.csv is not None:
@@ -144,7 +150,7 @@ def run(args: argparse.Namespace) -> int:
     return 0
 
 
-def _run_replies(args: argparse.Namespace) -> int:
+def _run_replies(args: argparse.Namespace, executor: dict) -> int:
     from ..openings_report import replies
     from ..progress import TqdmProgress
 
@@ -164,8 +170,8 @@ def _run_replies(args: argparse.Namespace) -> int:
     if args.chunk_size is not None:
         settings["chunk_size"] = args.chunk_size
     with TqdmProgress(21 * trials, enabled=not (args.no_progress or args.json)) as bar:
-        result = replies(args.rolls.strip(), args.replies.strip(), **settings, jobs=args.jobs,
-                         progress=bar, start_method=args.start_method)
+        result = replies(args.rolls.strip(), args.replies.strip(), **settings, **executor,
+                         progress=bar)
     print(result.to_json() if args.json else str(result))
     sys.stdout.flush()
     return EXIT_INTERRUPTED if result.interrupted else 0

@@ -14,6 +14,8 @@ from typing import Any, Sequence
 
 from . import (
     EXIT_INTERRUPTED,
+    add_executor_options,
+    executor_settings,
     OneLineParser,
     UsageError,
     compiled_core_status,
@@ -56,16 +58,6 @@ def _positive_float(text: str) -> float:
     return value
 
 
-def _jobs(text: str) -> int:
-    try:
-        value = int(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"{text!r} is not a whole number") from None
-    if value < 1:
-        raise argparse.ArgumentTypeError(f"must be at least 1, got {value}")
-    return value
-
-
 def _seed(text: str) -> int:
     try:
         value = int(text.replace("_", ""), 0)
@@ -103,8 +95,7 @@ def build_parser() -> OneLineParser:
     who.add_argument("--players", default=None, metavar="A,B",
                      help=f"player on roll, then opponent ({_known_players()}); default pubeval,pubeval")
     who.add_argument("--player", default=None, metavar="P", help="the same player for both sides")
-    p.add_argument("--jobs", "-j", type=_jobs, default=None, metavar="N",
-                   help="worker processes (default: the CPUs available)")
+    add_executor_options(p)
     p.add_argument("--seed", type=_seed, default=None, help="master seed (default: random, always printed)")
     p.add_argument("--rules", default=None, help="backgammon (default) or portes")
     p.add_argument("--json", action="store_true", help="print one JSON document")
@@ -135,8 +126,6 @@ def build_parser() -> OneLineParser:
                    "match winning chances); games are played to the end")
     p.add_argument("--max-cube", type=int, default=None, metavar="V",
                    help="with --cubeful, the highest cube value (default 64, rule R23)")
-    p.add_argument("--start-method", choices=("fork", "forkserver", "spawn"), default=None,
-                   help="how worker processes are started (default forkserver)")
     p.add_argument("-v", "--verbose", action="count", default=0, help="more log output (-vv debug)")
     p.add_argument("-q", "--quiet", action="count", default=0, help="only errors in the log")
     p.add_argument("--version", action=_VersionAction)
@@ -155,6 +144,7 @@ def run(args: argparse.Namespace) -> int:
     from ..parallel import read_checkpoint, rollout
     from ..progress import TqdmProgress
 
+    executor = executor_settings(args)
     settings: dict[str, Any] = {
         "position": args.position,
         "trials": args.trials,
@@ -194,11 +184,10 @@ def run(args: argparse.Namespace) -> int:
     with TqdmProgress(settings["trials"], enabled=not (args.no_progress or args.json)) as bar:
         result = rollout(
             **settings,
-            jobs=args.jobs,
+            **executor,
             checkpoint=args.checkpoint,
             resume=args.resume,
             progress=bar,
-            start_method=args.start_method,
         )
     print(result.to_json() if args.json else str(result))
     sys.stdout.flush()

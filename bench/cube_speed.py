@@ -1,0 +1,48 @@
+"""Speed of cubeful rollouts against cubeless ones, measured in one run (issue 9's target:
+a cubeful neural rollout runs at least 0.7x the cubeless one, in games/s).
+
+    python bench/cube_speed.py --trials 6000 --repeats 3
+
+Each measure is the median of the repeats, one process (jobs=1), the starting position,
+the shipped neural net on both sides. "cubeless" is the default rollout (truncated at the
+bear-off database); "cubeful" follows the no-double and double/take branches on the same
+games, played to the end.
+"""
+
+from __future__ import annotations
+
+import argparse
+import statistics
+import time
+
+import tavli_fast as tf
+
+
+def games_per_second(trials: int, repeats: int, **kwargs) -> float:
+    rates = []
+    for seed in range(repeats):
+        start = time.perf_counter()
+        r = tf.rollout("start", trials, players="neural", seed=seed, jobs=1, **kwargs)
+        assert r.games == trials
+        rates.append(trials / (time.perf_counter() - start))
+    return statistics.median(rates)
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--trials", type=int, default=6000)
+    parser.add_argument("--repeats", type=int, default=3)
+    args = parser.parse_args()
+    tf.rollout("start", 10, players="neural", seed=0, jobs=1)       # load the net and databases
+    cubeless = games_per_second(args.trials, args.repeats)
+    cubeful = games_per_second(args.trials, args.repeats, cubeful=True)
+    untruncated = games_per_second(args.trials, args.repeats, truncate=False)
+    print(f"neural rollout, jobs=1, {args.trials} trials, median of {args.repeats}")
+    print(f"  cubeless (truncated)      {cubeless:10,.0f} games/s")
+    print(f"  cubeless (played to end)  {untruncated:10,.0f} games/s")
+    print(f"  cubeful (ND and DT)       {cubeful:10,.0f} games/s")
+    print(f"  cubeful / cubeless        {cubeful / cubeless:10.2f} x   (target >= 0.7)")
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,190 @@
+"""The Dask executor on a real cluster: a scheduler and 2 workers on 127.0.0.1, started as
+subprocesses (``dask scheduler``, ``dask worker``) once for this module.
+
+Same numbers as the local pool (rollout and opening statistics, through ``--scheduler``), a
+worker killed mid-run, Ctrl-C then a resume on the local pool, a worker that differs, an
+unreachable scheduler, and Dask not installed.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import socket
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+import tavli_fast
+from tavli_fast.executors import make_executor
+from tavli_fast.executors.dask import ClusterError, DaskMissingError
+from tavli_fast.openings_report import openings
+from tavli_fast.parallel import read_checkpoint, resume_rollout, rollout
+
+import distributed  # noqa: E402 - in the [test] extra
+
+DASK = str(Path(sys.executable).with_name("dask"))
+ROLLOUT_CLI = [sys.executable, "-m", "tavli_fast"]
+OPENINGS_CLI = [sys.executable, "-c", "import sys; from tavli_fast.cli.openings import main; sys.exit(main())"]
+
+# 10 chunks of 1000 pubeval games: several chunks in flight on each worker, a second or two.
+SPEC = dict(position="start", trials=10_000, players=("pubeval", "pubeval"), seed=20261130,
+            chunk_size=1000)
+
+
+def free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+@pytest.fixture(scope="module")
+def cluster():
+    """(scheduler address, connected client): 2 workers of one thread each, with nannies (a
+    killed worker process is replaced)."""
+    address = f"tcp://127.0.0.1:{free_port()}"
+    procs = [subprocess.Popen([DASK, "scheduler", "--host", "127.0.0.1", "--port", address.rsplit(":", 1)[1],
+                               "--no-dashboard"], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)]
+    client = None
+    try:
+        for _ in range(2):
+            procs.append(subprocess.Popen(
+                [DASK, "worker", address, "--nthreads", "1", "--host", "127.0.0.1", "--no-dashboard"],
+                stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL))
+        deadline = time.monotonic() + 60
+        while client is None:
+            try:
+                client = distributed.Client(address, timeout=5, set_as_default=False)
+            except OSError:
+                assert time.monotonic() < deadline, "the scheduler did not start"
+                time.sleep(0.5)
+        client.wait_for_workers(2, timeout=60)
+        yield address, client
+    finally:
+        if client is not None:
+            client.close()
+        for p in reversed(procs):
+            p.send_signal(signal.SIGTERM)
+        for p in procs:
+            try:
+                p.wait(timeout=20)
+            except subprocess.TimeoutExpired:
+                p.kill()
+
+
+@pytest.fixture(scope="module")
+def reference():
+    return rollout(**SPEC, jobs=1)
+
+
+def same_numbers(a, b) -> bool:
+    return ((a.games, a.counts, a.plies_sum, a.plies_sumsq, a.truncated, a.totals.moments)
+            == (b.games, b.counts, b.plies_sum, b.plies_sumsq, b.truncated, b.totals.moments))
+
+
+def test_rollout_through_scheduler_is_identical_to_local(cluster, reference):
+    address, _ = cluster
+    p = subprocess.run([*ROLLOUT_CLI, "--trials", "10000", "--chunk-size", "1000", "--seed",
+                        str(SPEC["seed"]), "--player", "pubeval", "--scheduler", address, "--json"],
+                       capture_output=True, text=True, timeout=120)
+    assert p.returncode == 0, p.stderr
+    doc = json.loads(p.stdout)
+    assert doc["jobs"] == 2  # the cluster's worker threads
+    assert doc["trials"] == reference.games
+    assert list(doc["counts"].values()) == list(reference.counts)
+    assert doc["equity"] == reference.equity and doc["se"] == reference.se
+    assert doc["mean_plies"] == reference.mean_plies
+
+
+def test_openings_through_scheduler_are_identical_to_local(cluster):
+    address, _ = cluster
+    args = ["--trials", "200", "--chunk-size", "100", "--player", "pubeval", "--rolls", "31,62",
+            "--seed", "4", "--screen", "0.2", "--screen-trials", "100", "--json"]
+    p = subprocess.run([*OPENINGS_CLI, *args, "--scheduler", address], capture_output=True,
+                       text=True, timeout=120)
+    assert p.returncode == 0, p.stderr
+    local = openings(trials=200, chunk_size=100, players="pubeval", rolls="31,62", seed=4,
+                     screen=0.2, screen_trials=100, jobs=1)
+    ignore = ("elapsed_s", "jobs")
+    on_dask = {k: v for k, v in json.loads(p.stdout).items() if k not in ignore}
+    assert on_dask == {k: v for k, v in json.loads(local.to_json()).items() if k not in ignore}
+
+
+def test_a_killed_worker_process_changes_nothing(cluster, reference):
+    _, client = cluster
+    pids = client.run(os.getpid)  # {worker address: pid of its worker process}
+    killed = []
+
+    def kill_a_worker(progress):
+        if not killed:
+            address, pid = sorted(pids.items())[0]
+            os.kill(pid, signal.SIGKILL)  # its nanny starts a fresh worker process
+            killed.append(address)
+
+    r = rollout(**SPEC, client=client, progress=kill_a_worker)
+    assert killed and not r.interrupted
+    assert same_numbers(r, reference)  # nothing lost, nothing counted twice
+    client.wait_for_workers(2, timeout=60)
+
+
+def test_interrupted_on_dask_resumes_on_the_local_pool(cluster, reference, tmp_path):
+    _, client = cluster
+    path = tmp_path / "run.json"
+    calls = []
+
+    def interrupt_after_two(progress):
+        calls.append(progress)
+        if len(calls) == 2:
+            raise KeyboardInterrupt
+
+    partial = rollout(**SPEC, client=client, checkpoint=path, progress=interrupt_after_two)
+    assert partial.interrupted and 2000 <= partial.games < 10_000
+    assert sum(v[0] for v in read_checkpoint(path)["chunks"].values()) == partial.games
+    resumed = resume_rollout(path, jobs=1)
+    assert resumed.resumed_games == partial.games
+    assert same_numbers(resumed, reference)
+
+
+def test_a_worker_with_another_version_is_refused_by_name(cluster):
+    _, client = cluster
+    address = sorted(client.nthreads())[0]
+
+    def set_version(version):
+        import tavli_fast as tf
+
+        tf.__version__ = version
+
+    client.run(set_version, "0.0.0-other", workers=[address])
+    try:
+        with pytest.raises(ClusterError, match=f"{address}.*0.0.0-other"):
+            rollout(**SPEC, client=client)
+    finally:
+        client.run(set_version, tavli_fast.__version__, workers=[address])
+
+
+def test_unreachable_scheduler_exits_2_with_one_line_within_30_s():
+    start = time.monotonic()
+    p = subprocess.run([*ROLLOUT_CLI, "--trials", "1000", "--scheduler",
+                        f"tcp://127.0.0.1:{free_port()}"], capture_output=True, text=True, timeout=60)
+    assert time.monotonic() - start < 30
+    assert p.returncode == 2
+    lines = p.stderr.strip().splitlines()
+    assert len(lines) == 1 and "cannot reach the Dask scheduler" in lines[0], p.stderr
+
+
+def test_jobs_with_a_scheduler_is_bad_usage():
+    p = subprocess.run([*ROLLOUT_CLI, "-j", "2", "--scheduler", "tcp://127.0.0.1:8786"],
+                       capture_output=True, text=True, timeout=60)
+    assert p.returncode == 2 and "--jobs cannot be used with --scheduler" in p.stderr
+    with pytest.raises(ValueError, match="not a Dask scheduler address"):
+        rollout(**SPEC, scheduler="no-port-here")
+
+
+def test_without_dask_the_error_says_how_to_install_it(monkeypatch):
+    monkeypatch.setitem(sys.modules, "distributed", None)  # import distributed -> ImportError
+    with pytest.raises(DaskMissingError, match=r"pip install 'tavli_fast\[dask\]'"):
+        make_executor(scheduler="tcp://127.0.0.1:8786")
