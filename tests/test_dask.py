@@ -1,7 +1,8 @@
 """The Dask executor on a real cluster: a scheduler and 2 workers on 127.0.0.1, started as
 subprocesses (``dask scheduler``, ``dask worker``) once for this module.
 
-Same numbers as the local pool (rollout and opening statistics, through ``--scheduler``), a
+Same numbers as the local pool (rollout, opening statistics and matches, through
+``--scheduler``), a
 worker killed mid-run, Ctrl-C then a resume on the local pool, a worker that differs, an
 unreachable scheduler, and Dask not installed.
 """
@@ -23,12 +24,13 @@ import tavli_fast
 from tavli_fast.executors import make_executor
 from tavli_fast.executors.dask import ClusterError, DaskMissingError
 from tavli_fast.openings_report import openings
-from tavli_fast.parallel import read_checkpoint, resume_rollout, rollout
+from tavli_fast.parallel import play_matches, read_checkpoint, resume_rollout, rollout
 
 import distributed  # noqa: E402 - in the [test] extra
 
 DASK = str(Path(sys.executable).with_name("dask"))
 ROLLOUT_CLI = [sys.executable, "-m", "tavli_fast"]
+MATCH_CLI = [sys.executable, "-m", "tavli_fast.cli.match"]
 OPENINGS_CLI = [sys.executable, "-c", "import sys; from tavli_fast.cli.openings import main; sys.exit(main())"]
 
 # 10 chunks of 1000 pubeval games: several chunks in flight on each worker, a second or two.
@@ -112,6 +114,21 @@ def test_openings_through_scheduler_are_identical_to_local(cluster):
     ignore = ("elapsed_s", "jobs")
     on_dask = {k: v for k, v in json.loads(p.stdout).items() if k not in ignore}
     assert on_dask == {k: v for k, v in json.loads(local.to_json()).items() if k not in ignore}
+
+
+def test_matches_and_cubeful_rollouts_through_scheduler_are_identical_to_local(cluster):
+    address, client = cluster
+    local = play_matches(3, 60, "pubeval,greedy", seed=5, chunk_size=20, jobs=1)
+    on_dask = play_matches(3, 60, "pubeval,greedy", seed=5, chunk_size=20, client=client)
+    assert on_dask.tallies == local.tallies and on_dask.matches == 60
+    p = subprocess.run([*MATCH_CLI, "--length", "3", "--matches", "60", "--chunk-size", "20",
+                        "--seed", "5", "--players", "pubeval,greedy", "--scheduler", address,
+                        "--json"], capture_output=True, text=True, timeout=120)
+    assert p.returncode == 0, p.stderr
+    assert json.loads(p.stdout)["win"] == list(local.win)
+    cube = dict(position="start", trials=400, players="pubeval", seed=3, chunk_size=100,
+                cubeful=True)
+    assert rollout(**cube, client=client).cubeful == rollout(**cube, jobs=1).cubeful
 
 
 def test_a_killed_worker_process_changes_nothing(cluster, reference):
