@@ -45,6 +45,7 @@ from .position import GameContext, Play, Position
 from .results import RolloutResult
 from .rules import FevgaRules, PlakotoRules, Rules, get_rules
 from .simulate import SimulationResult, simulate
+from .variant_games import VariantSimulationResult, simulate_variant
 from .variant_position import FevgaPosition, PlakotoPosition, VariantPosition, from_variant_id
 from .variants import (
     VariantPlay,
@@ -77,6 +78,7 @@ __all__ = [
     "SimulationResult",
     "VariantPlay",
     "VariantPosition",
+    "VariantSimulationResult",
     "bearoff_best_play",
     "bearoff_rolls",
     "bearoff_win_probability",
@@ -95,6 +97,7 @@ __all__ = [
     "resume_rollout",
     "rollout",
     "simulate",
+    "simulate_variant",
     "variant_play_notation",
     "variant_plays",
 ]

@@ -32,6 +32,16 @@ def variant_count_batch(
     options: int,
     dice: npt.NDArray[np.int8],
 ) -> npt.NDArray[np.int64]: ...
+def run_variant_games(
+    board: Board,
+    pinned: int,
+    game: int,
+    options: int,
+    n_games: int,
+    player0: int,
+    player1: int,
+    seed: int,
+) -> npt.NDArray[np.int64]: ...
 def encode_position_id(board: Board) -> str: ...
 def decode_position_id(text: str) -> tuple[Board | None, int]: ...
 def legal_positions(position_id: str, die1: int, die2: int) -> list[str]: ...

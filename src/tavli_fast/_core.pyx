@@ -25,6 +25,7 @@ include "_greedy.pxi"
 include "_bearoff.pxi"
 include "_neural.pxi"
 include "_game.pxi"
+include "_variant_game.pxi"
 
 
 # ---------------------------------------------------------------- helpers
@@ -249,6 +250,51 @@ def variant_count_batch(const int8_t[:, :, ::1] boards, const uint32_t[::1] pinn
         free(v)
     if bad:
         raise RuntimeError("more distinct plays than the generator holds")
+    return counts
+
+
+def run_variant_games(const int8_t[:, ::1] board, uint32_t pinned, int game, int options,
+                      Py_ssize_t n_games, int player0, int player1, uint64_t seed):
+    """Play n_games Plakoto (game 0) / Fevga (game 1) games from `board`; player 0 on roll.
+
+    Players: 0 random (uniform over the distinct results), 1 heuristic.  `pinned`: the
+    pinned mask of the side on roll (Plakoto).  Returns int64[9]: the counts of the
+    outcomes win single, win double, win by the mother rule, lose single, lose double,
+    lose by the mother rule, draw (for player 0), then the sum and the sum of squares
+    of the plies.  The same seed gives the same games.
+    """
+    cdef Board b
+    _load_board(board, &b)
+    _check_variant(game, 0)
+    if options < 0 or options > 15:
+        raise ValueError(f"options must be a 4-bit mask, not {options}")
+    for p in (player0, player1):
+        if p != VPLAYER_RANDOM and p != VPLAYER_HEURISTIC:
+            raise ValueError(f"a variant player is 0 (random) or 1 (heuristic), not {p}")
+    cdef int players[2]
+    players[0] = player0
+    players[1] = player1
+    counts = np.zeros(V_N_OUTCOMES + 2, dtype=np.int64)
+    cdef int64_t[::1] cv = counts
+    cdef VarGen* v = _new_vargen()
+    cdef Rng rng
+    cdef Py_ssize_t i
+    cdef int outcome, plies = 0, failed = 0
+    rng_seed(&rng, seed)
+    try:
+        with nogil:
+            for i in range(n_games):
+                outcome = play_variant_game(v, &b, pinned, game, options, players, &rng, &plies)
+                if outcome < 0:
+                    failed = 1
+                    break
+                cv[outcome] += 1
+                cv[V_N_OUTCOMES] += plies
+                cv[V_N_OUTCOMES + 1] += <int64_t>plies * plies
+    finally:
+        free(v)
+    if failed:
+        raise RuntimeError("a game did not end (or overflowed the generator): a rules bug")
     return counts
 
 
