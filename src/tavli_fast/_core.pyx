@@ -265,9 +265,7 @@ def run_variant_games(const int8_t[:, ::1] board, uint32_t pinned, int game, int
     """
     cdef Board b
     _load_board(board, &b)
-    _check_variant(game, 0)
-    if options < 0 or options > 15:
-        raise ValueError(f"options must be a 4-bit mask, not {options}")
+    _check_variant(game, options)
     for p in (player0, player1):
         if p != VPLAYER_RANDOM and p != VPLAYER_HEURISTIC:
             raise ValueError(f"a variant player is 0 (random) or 1 (heuristic), not {p}")
