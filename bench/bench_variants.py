@@ -23,7 +23,7 @@ import pytest
 
 from tavli_fast import _core
 from tavli_fast.variant_games import random_game_positions
-from tavli_fast.variants import _GAME_CODES
+from tavli_fast.variants import GAME_CODES
 
 SEED = 20261130
 GAMES = 100
@@ -43,7 +43,7 @@ def workload(game: str) -> tuple[np.ndarray, np.ndarray]:
 
 def count(game: str) -> int:
     boards, pinned = workload(game)
-    return int(_core.variant_count_batch(boards, pinned, _GAME_CODES[game], 0, ROLLS_AS_DICE_FALL).sum())
+    return int(_core.variant_count_batch(boards, pinned, GAME_CODES[game], 0, ROLLS_AS_DICE_FALL).sum())
 
 
 @pytest.mark.parametrize("game", ["plakoto", "fevga"])

@@ -22,7 +22,7 @@ from tavli_fast import (
 )
 from tavli_fast import _core
 from tavli_fast.variant_games import random_game_positions
-from tavli_fast.variants import _GAME_CODES, core_options
+from tavli_fast.variants import GAME_CODES, core_options
 from tavli_fast.variants_reference import across, fevga_plays, plakoto_plays
 
 SETTINGS = settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
@@ -50,7 +50,7 @@ def assert_parity(positions, rules) -> None:
     for position in positions:
         board, pinned = position.core_board(), position.pinned_mask()
         for d1, d2 in ALL_ROLLS:
-            core = _core.variant_generate(board, _GAME_CODES[game], pinned, options, d1, d2)
+            core = _core.variant_generate(board, GAME_CODES[game], pinned, options, d1, d2)
             got = set()
             for result in core:
                 me = tuple(int(c) for c in result[0, :25])

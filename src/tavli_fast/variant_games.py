@@ -24,7 +24,7 @@ from . import _core
 from .inputs import check_count, check_seed, player_names
 from .rules import FevgaRules, PlakotoRules
 from .variant_position import VariantPosition, variant_position
-from .variants import _GAME_CODES, _after, _require_in_progress, core_options
+from .variants import GAME_CODES, core_options, position_after, require_variant_in_progress
 
 __all__ = [
     "VARIANT_PLAYERS",
@@ -118,7 +118,7 @@ def simulate_variant(
     if position == "start":
         position = None
     before = variant_position(game, position)
-    _require_in_progress(before)
+    require_variant_in_progress(before)
     n = check_count(games, "games")
     names = player_names(players)
     for name in names:
@@ -130,7 +130,7 @@ def simulate_variant(
     options = core_options(game, rules)
     t0 = time.perf_counter()
     counts = _core.run_variant_games(
-        before.core_board(), before.pinned_mask(), _GAME_CODES[game], options, n,
+        before.core_board(), before.pinned_mask(), GAME_CODES[game], options, n,
         VARIANT_PLAYERS[names[0]], VARIANT_PLAYERS[names[1]], seed,
     )
     elapsed = time.perf_counter() - t0
@@ -165,7 +165,7 @@ def random_game_positions(
     listed as seen by the player on roll, finished positions left out.
     """
     rng = np.random.default_rng(seed)
-    code, options = _GAME_CODES[game], core_options(game, rules)
+    code, options = GAME_CODES[game], core_options(game, rules)
     out: list[VariantPosition] = []
     for _ in range(games):
         position = variant_position(game, None)
@@ -175,7 +175,7 @@ def random_game_positions(
             boards = _core.variant_generate(
                 position.core_board(), code, position.pinned_mask(), options, d1, d2
             )
-            after = _after(position, boards[int(rng.integers(len(boards)))])
+            after = position_after(position, boards[int(rng.integers(len(boards)))])
             if after.is_game_over():
                 break
             position = after.sides_switched()

@@ -29,14 +29,17 @@ from .variant_position import (
 from .variants_reference import fevga_plays, plakoto_plays
 
 __all__ = [
+    "GAME_CODES",
     "VariantPlay",
+    "position_after",
+    "require_variant_in_progress",
     "variant_plays",
     "generate_variant_positions",
     "variant_play_notation",
     "core_options",
 ]
 
-_GAME_CODES = {"plakoto": 0, "fevga": 1}
+GAME_CODES: dict[str, int] = {"plakoto": 0, "fevga": 1}  #: the core's game numbers
 
 
 @dataclass(frozen=True)
@@ -62,15 +65,16 @@ def core_options(game: str, rules: PlakotoRules | FevgaRules | None) -> int:
     )
 
 
-def _require_in_progress(position: VariantPosition) -> None:
+def require_variant_in_progress(position: VariantPosition) -> None:
+    """Raise InvalidPositionError for a finished game."""
     if position.is_game_over():
         raise InvalidPositionError(
             f"the {position.game} game is over in this position (all borne off, or a mother rule)"
         )
 
 
-def _after(before: VariantPosition, board: np.ndarray) -> VariantPosition:
-    """The position object of a core result board (sides not switched)."""
+def position_after(before: VariantPosition, board: np.ndarray) -> VariantPosition:
+    """The position object of a core result board of ``before`` (sides not switched)."""
     me = tuple(int(c) for c in board[0, 1:25])
     opp = tuple(int(c) for c in board[1, 1:25])
     if isinstance(before, PlakotoPosition):
@@ -97,11 +101,11 @@ def generate_variant_positions(
     """
     d1, d2 = check_dice(die1, die2)
     before = variant_position(game, position)
-    _require_in_progress(before)
+    require_variant_in_progress(before)
     boards = _core.variant_generate(
-        before.core_board(), _GAME_CODES[game], before.pinned_mask(), core_options(game, rules), d1, d2
+        before.core_board(), GAME_CODES[game], before.pinned_mask(), core_options(game, rules), d1, d2
     )
-    return [_after(before, board) for board in boards]
+    return [position_after(before, board) for board in boards]
 
 
 def variant_plays(
@@ -139,7 +143,7 @@ def variant_play_notation(
     """
     d1, d2 = check_dice(die1, die2)
     before = variant_position(game, position)
-    _require_in_progress(before)
+    require_variant_in_progress(before)
     board = before.reference_board()
     if game == "plakoto":
         plays = plakoto_plays(board, d1, d2, rules if rules is not None else PlakotoRules())
