@@ -1,7 +1,8 @@
 """tavli_fast: a fast, rules-exact simulation and rollout engine for tavli / backgammon.
 
 Public names: Position, legal_positions, play_notation, simulate, rollout,
-resume_rollout and the batch move-generation functions.  The hot loops live in the compiled
+resume_rollout and the batch move-generation functions; for Plakoto and Fevga,
+variant_plays, PlakotoPosition, FevgaPosition and their rules.  The hot loops live in the compiled
 extension ``tavli_fast._core``.
 """
 
@@ -42,20 +43,32 @@ from .parallel import resume_rollout, rollout
 from .players import choose
 from .position import GameContext, Play, Position
 from .results import RolloutResult
-from .rules import Rules, get_rules
+from .rules import FevgaRules, PlakotoRules, Rules, get_rules
 from .simulate import SimulationResult, simulate
+from .variant_games import VariantSimulationResult, simulate_variant
+from .variant_position import FevgaPosition, PlakotoPosition, VariantPosition, from_variant_id
+from .variants import (
+    VariantPlay,
+    generate_variant_positions,
+    variant_play_notation,
+    variant_plays,
+)
 
 __all__ = [
     "__version__",
     "ALL_ROLLS",
     "BearoffDatabase",
     "BearoffDatabaseError",
+    "FevgaPosition",
+    "FevgaRules",
     "GameContext",
     "InvalidDiceError",
     "InvalidPositionError",
     "NeuralNetError",
     "OpeningsResult",
     "Play",
+    "PlakotoPosition",
+    "PlakotoRules",
     "Position",
     "Probabilities",
     "RaceEstimate",
@@ -63,14 +76,19 @@ __all__ = [
     "RolloutResult",
     "Rules",
     "SimulationResult",
+    "VariantPlay",
+    "VariantPosition",
+    "VariantSimulationResult",
     "bearoff_best_play",
     "bearoff_rolls",
     "bearoff_win_probability",
     "choose",
     "count_plays_batch",
     "evaluate",
+    "from_variant_id",
     "generate_plays_batch",
     "generate_positions",
+    "generate_variant_positions",
     "get_rules",
     "legal_positions",
     "openings",
@@ -79,6 +97,9 @@ __all__ = [
     "resume_rollout",
     "rollout",
     "simulate",
+    "simulate_variant",
+    "variant_play_notation",
+    "variant_plays",
 ]
 
 
