@@ -2,7 +2,8 @@
 
 Public names: Position, legal_positions, play_notation, simulate, rollout,
 resume_rollout, cube_decision, match_equity, play_matches and the batch move-generation
-functions.  The hot loops live in the compiled
+functions; for Plakoto and Fevga, variant_plays, PlakotoPosition, FevgaPosition and their
+rules.  The hot loops live in the compiled
 extension ``tavli_fast._core``.
 """
 
@@ -46,8 +47,16 @@ from .parallel import play_matches, resume_rollout, rollout
 from .players import choose
 from .position import GameContext, Play, Position
 from .results import RolloutResult
-from .rules import Rules, get_rules
+from .rules import FevgaRules, PlakotoRules, Rules, get_rules
 from .simulate import SimulationResult, simulate
+from .variant_games import VariantSimulationResult, simulate_variant
+from .variant_position import FevgaPosition, PlakotoPosition, VariantPosition, from_variant_id
+from .variants import (
+    VariantPlay,
+    generate_variant_positions,
+    variant_play_notation,
+    variant_plays,
+)
 
 __all__ = [
     "__version__",
@@ -55,6 +64,8 @@ __all__ = [
     "BearoffDatabase",
     "BearoffDatabaseError",
     "CubeDecision",
+    "FevgaPosition",
+    "FevgaRules",
     "GameContext",
     "InvalidDiceError",
     "InvalidPositionError",
@@ -63,6 +74,8 @@ __all__ = [
     "NeuralNetError",
     "OpeningsResult",
     "Play",
+    "PlakotoPosition",
+    "PlakotoRules",
     "Position",
     "Probabilities",
     "RaceEstimate",
@@ -70,6 +83,9 @@ __all__ = [
     "RolloutResult",
     "Rules",
     "SimulationResult",
+    "VariantPlay",
+    "VariantPosition",
+    "VariantSimulationResult",
     "bearoff_best_play",
     "bearoff_rolls",
     "bearoff_win_probability",
@@ -77,8 +93,10 @@ __all__ = [
     "count_plays_batch",
     "cube_decision",
     "evaluate",
+    "from_variant_id",
     "generate_plays_batch",
     "generate_positions",
+    "generate_variant_positions",
     "get_rules",
     "legal_positions",
     "load_met",
@@ -90,6 +108,9 @@ __all__ = [
     "resume_rollout",
     "rollout",
     "simulate",
+    "simulate_variant",
+    "variant_play_notation",
+    "variant_plays",
 ]
 
 

@@ -22,6 +22,26 @@ def count_batch(boards: npt.NDArray[np.int8], dice: npt.NDArray[np.int8]) -> npt
 def generate_batch(
     boards: npt.NDArray[np.int8], dice: npt.NDArray[np.int8]
 ) -> tuple[npt.NDArray[np.int8], npt.NDArray[np.int64]]: ...
+def variant_generate(
+    board: Board, game: int, pinned: int, options: int, die1: int, die2: int
+) -> npt.NDArray[np.int8]: ...
+def variant_count_batch(
+    boards: npt.NDArray[np.int8],
+    pinned: npt.NDArray[np.uint32],
+    game: int,
+    options: int,
+    dice: npt.NDArray[np.int8],
+) -> npt.NDArray[np.int64]: ...
+def run_variant_games(
+    board: Board,
+    pinned: int,
+    game: int,
+    options: int,
+    n_games: int,
+    player0: int,
+    player1: int,
+    seed: int,
+) -> npt.NDArray[np.int64]: ...
 def encode_position_id(board: Board) -> str: ...
 def decode_position_id(text: str) -> tuple[Board | None, int]: ...
 def legal_positions(position_id: str, die1: int, die2: int) -> list[str]: ...

@@ -16,6 +16,9 @@ cnp.import_array()
 
 include "_rng.pxi"
 include "_movegen.pxi"
+include "_variants.pxi"
+include "_plakoto.pxi"
+include "_fevga.pxi"
 include "_posid.pxi"
 include "_pubeval.pxi"
 include "_greedy.pxi"
@@ -24,6 +27,7 @@ include "_neural.pxi"
 include "_cube.pxi"
 include "_game.pxi"
 include "_match.pxi"
+include "_variant_game.pxi"
 
 
 # ---------------------------------------------------------------- helpers
@@ -181,6 +185,117 @@ def generate_batch(const int8_t[:, :, ::1] boards, const int8_t[:, ::1] dice):
     finally:
         free(g)
         free(buf)
+
+
+# ---------------------------------------------------------------- Plakoto and Fevga
+
+cdef VarGen* _new_vargen() except NULL:
+    cdef VarGen* v = <VarGen*>calloc(1, sizeof(VarGen))
+    if v == NULL:
+        raise MemoryError("cannot allocate the move generator's tables")
+    v.g.out = v.g.own
+    return v
+
+
+cdef VarGen* _vscratch = _new_vargen()
+
+
+cdef int _check_variant(int game, int options) except -1:
+    if game != GAME_PLAKOTO and game != GAME_FEVGA:
+        raise ValueError(f"game must be 0 (Plakoto) or 1 (Fevga), not {game}")
+    if options < 0 or options > 15:
+        raise ValueError(f"options must be a 4-bit mask, not {options}")
+    return 0
+
+
+def variant_generate(const int8_t[:, ::1] board, int game, uint32_t pinned, int options,
+                     int die1, int die2):
+    """Plakoto (game 0) or Fevga (game 1): distinct boards reachable with (die1, die2).
+
+    `board` is int8[2, 26] in the Portes layout with empty bars; `pinned` has bit p set
+    for my point p holding my pinned checker (Plakoto).  Sides not switched: int8[n, 2, 26].
+    When nothing can be played the one result is the unchanged board.
+    """
+    cdef Board b
+    _load_board(board, &b)
+    _check_die(die1)
+    _check_die(die2)
+    _check_variant(game, options)
+    cdef int n = generate_variant(_vscratch, &b, game, pinned, options, die1, die2)
+    if n < 0:
+        raise RuntimeError("more distinct plays than the generator holds")
+    return _results_array(&_vscratch.g, n)
+
+
+def variant_count_batch(const int8_t[:, :, ::1] boards, const uint32_t[::1] pinned, int game,
+                        int options, const int8_t[:, ::1] dice):
+    """Numbers of distinct Plakoto / Fevga plays for every board x roll: int64[m, k]."""
+    cdef Py_ssize_t m = boards.shape[0], k = dice.shape[0], i, j
+    _check_batch(boards, dice)
+    _check_variant(game, options)
+    if pinned.shape[0] != m:
+        raise ValueError("one pinned mask per board")
+    counts = np.zeros((m, k), dtype=np.int64)
+    cdef int64_t[:, ::1] cv = counts
+    cdef VarGen* v = _new_vargen()
+    cdef int n, bad = 0
+    try:
+        with nogil:
+            for i in range(m):
+                for j in range(k):
+                    n = generate_variant(v, <const Board*>&boards[i, 0, 0], game, pinned[i],
+                                         options, dice[j, 0], dice[j, 1])
+                    if n < 0:
+                        bad = 1
+                    cv[i, j] = n
+    finally:
+        free(v)
+    if bad:
+        raise RuntimeError("more distinct plays than the generator holds")
+    return counts
+
+
+def run_variant_games(const int8_t[:, ::1] board, uint32_t pinned, int game, int options,
+                      Py_ssize_t n_games, int player0, int player1, uint64_t seed):
+    """Play n_games Plakoto (game 0) / Fevga (game 1) games from `board`; player 0 on roll.
+
+    Players: 0 random (uniform over the distinct results), 1 heuristic.  `pinned`: the
+    pinned mask of the side on roll (Plakoto).  Returns int64[9]: the counts of the
+    outcomes win single, win double, win by the mother rule, lose single, lose double,
+    lose by the mother rule, draw (for player 0), then the sum and the sum of squares
+    of the plies.  The same seed gives the same games.
+    """
+    cdef Board b
+    _load_board(board, &b)
+    _check_variant(game, options)
+    for p in (player0, player1):
+        if p != VPLAYER_RANDOM and p != VPLAYER_HEURISTIC:
+            raise ValueError(f"a variant player is 0 (random) or 1 (heuristic), not {p}")
+    cdef int players[2]
+    players[0] = player0
+    players[1] = player1
+    counts = np.zeros(V_N_OUTCOMES + 2, dtype=np.int64)
+    cdef int64_t[::1] cv = counts
+    cdef VarGen* v = _new_vargen()
+    cdef Rng rng
+    cdef Py_ssize_t i
+    cdef int outcome, plies = 0, failed = 0
+    rng_seed(&rng, seed)
+    try:
+        with nogil:
+            for i in range(n_games):
+                outcome = play_variant_game(v, &b, pinned, game, options, players, &rng, &plies)
+                if outcome < 0:
+                    failed = 1
+                    break
+                cv[outcome] += 1
+                cv[V_N_OUTCOMES] += plies
+                cv[V_N_OUTCOMES + 1] += <int64_t>plies * plies
+    finally:
+        free(v)
+    if failed:
+        raise RuntimeError("a game did not end (or overflowed the generator): a rules bug")
+    return counts
 
 
 # ---------------------------------------------------------------- Position IDs

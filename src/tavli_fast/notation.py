@@ -9,7 +9,7 @@ moves nothing is written as the empty string, as gnubg's formatter does.
 
 from __future__ import annotations
 
-from typing import Sequence
+from typing import Collection, Sequence
 
 import numpy as np
 
@@ -24,15 +24,25 @@ def _point(n: int) -> str:
     return "off" if n == 0 else "bar" if n == 25 else str(n)
 
 
-def format_steps(board: np.ndarray, steps: Sequence[tuple[int, int] | Step]) -> str:
+def format_steps(
+    board: np.ndarray | None,
+    steps: Sequence[tuple[int, int] | Step],
+    marks: Collection[int] | None = None,
+) -> str:
     """Write the single-die steps ``(from, to[, hit])`` of one play from ``board`` (the position
-    before the play; 25 = bar, 0 = off). Hits are read from ``board``, not from the steps."""
-    opponent = np.asarray(board)[1]
+    before the play; 25 = bar, 0 = off). Hits are read from ``board``, not from the steps.
+
+    ``marks``, when given, replaces the hits read from ``board``: the points written with ``*``
+    (Plakoto marks the points where the play pinned a checker; Fevga marks none).
+    """
+    opponent = None if board is None else np.asarray(board)[1]
 
     def had_blot(point: int) -> bool:
+        if marks is not None:
+            return point in marks
         # The mover's point p is the opponent's point 25 - p; an opposing checker on a point
         # the mover reached can only have been a blot that was hit.
-        return 1 <= point <= 24 and bool(opponent[25 - point])
+        return 1 <= point <= 24 and opponent is not None and bool(opponent[25 - point])
 
     # Highest source first; from the same source the nearer destination first.
     ordered = sorted(((int(s[0]), int(s[1])) for s in steps), key=lambda s: (-s[0], -s[1]))

@@ -1,10 +1,10 @@
-"""Rule presets (RULES.md R5, R20) as plain data passed to the core."""
+"""Rule presets and options (RULES.md R5, R20, P4, P6, F4-F6) as plain data passed to the core."""
 
 from __future__ import annotations
 
 from dataclasses import dataclass
 
-__all__ = ["Rules", "RULES", "get_rules"]
+__all__ = ["Rules", "RULES", "get_rules", "PlakotoRules", "FevgaRules"]
 
 
 @dataclass(frozen=True)
@@ -47,3 +47,36 @@ def get_rules(rules: str | Rules) -> Rules:
         raise ValueError(
             f"unknown rules {rules!r}: choose one of {', '.join(RULES)}"
         ) from None
+
+
+@dataclass(frozen=True)
+class PlakotoRules:
+    """Options of Plakoto (RULES.md P1-P7); the defaults are the first reading of each rule.
+
+    pinned_home_counts: P4 option — a pinned checker in the home board counts as home, so
+        it does not stop its side bearing off (it still cannot move). Default: it stops it.
+    draw_scores_point: P6 option — two pinned mothers end the game with 1 point counted to
+        nobody (some online rooms) instead of a replayed draw. Scoring only: plays are the same.
+    """
+
+    pinned_home_counts: bool = False
+    draw_scores_point: bool = False
+
+
+@dataclass(frozen=True)
+class FevgaRules:
+    """Options of Fevga (RULES.md F1-F7); the defaults are the first reading of each rule.
+
+    runner_to_quarter: F4 option — the first checker frees the others once it reaches the
+        opponent's starting quarter (own points 7-12, so any own point <= 12) instead of
+        passing the opponent's starting point (own points 1-11).
+    start_quarter_each_move: F5 option — holding all six own points 19-24 is forbidden after
+        every single move of a play, not only at its end.
+    prime_never_built: F6 option — a play may not end with a six-point prime that has every
+        opposing checker behind it, unless the opponent was already trapped so at the start
+        of the turn (then the default F6 rule applies: open it if a play using the most dice can).
+    """
+
+    runner_to_quarter: bool = False
+    start_quarter_each_move: bool = False
+    prime_never_built: bool = False

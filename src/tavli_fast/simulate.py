@@ -6,6 +6,7 @@ import math
 import os
 import time
 from dataclasses import asdict, dataclass
+from typing import Any
 
 import numpy as np
 
@@ -13,7 +14,8 @@ from . import _core
 from .inputs import check_count, check_seed, player_kinds, resolve_position
 from .players import game_resources
 from .position import Position
-from .rules import Rules, get_rules
+from .rules import FevgaRules, PlakotoRules, Rules, get_rules
+from .variant_games import VariantSimulationResult, simulate_variant
 
 __all__ = ["SimulationResult", "simulate"]
 
@@ -57,14 +59,15 @@ class SimulationResult:
 
 
 def simulate(
-    position: str | Position = "start",
+    position: str | Position | Any = "start",
     games: int = 10_000,
     players: tuple[str, str] | str = ("random", "random"),
     seed: int | None = None,
-    rules: str | Rules = "backgammon",
+    rules: str | Rules | PlakotoRules | FevgaRules | None = "backgammon",
     bearoff: bool = True,
     cache_dir: str | os.PathLike | None = None,
-) -> SimulationResult:
+    game: str = "portes",
+) -> SimulationResult | VariantSimulationResult:
     """Play `games` whole games from `position` in the compiled core, one process.
 
     ``players[0]`` is the side on roll in `position`; from the starting position
@@ -75,7 +78,18 @@ def simulate(
     With `bearoff` (the default) pubeval and greedy play pure bear-offs
     perfectly by the bear-off databases (built in `cache_dir` on first use).
     The same seed gives the same games.
+
+    ``game="plakoto"`` or ``"fevga"`` plays that game instead (players ``random`` and
+    ``heuristic``; ``rules`` a PlakotoRules / FevgaRules or None; ``position`` "start", a
+    position of that game, its dict or text id): see ``variant_games.simulate_variant``.
     """
+    if game in ("plakoto", "fevga"):
+        return simulate_variant(
+            game, position, games, players, seed,
+            None if isinstance(rules, str) and rules == "backgammon" else rules,  # type: ignore[arg-type]
+        )
+    if game != "portes":
+        raise ValueError(f"game must be portes, plakoto or fevga, not {game!r}")
     n = check_count(games, "games")
     pos, is_start = resolve_position(position)
     names, kinds = player_kinds(players)
