@@ -205,6 +205,8 @@ def gnubg_cube_analysis(
     if CANNOT_DOUBLE in hint:
         return _cannot_double(gnubg_id, ctx, probabilities, match, hint)
 
+    if "0-ply cubeless" not in hint:
+        raise AssertionError(f"gnubg's hint is not a 0-ply analysis:\n{hint}")
     printed = _PROBABILITIES.search(hint)
     if printed is None:
         raise AssertionError(f"no probabilities in gnubg's hint:\n{hint}")
