@@ -63,7 +63,9 @@ _PROBABILITIES = re.compile(
 )
 _CUBELESS_EQUITY = re.compile(rf"cubeless equity\s+{_NUMBER}")
 _CUBELESS_MWC = re.compile(rf"cubeless MWC\s+{_NUMBER}%")
-_OPTION = re.compile(rf"^\d\. (No (?:re)?double|(?:Re)?[Dd]ouble, (?:pass|take|beaver))\s+{_NUMBER}(%?)", re.M)
+_OPTION = re.compile(
+    rf"^\d\. (No (?:re)?double|(?:Re)?[Dd]ouble, (?:pass|take|beaver))\s+{_NUMBER}(%?)", re.M
+)
 _ACTION = re.compile(r"^Proper cube action: (.+?)(?: \((\d+\.\d+)%\))?\s*$", re.M)
 _EVAL_CUBEFUL = re.compile(
     r"^static:" + rf"\s+{_NUMBER}" * 5 + rf"\s+{_NUMBER}(%?)\s+{_NUMBER}(%?)\s*$", re.M

@@ -91,7 +91,9 @@ def _expected_sentence(a: GnubgCubeAnalysis) -> str:
             if win == 0:
                 return f"No {re}double, take"
             if beaver:
-                return f"No {re}double, beaver" if 2 * dt < nd else f"{re}double, beaver".capitalize()
+                if 2 * dt < nd:
+                    return f"No {re}double, beaver"
+                return f"{re}double, beaver".capitalize()
             return f"{re}double, take".capitalize()
         return f"{re}double, pass".capitalize()
     if nd > dt:
@@ -151,7 +153,7 @@ def test_oracle_covers_every_kind_of_answer(cases):
 # ----------------------------------------------------------------- tavli_fast against gnubg
 def _cube_decision():
     decide = getattr(tavli_fast, "cube_decision", None)
-    assert decide is not None, "tavli_fast.cube_decision is not there yet (issue 9, the lead's part)"
+    assert decide is not None, "tavli_fast.cube_decision is not there yet (issue 9, lead's part)"
     return decide
 
 
