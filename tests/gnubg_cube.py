@@ -63,7 +63,9 @@ _PROBABILITIES = re.compile(
 )
 _CUBELESS_EQUITY = re.compile(rf"cubeless equity\s+{_NUMBER}")
 _CUBELESS_MWC = re.compile(rf"cubeless MWC\s+{_NUMBER}%")
-_OPTION = re.compile(rf"^\d\. (No (?:re)?double|(?:Re)?[Dd]ouble, (?:pass|take|beaver))\s+{_NUMBER}(%?)", re.M)
+_OPTION = re.compile(
+    rf"^\d\. (No (?:re)?double|(?:Re)?[Dd]ouble, (?:pass|take|beaver))\s+{_NUMBER}(%?)", re.M
+)
 _ACTION = re.compile(r"^Proper cube action: (.+?)(?: \((\d+\.\d+)%\))?\s*$", re.M)
 _EVAL_CUBEFUL = re.compile(
     r"^static:" + rf"\s+{_NUMBER}" * 5 + rf"\s+{_NUMBER}(%?)\s+{_NUMBER}(%?)\s*$", re.M
@@ -205,6 +207,8 @@ def gnubg_cube_analysis(
     if CANNOT_DOUBLE in hint:
         return _cannot_double(gnubg_id, ctx, probabilities, match, hint)
 
+    if "0-ply cubeless" not in hint:
+        raise AssertionError(f"gnubg's hint is not a 0-ply analysis:\n{hint}")
     printed = _PROBABILITIES.search(hint)
     if printed is None:
         raise AssertionError(f"no probabilities in gnubg's hint:\n{hint}")

@@ -91,3 +91,17 @@ def test_jacoby_and_beaver_are_passed_to_gnubg():
 def test_dice_rolled_is_refused():
     with pytest.raises(ValueError, match="before the roll"):
         gnubg_cube_analysis("XGID=-b----E-C---eE---c-e----B-:0:0:1:52:0:0:0:0:10")
+
+
+def test_an_xgid_with_a_second_context_is_refused():
+    with pytest.raises(ValueError, match="carries its own context"):
+        gnubg_cube_analysis("XGID=-b----E-C---eE---c-e----B-:0:0:1:00:0:0:0:0:10", GameContext())
+
+
+def test_a_pasted_gnubg_id_gives_the_same_analysis_as_its_xgid():
+    xgid = "XGID=-b----E-C---eE---c-e----B-:1:1:1:00:3:1:0:7:10"
+    a = gnubg_cube_analysis(xgid)
+    b = gnubg_cube_analysis(Position.from_id(a.gnubg_id))
+    assert (b.no_double, b.double_take, b.mwc, b.action) == (a.no_double, a.double_take, a.mwc,
+                                                             a.action)
+    assert a.action.startswith(("No redouble", "Redouble", "Too good to redouble"))

@@ -8,6 +8,8 @@ Formats read and written here:
   ``i // 8``. (GNU Backgammon manual, "A technical description of the Position ID".)
 * XGID (eXtreme Gammon): ``XGID=<26 chars>:<cube log2>:<cube owner>:<turn>:<dice>:<score
   bottom>:<score top>:<flag>:<match length>:<max cube log2>``; see /work/shared/RULES.md.
+* gnubg ID ``PositionID:MatchID`` (14 + 1 + 12 characters), as gnubg shows and pastes it; the
+  Match ID (cube, score, turn, dice) is read and written by ``matchid.py``.
 * ``Position.parse``: a readable fixture format, ``"x 24:2 13:5 8:3 6:5; o 24:2 13:5 8:3 6:5"``.
 """
 
@@ -195,10 +197,13 @@ class Position:
 
     @classmethod
     def from_id(cls, text: str) -> Position:
-        """Read a gnubg Position ID (14 chars) or an XGID (``XGID=`` prefix optional)."""
+        """Read a gnubg Position ID (14 chars), a gnubg ID ``PositionID:MatchID`` or an XGID
+        (``XGID=`` prefix optional, so a pasted XGID may start with ``-``)."""
         if not isinstance(text, str):
             raise InvalidPositionError(f"a position id is a str, got {type(text).__name__}")
         stripped = text.strip()
+        if stripped.count(":") == 1:  # an XGID has 9
+            return cls.from_gnubg_id(stripped)
         if stripped.upper().startswith("XGID=") or ":" in stripped:
             return cls.from_xgid(stripped)
         if len(stripped) == 14:
@@ -212,6 +217,21 @@ class Position:
     def from_position_id(cls, text: str, context: GameContext | None = None) -> Position:
         """Read a gnubg Position ID; the context is the default (money, no dice) unless given."""
         return cls(_board_from_position_id(text), context)
+
+    @classmethod
+    def from_gnubg_id(cls, text: str) -> Position:
+        """Read gnubg's ``PositionID:MatchID``; the player on roll in the Match ID is on roll."""
+        from .matchid import parse_match_id
+
+        if not isinstance(text, str):
+            raise InvalidPositionError(f"a gnubg ID is a str, got {type(text).__name__}")
+        parts = text.strip().split(":")
+        if len(parts) != 2:
+            raise InvalidPositionError(
+                f"a gnubg ID is 'PositionID:MatchID' (14 + 12 characters), got {text.strip()!r}"
+            )
+        context, _ = parse_match_id(parts[1])
+        return cls(_board_from_position_id(parts[0]), context)
 
     @classmethod
     def from_xgid(cls, text: str) -> Position:
@@ -295,6 +315,16 @@ class Position:
     def position_id(self) -> str:
         """The gnubg Position ID (14 characters)."""
         return _position_id(self._board)
+
+    def match_id(self) -> str:
+        """gnubg's Match ID (12 characters) of the context; the side on roll is player 1."""
+        from .matchid import format_match_id
+
+        return format_match_id(self._context)
+
+    def gnubg_id(self) -> str:
+        """``PositionID:MatchID`` as gnubg shows it (and reads it with ``set gnubgid``)."""
+        return f"{self.position_id()}:{self.match_id()}"
 
     def xgid(self) -> str:
         """The full XGID. The player on roll is written as the bottom player, turn 1."""

@@ -33,10 +33,45 @@ class UsageError(Exception):
 
 
 class OneLineParser(argparse.ArgumentParser):
-    """An ArgumentParser whose errors are one line (``prog: error: message``), exit status 2."""
+    """An ArgumentParser whose errors are one line (``prog: error: message``), exit status 2.
+
+    ``--position`` also takes a pasted XGID without its ``XGID=`` prefix, which starts with
+    ``-`` when the top bar is empty (``--position -b----E-C---...``): argparse alone would
+    take it for an option, so such a value (it contains ':') is joined to its option first.
+    """
+
+    #: Options whose value may begin with '-' when it is an id with ':' in it.
+    DASH_VALUE_OPTIONS: tuple[str, ...] = ("--position",)
+
+    def parse_known_args(self, args=None, namespace=None):  # type: ignore[override]
+        argv = list(sys.argv[1:] if args is None else args)
+        return super().parse_known_args(_join_dash_values(argv, self.DASH_VALUE_OPTIONS),
+                                        namespace)
 
     def error(self, message: str) -> NoReturn:
+        for option in self.DASH_VALUE_OPTIONS:
+            if message == f"argument {option}: expected one argument":
+                message += f" (write a value that starts with '-' as {option}=VALUE)"
         self.exit(2, f"{self.prog}: error: {message}\n")
+
+
+def _join_dash_values(argv: list[str], options: Sequence[str]) -> list[str]:
+    """``[opt, "-b--...:0:0:1:..."]`` -> ``["opt=-b--...:0:0:1:..."]`` for the given options."""
+    out: list[str] = []
+    i = 0
+    while i < len(argv):
+        token = argv[i]
+        if token == "--":  # everything after it is positional: leave it alone
+            out.extend(argv[i:])
+            break
+        following = argv[i + 1] if i + 1 < len(argv) else ""
+        if token in options and following.startswith("-") and ":" in following:
+            out.append(f"{token}={following}")
+            i += 2
+            continue
+        out.append(token)
+        i += 1
+    return out
 
 
 def parse_count(text: str) -> int:
