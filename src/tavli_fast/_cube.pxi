@@ -281,23 +281,18 @@ cdef double match_cubeful_mwc(const double* p, double x, const CubeState* s) noe
     opp_tg = 1.0 - cp_opp
     win_avg = _win_avg(t, a, b, post, c, r.g0, r.bg0)
     lose_avg = _lose_avg(t, a, b, post, c, r.g1, r.bg1)
-    if s.owner == CUBE_CENTRE:
-        if p[0] <= opp_tg:
-            live = lose_avg + (lose - lose_avg) * p[0] / opp_tg
-        elif p[0] < tg:
-            live = lose + (win - lose) * (p[0] - opp_tg) / (tg - opp_tg)
-        else:
-            live = win + (win_avg - win) * (p[0] - tg) / (1.0 - tg)
-    elif s.owner == CUBE_MINE:
-        if p[0] < tg:
-            live = lose_avg + (win - lose_avg) * p[0] / tg
-        else:
-            live = win + (win_avg - win) * (p[0] - tg) / (1.0 - tg)
+    # Strict comparisons: a piece of zero width (a cash point at 0 or 1) is skipped.
+    if s.owner != CUBE_MINE and p[0] < opp_tg:
+        live = lose_avg + (lose - lose_avg) * p[0] / opp_tg
+    elif s.owner == CUBE_CENTRE and p[0] < tg:
+        live = lose + (win - lose) * (p[0] - opp_tg) / (tg - opp_tg)
+    elif s.owner == CUBE_MINE and p[0] < tg:
+        live = lose_avg + (win - lose_avg) * p[0] / tg
+    elif s.owner == CUBE_THEIRS:
+        live = (lose + (win_avg - lose) * (p[0] - opp_tg) / (1.0 - opp_tg)
+                if opp_tg < 1.0 else win_avg)
     else:
-        if p[0] <= opp_tg:
-            live = lose_avg + (lose - lose_avg) * p[0] / opp_tg
-        else:
-            live = lose + (win_avg - lose) * (p[0] - opp_tg) / (1.0 - opp_tg)
+        live = win + (win_avg - win) * (p[0] - tg) / (1.0 - tg) if tg < 1.0 else win_avg
     return (1.0 - x) * dead + x * live
 
 
@@ -326,8 +321,6 @@ cdef int cube_action(double nd, double dt, double dp, double win, double win_gam
             return ACT_TOO_GOOD_PASS
         if nd > dp >= dt and too_good_possible:
             return ACT_TOO_GOOD_TAKE
-        if dt > dp:
-            return ACT_DOUBLE_PASS
         if beaver_money and -2.0 <= dt <= 0.0 and 2.0 * dt < nd:
             return ACT_NO_DOUBLE_BEAVER
         return ACT_NO_DOUBLE_TAKE
