@@ -28,11 +28,11 @@ cdef inline uint64_t posid_side_bits(const int8_t* row, uint32_t occupied, int* 
 
 
 cdef inline uint32_t occupancy(const int8_t* row) noexcept nogil:
+    """Bit p set for the points 1..25 holding checkers (no branch per point)."""
     cdef uint32_t m = 0
     cdef int p
     for p in range(1, 26):
-        if row[p]:
-            m |= (<uint32_t>1) << p
+        m |= (<uint32_t>(row[p] != 0)) << p
     return m
 
 
@@ -92,7 +92,7 @@ cdef inline int posid_decode(const char* s, Board* b) noexcept nogil:
     after the end of the key, 6 both sides have borne off all 15.
     position.py words the messages.
     """
-    cdef int i, k, side, p, n, total, used = 0
+    cdef int i, err
     cdef int sext[14]
     cdef uint32_t v
     cdef uint128 key = 0
@@ -110,9 +110,47 @@ cdef inline int posid_decode(const char* s, Board* b) noexcept nogil:
         if i < 3:
             key |= (<uint128>((v >> 8) & 0xFF)) << (24 * i + 8)
             key |= (<uint128>(v & 0xFF)) << (24 * i + 16)
-    cdef uint32_t held[2]               # points each side holds, in MY numbering
-    held[0] = 0
-    held[1] = 0
+    memset(b, 0, sizeof(Board))
+    if not _posid_checkers(<uint64_t>key, <uint64_t>(key >> 64), b):
+        # Something is wrong with the key: the point-by-point reading says exactly what.
+        err = _posid_points(key, b)
+        if err:
+            return err
+    return _posid_check_board(b)
+
+
+cdef inline bint _posid_checkers(uint64_t lo, uint64_t hi, Board* b) noexcept nogil:
+    """The fast reading of a well-formed 80-bit key (lo: bits 0..63, hi: 64..79) into `b`
+    (zeroed): each 1 bit is a checker on the point given by the number of 0 bits before
+    it (0..24: the opponent's points 1..25, 25..49: mine).  False, with `b` left to be
+    read again, when the key is not well formed (more than 30 or 15 checkers, a 1 bit
+    after the 50th 0 bit)."""
+    cdef int k = 0, z, q, side, total[2]
+    cdef uint64_t word
+    cdef int base
+    total[0] = total[1] = 0
+    for base in range(0, 128, 64):
+        word = lo if base == 0 else hi
+        while word:
+            q = base + tf_ctz64(word)
+            word &= word - 1
+            z = q - k                       # the 0 bits before this 1 bit
+            k += 1
+            if z >= 50 or k > 30:
+                return False
+            side = 1 if z < 25 else 0
+            b.c[side][z + 1 if side == 1 else z - 24] += 1
+            total[side] += 1
+    if total[0] > 15 or total[1] > 15:
+        return False
+    b.c[0][0] = <int8_t>(15 - total[0])
+    b.c[1][0] = <int8_t>(15 - total[1])
+    return True
+
+
+cdef inline int _posid_points(uint128 key, Board* b) noexcept nogil:
+    """The reading point by point, with the first error found (codes 2, 3, 7, 8)."""
+    cdef int side, p, n, total, used = 0
     memset(b, 0, sizeof(Board))
     for side in range(1, -1, -1):
         total = 0
@@ -127,13 +165,20 @@ cdef inline int posid_decode(const char* s, Board* b) noexcept nogil:
                 return 2
             if n:
                 b.c[side][p] = <int8_t>n
-                held[side] |= (<uint32_t>1) << (p if side == 0 else 25 - p)
             key >>= n + 1
         b.c[side][0] = <int8_t>(15 - total)
     if key != 0:
         return 8
-    # Both colours on one of my points 1..24 (the bars, bits 25 and 0, may both hold checkers).
-    if held[0] & held[1] & 0x1FFFFFE:
+    return 0
+
+
+cdef inline int _posid_check_board(const Board* b) noexcept nogil:
+    """Codes 4 and 6 for a board read from a key."""
+    cdef int p, both = 0
+    for p in range(1, 25):                  # my point p is their point 25 - p
+        both |= (b.c[0][p] != 0) & (b.c[1][25 - p] != 0)
+    # Both colours on one of my points 1..24 (the bars may both hold checkers).
+    if both:
         return 4
     if b.c[0][0] == 15 and b.c[1][0] == 15:
         return 6
