@@ -132,23 +132,27 @@ ctypedef struct NNMasks:
     uint64_t made_mirror
 
 
+cdef inline void _nn_mask_point(NNMasks* m, int p, int n) noexcept nogil:
+    """Add point p (1..24) holding n checkers to the masks, without a branch."""
+    cdef uint64_t one = n >= 1, two = n >= 2
+    m.occupied |= one << p
+    m.made |= two << p
+    m.occupied_mirror |= one << (25 - p)
+    m.made_mirror |= two << (25 - p)
+
+
+cdef inline void _nn_mask_bar(NNMasks* m, int n) noexcept nogil:
+    m.occupied |= (<uint64_t>(n > 0)) << 25
+    m.occupied_mirror |= <uint64_t>(n > 0)
+
+
 cdef inline void _nn_masks(const int8_t* row, NNMasks* m) noexcept nogil:
     """One pass over a side's points for its masks in both numberings."""
     cdef int p
-    cdef uint64_t bit, mirror
     m.occupied = m.made = m.occupied_mirror = m.made_mirror = 0
     for p in range(1, 25):
-        if row[p] >= 1:
-            bit = (<uint64_t>1) << p
-            mirror = (<uint64_t>1) << (25 - p)
-            m.occupied |= bit
-            m.occupied_mirror |= mirror
-            if row[p] >= 2:
-                m.made |= bit
-                m.made_mirror |= mirror
-    if row[BAR] > 0:
-        m.occupied |= (<uint64_t>1) << 25
-        m.occupied_mirror |= 1
+        _nn_mask_point(m, p, row[p])
+    _nn_mask_bar(m, row[BAR])
 
 
 cdef inline int _nn_shots(uint64_t blots, uint64_t made, uint64_t hitters) noexcept nogil:
@@ -178,11 +182,16 @@ cdef inline void _nn_feature_values(const int8_t* on_roll, const int8_t* other,
                                     double* f) noexcept nogil:
     """The NN_FEATURE_INPUTS hand features, dense: f[k] is input NN_BASE_INPUTS + k."""
     cdef NNMasks m[2]
+    _nn_masks(on_roll, &m[0])
+    _nn_masks(other, &m[1])
+    _nn_features_of_masks(m, f)
+
+
+cdef inline void _nn_features_of_masks(const NNMasks* m, double* f) noexcept nogil:
+    """The hand features from the masks of the side on roll (m[0]) and the other (m[1])."""
     cdef uint64_t blots, run
     cdef int s, length
     cdef int rear[2]
-    _nn_masks(on_roll, &m[0])
-    _nn_masks(other, &m[1])
     for s in range(2):
         # In side s's numbering the opponent's checkers are its mirror masks.
         blots = m[s].occupied & ~m[s].made & ~((<uint64_t>1) << 25)
@@ -305,20 +314,59 @@ cdef inline void _rows_put(tf_rows* r, int i, double v) noexcept nogil:
         r.n_scaled += 1
 
 
-cdef inline void _rows_of_inputs(tf_rows* r, const NNInputs* x) noexcept nogil:
-    cdef int a
+cdef inline void _nn_rows_side(tf_rows* r, const int8_t* row, int base, NNMasks* m) noexcept nogil:
+    """The fast path's encoding of one side (the inputs described at the top, at `base`),
+    with no branch per point: the rows of its raw inputs go to `r`, its masks to `m`.
+    Each point writes three candidate rows and keeps as many as it has checkers (up to 3)."""
+    cdef int p, n, u, na = r.n_add, ns = r.n_scaled, pips = 0
+    m.occupied = m.made = m.occupied_mirror = m.made_mirror = 0
+    for p in range(1, 25):
+        n = row[p] if row[p] > 0 else 0
+        u = base + 4 * (p - 1)
+        r.add[na] = u
+        r.add[na + 1] = u + 1
+        r.add[na + 2] = u + 2
+        na += n if n < 3 else 3
+        r.scaled[ns] = u + 3
+        r.val[ns] = (n - 3) * 0.5
+        ns += n > 3
+        pips += p * n
+        _nn_mask_point(m, p, n)
+    r.n_add = na
+    r.n_scaled = ns
+    n = row[BAR]
+    _nn_mask_bar(m, n)
+    if n > 0:
+        pips += 25 * n
+        _rows_put(r, base + NN_BAR_UNIT, n * 0.5)
+    if row[OFF] > 0:
+        _rows_put(r, base + NN_OFF_UNIT, row[OFF] / 15.0)
+    if pips > 0:
+        _rows_put(r, base + NN_PIP_UNIT, pips / 167.0)
+
+
+cdef inline void _nn_rows(tf_rows* r, const int8_t* on_roll, const int8_t* other,
+                          double* features) noexcept nogil:
+    """The fast path's rows of the position (`on_roll` to play against `other`); with the
+    hand features, whose values also go to features[0:NN_FEATURE_INPUTS], unless it is NULL."""
+    cdef NNMasks m[2]
+    cdef int k
     _rows_clear(r)
-    for a in range(x.k):
-        _rows_put(r, x.idx[a], x.val[a])
+    _nn_rows_side(r, on_roll, 0, &m[0])
+    _nn_rows_side(r, other, NN_SIDE_INPUTS, &m[1])
+    if features != NULL:
+        _nn_features_of_masks(m, features)
+        for k in range(NN_FEATURE_INPUTS):
+            if features[k] != 0.0:
+                _rows_put(r, NN_BASE_INPUTS + k, features[k])
 
 
 cdef void neural_probs(const NeuralNetC* net, const int8_t* on_roll, const int8_t* other,
                        double* p) noexcept nogil:
     """Consistent probabilities for `on_roll`, about to roll against `other` (fast path)."""
-    cdef NNInputs x
     cdef tf_rows r
-    nn_encode(&x, on_roll, other, net.n_inputs > NN_BASE_INPUTS)
-    _rows_of_inputs(&r, &x)
+    cdef double f[NN_FEATURE_INPUTS]
+    _nn_rows(&r, on_roll, other, f if net.n_inputs > NN_BASE_INPUTS else NULL)
     tf_forward(net.fb1, net.fw1, net.hp, &r, net.fw2, net.fb2, p)
     nn_make_consistent(p)
 
@@ -335,18 +383,10 @@ ctypedef struct NNBase:
 
 cdef void nn_base_prepare(const NeuralNetC* net, const Board* before, NNBase* base) noexcept nogil:
     """The base for evaluating the plays from `before` (row 0 about to move)."""
-    cdef NNInputs x
     cdef tf_rows r
-    cdef int k
     base.before = before[0]
     base.features = net.n_inputs > NN_BASE_INPUTS
-    nn_encode(&x, before.c[1], before.c[0], False)
-    _rows_of_inputs(&r, &x)
-    if base.features:
-        _nn_feature_values(before.c[1], before.c[0], base.feat)
-        for k in range(NN_FEATURE_INPUTS):
-            if base.feat[k] != 0.0:
-                _rows_put(&r, NN_BASE_INPUTS + k, base.feat[k])
+    _nn_rows(&r, before.c[1], before.c[0], base.feat if base.features else NULL)
     tf_sums(net.fb1, net.fw1, net.hp, &r, base.h)
 
 
