@@ -278,7 +278,7 @@ cpdef list legal_position_ids(position_id, die1, die2):
         raise RuntimeError("more distinct plays than the generator holds")
     # The opponent's part of the key is the same for every play that hits nothing.
     cdef int root_len, opp_len, my_len
-    cdef uint64_t root_opp = posid_side_bits(b.c[1], occupancy(b.c[1]), &root_len)
+    cdef uint64_t root_opp = posid_side_bits(b.c[1], &root_len)
     cdef uint64_t opp, mine
     cdef const Board* r
     cdef list out = PyList_New(n)        # its items are set below, once each
@@ -287,8 +287,8 @@ cpdef list legal_position_ids(position_id, die1, die2):
         if r.c[1][25] == b.c[1][25]:
             opp, opp_len = root_opp, root_len
         else:
-            opp = posid_side_bits(r.c[1], occupancy(r.c[1]), &opp_len)
-        mine = posid_side_bits(r.c[0], _scratch.outmine[i], &my_len)
+            opp = posid_side_bits(r.c[1], &opp_len)
+        mine = posid_side_bits(r.c[0], &my_len)
         s = PyUnicode_New(14, 127)
         posid_from_bits(opp, opp_len, mine, <char*>PyUnicode_DATA(s))
         Py_INCREF(s)                    # PyList_SET_ITEM steals the reference
