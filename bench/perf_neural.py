@@ -6,7 +6,8 @@ In one process, one thread (so every rate is per core), each figure the median o
 ``--repeats`` timed runs after an untimed one that checks the workload:
 
 - net evaluations/s on the 20,000 benchmark positions of bench_neural.py, by the exact
-  float64 path (the evaluator before issue 10) and by the fast float32 path, one board at a
+  float64 path (the reference, computed as the evaluator before issue 10 was) and by the
+  fast float32 path, one board at a
   time; then the plays of one roll of each of 4,000 of those positions, evaluated as the
   players do (``play_equities``: as changes to the position before the move) against the
   same boards evaluated one by one by the exact path;
@@ -216,7 +217,7 @@ def main(argv: list[str] | None = None) -> int:
     out()
     out("| measure | per second (CPU time) | per second (wall clock) | |")
     out("|---|---:|---:|---|")
-    out(rate_row("net evaluations, one board at a time, exact float64 path (before issue 10)",
+    out(rate_row("net evaluations, one board at a time, exact float64 path (the reference)",
                  n, t_exact, f"{n:,} benchmark positions"))
     out(rate_row("net evaluations, one board at a time, fast path", n, t_fast,
                  f"**{t_exact.cpu / t_fast.cpu:.2f} x** exact; max difference {worst_single:.1e}"))

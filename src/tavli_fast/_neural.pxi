@@ -23,9 +23,10 @@
 # Few inputs are non-zero (about 40), so the first layer adds up the weight
 # rows of the active inputs only: w1 is stored input-major, [NN_INPUTS][H].
 #
-# Two evaluation paths share these weights:
+# Both evaluation paths take the inputs from one encoder (`_nn_rows`), as lists of rows
+# to add (inputs equal to 1), to subtract, and to scale by a value:
 # - exact: float64, the reference (`neural_probs_exact`, training's gradient step);
-# - fast: a float32 copy of the weights, hidden units padded to a multiple of 4, summed
+# - fast: a float32 copy of the weights, hidden units padded to a multiple of 16, summed
 #   with the vector kernels of _nnsimd.pxi and a fast sigmoid.  All the plays of a roll
 #   are evaluated against one base: the hidden sums of the position before the move are
 #   computed once (`nn_base_prepare`), and each play adds only the rows of the inputs it
@@ -85,44 +86,8 @@ ctypedef struct NeuralNetC:
     float* fw2                  # [NN_OUTPUTS][hp]
     float fb2[NN_OUTPUTS]
 
-ctypedef struct NNInputs:
-    int k                       # number of non-zero inputs
-    int idx[NN_INPUTS]
-    double val[NN_INPUTS]
-
-
 cdef inline double _nn_sigmoid(double x) noexcept nogil:
     return 1.0 / (1.0 + exp(-x))
-
-
-cdef inline void _nn_add(NNInputs* x, int i, double v) noexcept nogil:
-    x.idx[x.k] = i
-    x.val[x.k] = v
-    x.k += 1
-
-
-cdef inline void _nn_side(NNInputs* x, const int8_t* row, int base) noexcept nogil:
-    cdef int p, n, u, pips = 0
-    for p in range(1, 25):
-        n = row[p]
-        if n <= 0:
-            continue
-        pips += p * n
-        u = base + 4 * (p - 1)
-        _nn_add(x, u, 1.0)
-        if n >= 2:
-            _nn_add(x, u + 1, 1.0)
-        if n >= 3:
-            _nn_add(x, u + 2, 1.0)
-        if n > 3:
-            _nn_add(x, u + 3, (n - 3) * 0.5)
-    if row[BAR] > 0:
-        pips += 25 * row[BAR]
-        _nn_add(x, base + NN_BAR_UNIT, row[BAR] * 0.5)
-    if row[OFF] > 0:
-        _nn_add(x, base + NN_OFF_UNIT, row[OFF] / 15.0)
-    if pips > 0:
-        _nn_add(x, base + NN_PIP_UNIT, pips / 167.0)
 
 
 ctypedef struct NNMasks:
@@ -210,36 +175,35 @@ cdef inline void _nn_features_of_masks(const NNMasks* m, double* f) noexcept nog
         else 0.0)
 
 
-cdef inline void _nn_features(NNInputs* x, const int8_t* on_roll, const int8_t* other) noexcept nogil:
-    cdef double f[NN_FEATURE_INPUTS]
-    cdef int k
-    _nn_feature_values(on_roll, other, f)
-    for k in range(NN_FEATURE_INPUTS):
-        if f[k] != 0.0:
-            _nn_add(x, NN_BASE_INPUTS + k, f[k])
+cdef inline int _rows_count(const tf_rows* r) noexcept nogil:
+    return r.n_add + r.n_sub + r.n_scaled
 
 
-cdef inline void nn_encode(NNInputs* x, const int8_t* on_roll, const int8_t* other,
-                           bint features) noexcept nogil:
-    """The sparse inputs of the position with `on_roll` to play against `other`, with the
-    hand features when `features`."""
-    x.k = 0
-    _nn_side(x, on_roll, 0)
-    _nn_side(x, other, NN_SIDE_INPUTS)
-    if features:
-        _nn_features(x, on_roll, other)
+cdef inline double _rows_item(const tf_rows* r, int a, int* i) noexcept nogil:
+    """The a-th input of `r` (0 <= a < _rows_count): its index goes to i, its value is returned."""
+    if a < r.n_add:
+        i[0] = r.add[a]
+        return 1.0
+    a -= r.n_add
+    if a < r.n_sub:
+        i[0] = r.sub[a]
+        return -1.0
+    a -= r.n_sub
+    i[0] = r.scaled[a]
+    return r.val[a]
 
 
-cdef void nn_forward(const NeuralNetC* net, const NNInputs* x, double* hidden,
+cdef void nn_forward(const NeuralNetC* net, const tf_rows* r, double* hidden,
                      double* out) noexcept nogil:
-    """Raw outputs (sigmoids, not yet made consistent); `hidden` receives the activations."""
-    cdef int a, j, o, h = net.n_hidden
+    """Raw outputs by the exact float64 path (sigmoids, not yet made consistent) for the
+    inputs `r`; `hidden` receives the activations."""
+    cdef int a, i, j, o, h = net.n_hidden
     cdef const double* row
     cdef double v, s
     memcpy(hidden, net.b1, h * sizeof(double))
-    for a in range(x.k):
-        row = net.w1 + x.idx[a] * h
-        v = x.val[a]
+    for a in range(_rows_count(r)):
+        v = _rows_item(r, a, &i)
+        row = net.w1 + i * h
         if v == 1.0:                # most inputs are 0/1 flags: skip the multiply
             for j in range(h):
                 hidden[j] += row[j]
@@ -287,10 +251,11 @@ cdef void neural_probs_exact(const NeuralNetC* net, const int8_t* on_roll, const
                              double* p) noexcept nogil:
     """Consistent probabilities for `on_roll`, about to roll against `other`, in float64:
     the reference the fast path is tested against."""
-    cdef NNInputs x
+    cdef tf_rows r
+    cdef double f[NN_FEATURE_INPUTS]
     cdef double hidden[NN_MAX_HIDDEN]
-    nn_encode(&x, on_roll, other, net.n_inputs > NN_BASE_INPUTS)
-    nn_forward(net, &x, hidden, p)
+    _nn_rows(&r, on_roll, other, f if net.n_inputs > NN_BASE_INPUTS else NULL)
+    nn_forward(net, &r, hidden, p)
     nn_make_consistent(p)
 
 
@@ -310,7 +275,7 @@ cdef inline void _rows_put(tf_rows* r, int i, double v) noexcept nogil:
         r.n_sub += 1
     else:
         r.scaled[r.n_scaled] = i
-        r.val[r.n_scaled] = <float>v
+        r.val[r.n_scaled] = v
         r.n_scaled += 1
 
 
@@ -578,11 +543,11 @@ cdef int neural_choose_1ply(const NeuralNetC* net, const MoveGen* g, int n,
 
 # ---------------------------------------------------------------- TD(0) training
 
-cdef void nn_sync_fast(NeuralNetC* net, const NNInputs* rows) noexcept nogil:
+cdef void nn_sync_fast(NeuralNetC* net, const tf_rows* rows) noexcept nogil:
     """Copy the float64 weights into the fast path's float32 copy: the biases, the output
     layer, and the rows of w1 of the inputs in `rows` (all rows when `rows` is NULL)."""
     cdef int i, a, j, o, h = net.n_hidden, hp = net.hp
-    cdef int n = net.n_inputs if rows == NULL else rows.k
+    cdef int n = net.n_inputs if rows == NULL else _rows_count(rows)
     for j in range(h):
         net.fb1[j] = <float>net.b1[j]
     for o in range(NN_OUTPUTS):
@@ -590,7 +555,9 @@ cdef void nn_sync_fast(NeuralNetC* net, const NNInputs* rows) noexcept nogil:
         for j in range(h):
             net.fw2[o * hp + j] = <float>net.w2[o * h + j]
     for a in range(n):
-        i = a if rows == NULL else rows.idx[a]
+        i = a
+        if rows != NULL:
+            _rows_item(rows, a, &i)
         for j in range(h):
             net.fw1[i * hp + j] = <float>net.w1[i * h + j]
 
@@ -605,15 +572,16 @@ cdef void nn_td_update(NeuralNetC* net, const int8_t* on_roll, const int8_t* oth
     refreshed, so it always equals the weights rounded to float32 and a resumed run
     (whose copy is made afresh from the saved weights) continues bit for bit.
     """
-    cdef NNInputs x
+    cdef tf_rows x
+    cdef double f[NN_FEATURE_INPUTS]
     cdef double hidden[NN_MAX_HIDDEN]
     cdef double dh[NN_MAX_HIDDEN]
     cdef double out[NN_OUTPUTS]
     cdef double delta[NN_OUTPUTS]
-    cdef int a, j, o, h = net.n_hidden
+    cdef int a, i, j, o, h = net.n_hidden
     cdef double s, v
     cdef double* row
-    nn_encode(&x, on_roll, other, net.n_inputs > NN_BASE_INPUTS)
+    _nn_rows(&x, on_roll, other, f if net.n_inputs > NN_BASE_INPUTS else NULL)
     nn_forward(net, &x, hidden, out)
     for o in range(NN_OUTPUTS):
         delta[o] = alpha * (target[o] - out[o])
@@ -629,9 +597,9 @@ cdef void nn_td_update(NeuralNetC* net, const int8_t* on_roll, const int8_t* oth
         net.b2[o] += delta[o]
     for j in range(h):
         net.b1[j] += dh[j]
-    for a in range(x.k):
-        row = net.w1 + x.idx[a] * h
-        v = x.val[a]
+    for a in range(_rows_count(&x)):
+        v = _rows_item(&x, a, &i)
+        row = net.w1 + i * h
         for j in range(h):
             row[j] += v * dh[j]
     nn_sync_fast(net, &x)
@@ -881,14 +849,17 @@ def neural_inputs(const int8_t[:, ::1] board, bint features=True):
     """float64[203] (or [198] without the hand features): the net's inputs for the board
     (row 0 on roll), dense."""
     cdef Board b
-    cdef NNInputs x
-    cdef int a
+    cdef tf_rows r
+    cdef double f[NN_FEATURE_INPUTS]
+    cdef int a, i
+    cdef double v
     _load_board(board, &b)
-    nn_encode(&x, b.c[0], b.c[1], features)
+    _nn_rows(&r, b.c[0], b.c[1], f if features else NULL)
     out = np.zeros(NN_INPUTS if features else NN_BASE_INPUTS, dtype=np.float64)
     cdef double[::1] o = out
-    for a in range(x.k):
-        o[x.idx[a]] = x.val[a]
+    for a in range(_rows_count(&r)):
+        v = _rows_item(&r, a, &i)
+        o[i] = v
     return out
 
 

@@ -107,8 +107,9 @@ static inline void TF_(block)(const float* init, const float* w1, int hp, const 
     }
     for (int a = 0; a < r->n_scaled; a++) {
         const float* row = w + (long)r->scaled[a] * hp;
-        h0 = TF_(add_scaled)(h0, r->val[a], TF_(load)(row));
-        h1 = TF_(add_scaled)(h1, r->val[a], TF_(load)(row + 8));
+        float v = (float)r->val[a];
+        h0 = TF_(add_scaled)(h0, v, TF_(load)(row));
+        h1 = TF_(add_scaled)(h1, v, TF_(load)(row + 8));
     }
     h[0] = h0;
     h[1] = h1;

@@ -21,7 +21,7 @@ cdef extern from *:
         int add[256];
         int sub[256];
         int scaled[256];
-        float val[256];
+        double val[256];
     } tf_rows;
 
     static const float tf_zeros[8] = {0};
@@ -80,7 +80,7 @@ cdef extern from *:
         int add[256]
         int sub[256]
         int scaled[256]
-        float val[256]
+        double val[256]
     int tf_simd_init(int allow_avx2) noexcept nogil
     void tf_sums(const float* init, const float* w1, int hp, const tf_rows* r,
                  float* h) noexcept nogil
