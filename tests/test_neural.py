@@ -1,10 +1,13 @@
 """The neural evaluator: encoding and forward pass against an independent numpy reference,
-consistency, the weights file (format, checksum, shipped copy), training reproducibility and
-resume, the neural players, choose(), and a cheap strength smoke test."""
+the fast float32 path against it and against the exact float64 path (within 1e-4), the fast
+sigmoid's error, the SIMD kernels' agreement, consistency, the weights file (format,
+checksum, shipped copy), training reproducibility and resume, the neural players, choose(),
+and a cheap strength smoke test."""
 
 from __future__ import annotations
 
 import json
+import os
 import subprocess
 import sys
 import zipfile
@@ -18,6 +21,7 @@ from tavli_fast.position import Position
 from helpers import pos
 
 START = Position.initial().board
+FAST_TOLERANCE = 1e-4   # issue 10: the fast path's outputs within 1e-4 of the exact ones
 NEURAL = int(_core.PlayerKind.PLAYER_NEURAL)
 NEURAL_1PLY = int(_core.PlayerKind.PLAYER_NEURAL_1PLY)
 RANDOM = int(_core.PlayerKind.PLAYER_RANDOM)
@@ -191,10 +195,95 @@ def test_inputs_equal_the_numpy_reference(boards):
 def test_forward_pass_equals_the_numpy_reference(boards, hidden, inputs):
     net = random_net(hidden, seed=hidden, inputs=inputs)
     arrays = net.arrays()
-    got = net.evaluate_many(np.stack(boards))
-    for b, p in zip(boards, got):
-        np.testing.assert_allclose(p, reference_probs(arrays, b), rtol=1e-12, atol=1e-14)
-        np.testing.assert_array_equal(p, net.evaluate(b))
+    exact = net.evaluate_many(np.stack(boards), exact=True)
+    fast = net.evaluate_many(np.stack(boards))
+    for b, p, q in zip(boards, exact, fast):
+        expected = reference_probs(arrays, b)
+        np.testing.assert_allclose(p, expected, rtol=1e-12, atol=1e-14)
+        np.testing.assert_array_equal(p, net.evaluate(b, exact=True))
+        np.testing.assert_allclose(q, expected, rtol=0, atol=FAST_TOLERANCE)
+        np.testing.assert_array_equal(q, net.evaluate(b))
+
+
+def _test_positions() -> list[np.ndarray]:
+    """Every position the tests use: random-game boards and the hand-written ones."""
+    texts = ["x 5:1 6:14; o 24:1 1:14", "x 5:1 3:2 6:12; o 24:1 1:14", "x 1:1 2:14; o 1:1 3:14",
+             "x 24:1 6:14; o 2:2 3:2 4:2 5:2 6:2 7:2 9:3", "x 6:3 5:2 1:4; o 6:3 5:4 4:4"]
+    boards = random_boards(1500, seed=3) + [START] + [pos(t).board for t in texts]
+    return [b for b in boards if b[0, 0] < 15 and b[1, 0] < 15]
+
+
+def test_fast_path_is_within_1e4_of_the_exact_path_for_the_shipped_net():
+    """Single boards (evaluate) and the plays of a roll as changes to one base
+    (play_equities, what the players use), against the float64 path and numpy."""
+    net = neural.default_net()
+    arrays = net.arrays()
+    boards = _test_positions()
+    stack = np.stack(boards)
+    fast, exact = net.evaluate_many(stack), net.evaluate_many(stack, exact=True)
+    assert np.abs(fast - exact).max() < FAST_TOLERANCE
+    for b in boards[::25]:
+        np.testing.assert_allclose(exact[[i for i, c in enumerate(boards) if c is b][0]],
+                                   reference_probs(arrays, b), rtol=1e-12, atol=1e-14)
+    worst = 0.0
+    for i, b in enumerate(boards):
+        for d1, d2 in [(1 + i % 6, 1 + (i // 6) % 6), (6, 5), (2, 2)]:
+            plays = _core.generate(b, d1, d2)
+            got = net.play_equities(b, plays)
+            want = [net.move_equity(p, exact=True) for p in plays]
+            worst = max(worst, float(np.abs(got - want).max()))
+    assert worst < FAST_TOLERANCE
+
+
+def test_play_equities_of_any_boards_equal_their_single_evaluations(boards):
+    """The base-and-changes arithmetic holds for any pair of boards, not only legal plays."""
+    net = random_net(24, seed=31, inputs=203)
+    plays = np.stack([np.ascontiguousarray(b) for b in boards[:200] if b[0, 0] < 15])
+    got = net.play_equities(START, plays)
+    want = [net.move_equity(p, exact=True) for p in plays]
+    np.testing.assert_allclose(got, want, rtol=0, atol=FAST_TOLERANCE)
+    with pytest.raises(ValueError, match="plays"):
+        net.play_equities(START, np.zeros((3, 2, 25), dtype=np.int8))
+
+
+def test_fast_sigmoid_error_is_below_2e7():
+    x = np.concatenate([np.linspace(-30, 30, 2_000_001), np.linspace(-200, 200, 4001),
+                        [-1e30, -88.5, 0.0, 88.5, 1e30]]).astype(np.float32)
+    got = _core.fast_sigmoid(x).astype(np.float64)
+    exact = 0.5 * (1 + np.tanh(x.astype(np.float64) / 2))
+    assert np.abs(got - exact).max() < 2e-7
+    assert got[-5] < 1e-30 and got[-3] == pytest.approx(0.5, abs=1e-7) and got[-1] == 1.0
+    assert np.all(np.diff(got[:2_000_001]) >= 0)    # monotone on the working range
+    assert _core.fast_sigmoid(np.arange(5, dtype=np.float32)).shape == (5,)   # a ragged tail
+
+
+def test_baseline_and_avx2_kernels_give_bit_identical_numbers(boards, tmp_path):
+    """TAVLI_FAST_SIMD=baseline forces the SSE2 kernels; the AVX2 ones (when this machine
+    has AVX2) must compute exactly the same numbers, so a seed means the same everywhere."""
+    script = (
+        "import numpy as np, sys; from tavli_fast import _core, simulate;"
+        "from tavli_fast.neural import default_net;"
+        "b = np.load(sys.argv[1]); net = default_net();"
+        "r = simulate('start', games=20, players=('neural-1ply', 'neural'), seed=4);"
+        "out = [net.evaluate_many(b).ravel(), net.play_equities(b[0], b[1:]),"
+        "       _core.fast_sigmoid(np.linspace(-120, 120, 1001)), [r.wins, r.plies_mean]];"
+        "np.save(sys.argv[2], np.concatenate(out)); print(_core.SIMD_KERNELS)"
+    )
+    stack = tmp_path / "boards.npy"
+    np.save(stack, np.stack(boards[:300]))
+    kernels = {}
+    for simd in ("baseline", "default"):
+        env = dict(os.environ)
+        env.pop("TAVLI_FAST_SIMD", None)
+        if simd == "baseline":
+            env["TAVLI_FAST_SIMD"] = "baseline"
+        r = subprocess.run([sys.executable, "-c", script, str(stack), str(tmp_path / simd)],
+                           capture_output=True, text=True, env=env)
+        assert r.returncode == 0, r.stderr
+        kernels[simd] = r.stdout.strip()
+    assert kernels["baseline"] == "baseline" and kernels["default"] in ("avx2", "baseline")
+    np.testing.assert_array_equal(np.load(tmp_path / "baseline.npy"),
+                                  np.load(tmp_path / "default.npy"))
 
 
 def test_outputs_are_made_consistent():
@@ -217,7 +306,8 @@ def test_move_equity_is_the_switched_evaluation_seen_from_the_mover(boards):
             continue
         p = reference_probs(arrays, np.ascontiguousarray(b[::-1]))
         mover = [1 - p[0], p[3], p[4], p[1], p[2]]
-        assert net.move_equity(b) == pytest.approx(equity(mover), abs=1e-12)
+        assert net.move_equity(b, exact=True) == pytest.approx(equity(mover), abs=1e-12)
+        assert net.move_equity(b) == pytest.approx(equity(mover), abs=FAST_TOLERANCE)
 
 
 @pytest.mark.parametrize("text, value", [
@@ -230,7 +320,9 @@ def test_move_equity_of_a_won_game_is_its_value(text, value):
     net = random_net(4, seed=1)
     board = _won_board(text)
     assert net.move_equity(board) == value
+    assert net.move_equity(board, exact=True) == value
     assert net.move_equity(board, ply=1) == value
+    assert net.play_equities(START, board[None]) == [value]
 
 
 def _won_board(text: str) -> np.ndarray:
@@ -255,7 +347,9 @@ def test_one_ply_equity_is_the_mean_of_the_opponents_best_replies():
             replies = _core.generate(opponent, d1, d2)
             best = max(equity(_mover_probs(arrays, r)) for r in replies)
             total += best * (1 if d1 == d2 else 2)
-    assert net.move_equity(after, ply=1) == pytest.approx(-total / 36, abs=1e-12)
+    assert net.move_equity(after, ply=1) == pytest.approx(-total / 36, abs=FAST_TOLERANCE)
+    with pytest.raises(ValueError, match="0 ply"):
+        net.move_equity(after, ply=1, exact=True)
 
 
 def _mover_probs(arrays, after):
@@ -331,6 +425,10 @@ def test_training_is_reproducible_from_a_seed():
     for x, y in zip(_weights(a), _weights(b)):
         np.testing.assert_array_equal(x, y)
     assert not np.array_equal(_weights(a)[0], _weights(c)[0])
+    # The fast path's float32 copy, refreshed step by step, equals one made afresh.
+    sample = np.stack(random_boards(300, seed=4))
+    np.testing.assert_array_equal(a.net.evaluate_many(sample),
+                                  _core.NeuralNet(*a.net.arrays()).evaluate_many(sample))
     assert a.games_done == 200 and sum(a.outcomes) == 200 and a.plies > 200 * 10
     assert not np.array_equal(_weights(a)[2], train.initial_state(7, 12).net.arrays()[2])  # it learnt
 

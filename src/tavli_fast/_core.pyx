@@ -11,6 +11,8 @@ from libc.stdlib cimport calloc, free, realloc
 from libc.string cimport memcpy, memset
 from libc.stdint cimport int8_t, uint8_t, uint32_t, uint64_t, int64_t
 from cpython.pycapsule cimport PyCapsule_New, PyCapsule_GetPointer, PyCapsule_Destructor
+from cpython.list cimport PyList_New, PyList_SET_ITEM
+from cpython.ref cimport Py_INCREF
 
 cnp.import_array()
 
@@ -393,20 +395,21 @@ cpdef list legal_position_ids(position_id, die1, die2):
         raise RuntimeError("more distinct plays than the generator holds")
     # The opponent's part of the key is the same for every play that hits nothing.
     cdef int root_len, opp_len, my_len
-    cdef uint64_t root_opp = posid_side_bits(b.c[1], occupancy(b.c[1]), &root_len)
+    cdef uint64_t root_opp = posid_side_bits(b.c[1], &root_len)
     cdef uint64_t opp, mine
     cdef const Board* r
-    out = [None] * n
+    cdef list out = PyList_New(n)        # its items are set below, once each
     for i in range(n):
         r = &_scratch.out[i]
         if r.c[1][25] == b.c[1][25]:
             opp, opp_len = root_opp, root_len
         else:
-            opp = posid_side_bits(r.c[1], occupancy(r.c[1]), &opp_len)
-        mine = posid_side_bits(r.c[0], _scratch.outmine[i], &my_len)
+            opp = posid_side_bits(r.c[1], &opp_len)
+        mine = posid_side_bits(r.c[0], &my_len)
         s = PyUnicode_New(14, 127)
         posid_from_bits(opp, opp_len, mine, <char*>PyUnicode_DATA(s))
-        out[i] = s
+        Py_INCREF(s)                    # PyList_SET_ITEM steals the reference
+        PyList_SET_ITEM(out, i, s)
     return out
 
 

@@ -41,6 +41,7 @@ ctypedef struct MoveGen:
     int n                       # distinct results kept at `best`
     int overflow
     uint32_t stamp
+    Board root                  # the board the plays in `out` were generated from
     Board* out                  # where results go: `own`, or a caller's larger buffer
     Board own[MAX_RESULTS]
     uint32_t outmine[MAX_RESULTS]   # occupancy mask of row 0 of each result
@@ -262,6 +263,7 @@ cdef int generate_plays(MoveGen* g, const Board* b, int d1, int d2) noexcept nog
     """
     cdef Node root
     node_init(&root, b)
+    g.root = b[0]
     g.blocked = blocked_mask(b)
     g.best = -1
     g.n = 0

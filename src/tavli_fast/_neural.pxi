@@ -23,12 +23,25 @@
 # Few inputs are non-zero (about 40), so the first layer adds up the weight
 # rows of the active inputs only: w1 is stored input-major, [NN_INPUTS][H].
 #
+# Both evaluation paths take the inputs from one encoder (`_nn_rows`), as lists of rows
+# to add (inputs equal to 1), to subtract, and to scale by a value:
+# - exact: float64, the reference (`neural_probs_exact`, training's gradient step);
+# - fast: a float32 copy of the weights, hidden units padded to a multiple of 16, summed
+#   with the vector kernels of _nnsimd.pxi and a fast sigmoid.  All the plays of a roll
+#   are evaluated against one base: the hidden sums of the position before the move are
+#   computed once (`nn_base_prepare`), and each play adds only the rows of the inputs it
+#   changes (a few points, the bar, borne off, pips, the hand features).  Outputs agree
+#   with the exact path to about 1e-6 (tests/test_neural.py holds them within 1e-4).
+#   The players, the 1-ply look-ahead and training's choice of play all use it.
+#
 # Outputs (sigmoids): P(win), P(win gammon), P(win backgammon),
 # P(lose gammon), P(lose backgammon); gammons include backgammons.  The
 # evaluation clamps them to be consistent (backgammon <= gammon <= win, and
 # the same for losses against 1 - win); training works on the raw outputs.
 
 from libc.math cimport exp
+
+include "_nnsimd.pxi"
 
 cdef enum:
     NN_OUTPUTS = 5
@@ -64,45 +77,17 @@ ctypedef struct NeuralNetC:
     double* b1                  # [n_hidden]
     double* w2                  # [NN_OUTPUTS][n_hidden]
     double* b2                  # [NN_OUTPUTS]
-
-ctypedef struct NNInputs:
-    int k                       # number of non-zero inputs
-    int idx[NN_INPUTS]
-    double val[NN_INPUTS]
-
+    # The fast path's float32 copy, always equal to (float) of the weights above
+    # (nn_sync_fast; training refreshes what each step changes).  Hidden units are
+    # padded to hp, a multiple of 16; padding units have zero weights.
+    int hp
+    float* fw1                  # [n_inputs][hp]
+    float* fb1                  # [hp]
+    float* fw2                  # [NN_OUTPUTS][hp]
+    float fb2[NN_OUTPUTS]
 
 cdef inline double _nn_sigmoid(double x) noexcept nogil:
     return 1.0 / (1.0 + exp(-x))
-
-
-cdef inline void _nn_add(NNInputs* x, int i, double v) noexcept nogil:
-    x.idx[x.k] = i
-    x.val[x.k] = v
-    x.k += 1
-
-
-cdef inline void _nn_side(NNInputs* x, const int8_t* row, int base) noexcept nogil:
-    cdef int p, n, u, pips = 0
-    for p in range(1, 25):
-        n = row[p]
-        if n <= 0:
-            continue
-        pips += p * n
-        u = base + 4 * (p - 1)
-        _nn_add(x, u, 1.0)
-        if n >= 2:
-            _nn_add(x, u + 1, 1.0)
-        if n >= 3:
-            _nn_add(x, u + 2, 1.0)
-        if n > 3:
-            _nn_add(x, u + 3, (n - 3) * 0.5)
-    if row[BAR] > 0:
-        pips += 25 * row[BAR]
-        _nn_add(x, base + NN_BAR_UNIT, row[BAR] * 0.5)
-    if row[OFF] > 0:
-        _nn_add(x, base + NN_OFF_UNIT, row[OFF] / 15.0)
-    if pips > 0:
-        _nn_add(x, base + NN_PIP_UNIT, pips / 167.0)
 
 
 ctypedef struct NNMasks:
@@ -112,97 +97,113 @@ ctypedef struct NNMasks:
     uint64_t made_mirror
 
 
+cdef inline void _nn_mask_point(NNMasks* m, int p, int n) noexcept nogil:
+    """Add point p (1..24) holding n checkers to the masks, without a branch."""
+    cdef uint64_t one = n >= 1, two = n >= 2
+    m.occupied |= one << p
+    m.made |= two << p
+    m.occupied_mirror |= one << (25 - p)
+    m.made_mirror |= two << (25 - p)
+
+
+cdef inline void _nn_mask_bar(NNMasks* m, int n) noexcept nogil:
+    m.occupied |= (<uint64_t>(n > 0)) << 25
+    m.occupied_mirror |= <uint64_t>(n > 0)
+
+
 cdef inline void _nn_masks(const int8_t* row, NNMasks* m) noexcept nogil:
     """One pass over a side's points for its masks in both numberings."""
     cdef int p
-    cdef uint64_t bit, mirror
     m.occupied = m.made = m.occupied_mirror = m.made_mirror = 0
     for p in range(1, 25):
-        if row[p] >= 1:
-            bit = (<uint64_t>1) << p
-            mirror = (<uint64_t>1) << (25 - p)
-            m.occupied |= bit
-            m.occupied_mirror |= mirror
-            if row[p] >= 2:
-                m.made |= bit
-                m.made_mirror |= mirror
-    if row[BAR] > 0:
-        m.occupied |= (<uint64_t>1) << 25
-        m.occupied_mirror |= 1
+        _nn_mask_point(m, p, row[p])
+    _nn_mask_bar(m, row[BAR])
 
 
-cdef int _nn_shots(uint64_t blots, uint64_t made, uint64_t hitters) noexcept nogil:
+cdef inline int _nn_shots(uint64_t blots, uint64_t made, uint64_t hitters) noexcept nogil:
     """Of the 36 rolls, how many let one checker from `hitters` land on `blots`, stopping
     only on points outside `made` (all masks in the blots' owner's numbering, where the
-    hitters move up; bit 0 is the hitters' bar)."""
+    hitters move up; bit 0 is the hitters' bar).  Branch-free over the rolls."""
     cdef int a, b, k, count = 0
-    cdef uint64_t step, via
+    cdef uint64_t step, hit, via
     if blots == 0:
         return 0
     for a in range(1, 7):
-        for b in range(a, 7):
-            if a == b:
-                step = hitters
-                for k in range(4):
-                    step = step << a
-                    if step & blots:
-                        count += 1
-                        break
-                    step &= ~made
-            else:
-                via = ((hitters << a) & ~made) << b | ((hitters << b) & ~made) << a
-                if ((hitters << a) | (hitters << b) | via) & blots:
-                    count += 2
+        # a-a: up to four steps of a, each landing spot checked before it must be open.
+        step = hitters
+        hit = 0
+        for k in range(4):
+            step = step << a
+            hit |= step & blots
+            step &= ~made
+        count += hit != 0
+        for b in range(a + 1, 7):
+            via = ((hitters << a) & ~made) << b | ((hitters << b) & ~made) << a
+            count += 2 * ((((hitters << a) | (hitters << b) | via) & blots) != 0)
     return count
 
 
-cdef inline void _nn_features(NNInputs* x, const int8_t* on_roll, const int8_t* other) noexcept nogil:
+cdef inline void _nn_feature_values(const int8_t* on_roll, const int8_t* other,
+                                    double* f) noexcept nogil:
+    """The NN_FEATURE_INPUTS hand features, dense: f[k] is input NN_BASE_INPUTS + k."""
     cdef NNMasks m[2]
-    cdef uint64_t blots, run
-    cdef int s, length, shots
-    cdef int rear[2]
     _nn_masks(on_roll, &m[0])
     _nn_masks(other, &m[1])
+    _nn_features_of_masks(m, f)
+
+
+cdef inline void _nn_features_of_masks(const NNMasks* m, double* f) noexcept nogil:
+    """The hand features from the masks of the side on roll (m[0]) and the other (m[1])."""
+    cdef uint64_t blots, run
+    cdef int s, length
+    cdef int rear[2]
     for s in range(2):
         # In side s's numbering the opponent's checkers are its mirror masks.
         blots = m[s].occupied & ~m[s].made & ~((<uint64_t>1) << 25)
-        shots = _nn_shots(blots, m[s].made, m[1 - s].occupied_mirror)
-        if shots:
-            _nn_add(x, NN_SHOTS_UNIT + 2 * s, shots / 36.0)
+        f[NN_SHOTS_UNIT - NN_BASE_INPUTS + 2 * s] = _nn_shots(
+            blots, m[s].made, m[1 - s].occupied_mirror) / 36.0
         rear[s] = 63 - tf_clz64(m[s].occupied) if m[s].occupied else 0
         run = m[1 - s].made_mirror & (((<uint64_t>1) << rear[s]) - 1)
         length = 0
         while run:
             run &= run << 1
             length += 1
-        if length:
-            _nn_add(x, NN_PRIME_UNIT + 2 * s, length / 6.0)
+        f[NN_PRIME_UNIT - NN_BASE_INPUTS + 2 * s] = length / 6.0
     # Contact: the opponent's rearmost checker (lowest in my numbering) is behind my rearmost.
-    if m[0].occupied and m[1].occupied and tf_ctz64(m[1].occupied_mirror) < rear[0]:
-        _nn_add(x, NN_CONTACT_UNIT, 1.0)
+    f[NN_CONTACT_UNIT - NN_BASE_INPUTS] = (
+        1.0 if m[0].occupied and m[1].occupied and tf_ctz64(m[1].occupied_mirror) < rear[0]
+        else 0.0)
 
 
-cdef inline void nn_encode(NNInputs* x, const int8_t* on_roll, const int8_t* other,
-                           bint features) noexcept nogil:
-    """The sparse inputs of the position with `on_roll` to play against `other`, with the
-    hand features when `features`."""
-    x.k = 0
-    _nn_side(x, on_roll, 0)
-    _nn_side(x, other, NN_SIDE_INPUTS)
-    if features:
-        _nn_features(x, on_roll, other)
+cdef inline int _rows_count(const tf_rows* r) noexcept nogil:
+    return r.n_add + r.n_sub + r.n_scaled
 
 
-cdef void nn_forward(const NeuralNetC* net, const NNInputs* x, double* hidden,
+cdef inline double _rows_item(const tf_rows* r, int a, int* i) noexcept nogil:
+    """The a-th input of `r` (0 <= a < _rows_count): its index goes to i, its value is returned."""
+    if a < r.n_add:
+        i[0] = r.add[a]
+        return 1.0
+    a -= r.n_add
+    if a < r.n_sub:
+        i[0] = r.sub[a]
+        return -1.0
+    a -= r.n_sub
+    i[0] = r.scaled[a]
+    return r.val[a]
+
+
+cdef void nn_forward(const NeuralNetC* net, const tf_rows* r, double* hidden,
                      double* out) noexcept nogil:
-    """Raw outputs (sigmoids, not yet made consistent); `hidden` receives the activations."""
-    cdef int a, j, o, h = net.n_hidden
+    """Raw outputs by the exact float64 path (sigmoids, not yet made consistent) for the
+    inputs `r`; `hidden` receives the activations."""
+    cdef int a, i, j, o, h = net.n_hidden
     cdef const double* row
     cdef double v, s
     memcpy(hidden, net.b1, h * sizeof(double))
-    for a in range(x.k):
-        row = net.w1 + x.idx[a] * h
-        v = x.val[a]
+    for a in range(_rows_count(r)):
+        v = _rows_item(r, a, &i)
+        row = net.w1 + i * h
         if v == 1.0:                # most inputs are 0/1 flags: skip the multiply
             for j in range(h):
                 hidden[j] += row[j]
@@ -246,14 +247,185 @@ cdef inline void nn_swap_sides(const double* p, double* q) noexcept nogil:
     q[NN_LOSE_BACKGAMMON] = p[NN_WIN_BACKGAMMON]
 
 
+cdef void neural_probs_exact(const NeuralNetC* net, const int8_t* on_roll, const int8_t* other,
+                             double* p) noexcept nogil:
+    """Consistent probabilities for `on_roll`, about to roll against `other`, in float64:
+    the reference the fast path is tested against."""
+    cdef tf_rows r
+    cdef double f[NN_FEATURE_INPUTS]
+    cdef double hidden[NN_MAX_HIDDEN]
+    _nn_rows(&r, on_roll, other, f if net.n_inputs > NN_BASE_INPUTS else NULL)
+    nn_forward(net, &r, hidden, p)
+    nn_make_consistent(p)
+
+
+# ---------------------------------------------------------------- the fast path
+
+cdef inline void _rows_clear(tf_rows* r) noexcept nogil:
+    r.n_add = r.n_sub = r.n_scaled = 0
+
+
+cdef inline void _rows_put(tf_rows* r, int i, double v) noexcept nogil:
+    """Input i changes by v: its row is added, subtracted or scaled."""
+    if v == 1.0:
+        r.add[r.n_add] = i
+        r.n_add += 1
+    elif v == -1.0:
+        r.sub[r.n_sub] = i
+        r.n_sub += 1
+    else:
+        r.scaled[r.n_scaled] = i
+        r.val[r.n_scaled] = v
+        r.n_scaled += 1
+
+
+cdef inline void _nn_rows_side(tf_rows* r, const int8_t* row, int base, NNMasks* m) noexcept nogil:
+    """The fast path's encoding of one side (the inputs described at the top, at `base`),
+    with no branch per point: the rows of its raw inputs go to `r`, its masks to `m`.
+    Each point writes three candidate rows and keeps as many as it has checkers (up to 3)."""
+    cdef int p, n, u, na = r.n_add, ns = r.n_scaled, pips = 0
+    m.occupied = m.made = m.occupied_mirror = m.made_mirror = 0
+    for p in range(1, 25):
+        n = row[p] if row[p] > 0 else 0
+        u = base + 4 * (p - 1)
+        r.add[na] = u
+        r.add[na + 1] = u + 1
+        r.add[na + 2] = u + 2
+        na += n if n < 3 else 3
+        r.scaled[ns] = u + 3
+        r.val[ns] = (n - 3) * 0.5
+        ns += n > 3
+        pips += p * n
+        _nn_mask_point(m, p, n)
+    r.n_add = na
+    r.n_scaled = ns
+    n = row[BAR]
+    _nn_mask_bar(m, n)
+    if n > 0:
+        pips += 25 * n
+        _rows_put(r, base + NN_BAR_UNIT, n * 0.5)
+    if row[OFF] > 0:
+        _rows_put(r, base + NN_OFF_UNIT, row[OFF] / 15.0)
+    if pips > 0:
+        _rows_put(r, base + NN_PIP_UNIT, pips / 167.0)
+
+
+cdef inline void _nn_rows(tf_rows* r, const int8_t* on_roll, const int8_t* other,
+                          double* features) noexcept nogil:
+    """The fast path's rows of the position (`on_roll` to play against `other`); with the
+    hand features, whose values also go to features[0:NN_FEATURE_INPUTS], unless it is NULL."""
+    cdef NNMasks m[2]
+    cdef int k
+    _rows_clear(r)
+    _nn_rows_side(r, on_roll, 0, &m[0])
+    _nn_rows_side(r, other, NN_SIDE_INPUTS, &m[1])
+    if features != NULL:
+        _nn_features_of_masks(m, features)
+        for k in range(NN_FEATURE_INPUTS):
+            if features[k] != 0.0:
+                _rows_put(r, NN_BASE_INPUTS + k, features[k])
+
+
 cdef void neural_probs(const NeuralNetC* net, const int8_t* on_roll, const int8_t* other,
                        double* p) noexcept nogil:
-    """Consistent probabilities for `on_roll`, about to roll against `other`."""
-    cdef NNInputs x
-    cdef double hidden[NN_MAX_HIDDEN]
-    nn_encode(&x, on_roll, other, net.n_inputs > NN_BASE_INPUTS)
-    nn_forward(net, &x, hidden, p)
+    """Consistent probabilities for `on_roll`, about to roll against `other` (fast path)."""
+    cdef tf_rows r
+    cdef double f[NN_FEATURE_INPUTS]
+    _nn_rows(&r, on_roll, other, f if net.n_inputs > NN_BASE_INPUTS else NULL)
+    tf_forward(net.fb1, net.fw1, net.hp, &r, net.fw2, net.fb2, p)
     nn_make_consistent(p)
+
+
+ctypedef struct NNBase:
+    # The hidden sums shared by all the plays from one position (`before`, its mover in
+    # row 0).  A play is evaluated with the opponent on roll, so the sums are those of
+    # (on roll = before.c[1], other = before.c[0]).
+    Board before
+    bint features
+    double feat[NN_FEATURE_INPUTS]
+    float h[NN_MAX_HIDDEN]
+
+
+cdef void nn_base_prepare(const NeuralNetC* net, const Board* before, NNBase* base) noexcept nogil:
+    """The base for evaluating the plays from `before` (row 0 about to move)."""
+    cdef tf_rows r
+    base.before = before[0]
+    base.features = net.n_inputs > NN_BASE_INPUTS
+    _nn_rows(&r, before.c[1], before.c[0], base.feat if base.features else NULL)
+    tf_sums(net.fb1, net.fw1, net.hp, &r, base.h)
+
+
+cdef inline void _nn_delta_side(tf_rows* r, const int8_t* old, const int8_t* new,
+                                int base) noexcept nogil:
+    """The input changes of one side (its inputs at `base`) from row `old` to row `new`:
+    only the points whose counts differ, then borne off and pips."""
+    cdef int p, k, n0, n1, u, spare, dpips = 0
+    for p in range(1, 26):
+        n0 = old[p]
+        n1 = new[p]
+        if n0 == n1:
+            continue
+        dpips += p * (n1 - n0)
+        if p == BAR:
+            _rows_put(r, base + NN_BAR_UNIT, 0.5 * (n1 - n0))
+            continue
+        u = base + 4 * (p - 1)
+        for k in range(3):                  # the units n >= 1, n >= 2, n >= 3
+            if (n1 > k) != (n0 > k):
+                _rows_put(r, u + k, 1.0 if n1 > k else -1.0)
+        spare = (n1 - 3 if n1 > 3 else 0) - (n0 - 3 if n0 > 3 else 0)
+        if spare:
+            _rows_put(r, u + 3, 0.5 * spare)
+    if old[OFF] != new[OFF]:
+        _rows_put(r, base + NN_OFF_UNIT, (new[OFF] - old[OFF]) / 15.0)
+    if dpips:
+        _rows_put(r, base + NN_PIP_UNIT, dpips / 167.0)
+
+
+cdef void nn_play_probs(const NeuralNetC* net, const NNBase* base, const Board* after,
+                        double* p) noexcept nogil:
+    """Probabilities for the side that has just moved (row 0 of `after`, sides not
+    switched), from the base of the position it moved from (fast path)."""
+    cdef tf_rows r
+    cdef double q[NN_OUTPUTS]
+    cdef double f[NN_FEATURE_INPUTS]
+    cdef int k
+    if after.c[0][OFF] == 15:
+        nn_won_probs(after, True, p)
+        return
+    _rows_clear(&r)
+    _nn_delta_side(&r, base.before.c[1], after.c[1], 0)                # now on roll
+    _nn_delta_side(&r, base.before.c[0], after.c[0], NN_SIDE_INPUTS)   # has moved
+    if base.features:
+        _nn_feature_values(after.c[1], after.c[0], f)
+        for k in range(NN_FEATURE_INPUTS):
+            if f[k] != base.feat[k]:
+                _rows_put(&r, NN_BASE_INPUTS + k, f[k] - base.feat[k])
+    tf_forward(base.h, net.fw1, net.hp, &r, net.fw2, net.fb2, q)
+    nn_make_consistent(q)
+    nn_swap_sides(q, p)
+
+
+cdef inline double nn_play_equity(const NeuralNetC* net, const NNBase* base,
+                                  const Board* after) noexcept nogil:
+    cdef double p[NN_OUTPUTS]
+    nn_play_probs(net, base, after, p)
+    return nn_equity(p)
+
+
+cdef int nn_best_play(const NeuralNetC* net, const NNBase* base, const Board* plays, int n,
+                      double* best_equity) noexcept nogil:
+    """Index of the play with the best 0-ply equity among plays[0:n] (the first of equals);
+    its equity goes to best_equity."""
+    cdef int i, best = 0
+    cdef double v, best_v = -1e300
+    for i in range(n):
+        v = nn_play_equity(net, base, &plays[i])
+        if v > best_v:
+            best_v = v
+            best = i
+    best_equity[0] = best_v
+    return best
 
 
 cdef inline void nn_won_probs(const Board* after, bint backgammons, double* p) noexcept nogil:
@@ -272,14 +444,24 @@ cdef inline void nn_won_probs(const Board* after, bint backgammons, double* p) n
                 break
 
 
-cdef void neural_after_probs(const NeuralNetC* net, const Board* after, double* p) noexcept nogil:
-    """Probabilities for the side that has just moved (row 0 of `after`, sides not switched)."""
+cdef void nn_after_probs(const NeuralNetC* net, const Board* after, double* p,
+                         bint exact) noexcept nogil:
+    """Probabilities for the side that has just moved (row 0 of `after`, sides not
+    switched), by one evaluation of the board alone (fast, or float64 when `exact`)."""
     cdef double q[NN_OUTPUTS]
     if after.c[0][OFF] == 15:
         nn_won_probs(after, True, p)
         return
-    neural_probs(net, after.c[1], after.c[0], q)      # the opponent is on roll
+    if exact:
+        neural_probs_exact(net, after.c[1], after.c[0], q)      # the opponent is on roll
+    else:
+        neural_probs(net, after.c[1], after.c[0], q)
     nn_swap_sides(q, p)
+
+
+cdef void neural_after_probs(const NeuralNetC* net, const Board* after, double* p) noexcept nogil:
+    """Probabilities for the side that has just moved (row 0 of `after`, sides not switched)."""
+    nn_after_probs(net, after, p, False)
 
 
 cdef double neural_move_equity(const NeuralNetC* net, const Board* after) noexcept nogil:
@@ -294,50 +476,46 @@ cdef double neural_1ply_equity(const NeuralNetC* net, MoveGen* g, const Board* a
     rolls of the opponent's best 0-ply reply, seen from the mover.  Uses `g` for the
     replies (not the generator holding the mover's own candidates)."""
     cdef Board opp
-    cdef int d1, d2, i, n
-    cdef double v, best, total = 0.0
+    cdef NNBase base
+    cdef int d1, d2, n
+    cdef double best, total = 0.0
     if after.c[0][OFF] == 15:
         return neural_move_equity(net, after)
     memcpy(opp.c[0], after.c[1], 26)
     memcpy(opp.c[1], after.c[0], 26)
+    nn_base_prepare(net, &opp, &base)       # one base serves the replies to all 21 rolls
     for d1 in range(1, 7):
         for d2 in range(d1, 7):
             n = generate_plays(g, &opp, d1, d2)
             if n < 0:                   # more plays than the generator holds: stay at 0 ply
                 return neural_move_equity(net, after)
-            best = -1e300
-            for i in range(n):
-                v = neural_move_equity(net, &g.out[i])
-                if v > best:
-                    best = v
+            nn_best_play(net, &base, g.out, n, &best)
             total += best if d1 == d2 else 2.0 * best
     return -total / 36.0
 
 
 cdef int neural_choose(const NeuralNetC* net, const MoveGen* g, int n) noexcept nogil:
-    """Index of the play with the best 0-ply equity among g.out[0:n]."""
-    cdef int i, best = 0
-    cdef double v, best_v = -1e300
-    for i in range(n):
-        v = neural_move_equity(net, &g.out[i])
-        if v > best_v:
-            best_v = v
-            best = i
-    return best
+    """Index of the play with the best 0-ply equity among g.out[0:n] (generated from g.root)."""
+    cdef NNBase base
+    cdef double v
+    nn_base_prepare(net, &g.root, &base)
+    return nn_best_play(net, &base, g.out, n, &v)
 
 
 cdef int neural_choose_1ply(const NeuralNetC* net, const MoveGen* g, int n,
                             MoveGen* scratch) noexcept nogil:
     """Index of the best play by 1-ply equity among the few best by 0-ply (the filter keeps
     the cost at a handful of 21-roll looks a move)."""
+    cdef NNBase base
     cdef int i, j, m = 0, best
     cdef int cand[NN_1PLY_CANDIDATES]
     cdef double eq[NN_1PLY_CANDIDATES]
     cdef double v, best_v
     cand[0] = 0
+    nn_base_prepare(net, &g.root, &base)
     # The top candidates by 0-ply equity, kept sorted (insertion into a short list).
     for i in range(n):
-        v = neural_move_equity(net, &g.out[i])
+        v = nn_play_equity(net, &base, &g.out[i])
         if m == NN_1PLY_CANDIDATES and v <= eq[m - 1]:
             continue
         j = m if m < NN_1PLY_CANDIDATES else m - 1
@@ -365,22 +543,45 @@ cdef int neural_choose_1ply(const NeuralNetC* net, const MoveGen* g, int n,
 
 # ---------------------------------------------------------------- TD(0) training
 
+cdef void nn_sync_fast(NeuralNetC* net, const tf_rows* rows) noexcept nogil:
+    """Copy the float64 weights into the fast path's float32 copy: the biases, the output
+    layer, and the rows of w1 of the inputs in `rows` (all rows when `rows` is NULL)."""
+    cdef int i, a, j, o, h = net.n_hidden, hp = net.hp
+    cdef int n = net.n_inputs if rows == NULL else _rows_count(rows)
+    for j in range(h):
+        net.fb1[j] = <float>net.b1[j]
+    for o in range(NN_OUTPUTS):
+        net.fb2[o] = <float>net.b2[o]
+        for j in range(h):
+            net.fw2[o * hp + j] = <float>net.w2[o * h + j]
+    for a in range(n):
+        i = a
+        if rows != NULL:
+            _rows_item(rows, a, &i)
+        for j in range(h):
+            net.fw1[i * hp + j] = <float>net.w1[i * h + j]
+
+
 cdef void nn_td_update(NeuralNetC* net, const int8_t* on_roll, const int8_t* other,
                        const double* target, double alpha) noexcept nogil:
     """One gradient step moving the raw outputs for (on_roll to play) towards `target`.
 
     Cross-entropy loss on each sigmoid output, so the output error is simply
-    target - output (no vanishing gradient when an output saturates).
+    target - output (no vanishing gradient when an output saturates).  The step is
+    taken in float64 (the exact path); the fast path's copy of what it changed is then
+    refreshed, so it always equals the weights rounded to float32 and a resumed run
+    (whose copy is made afresh from the saved weights) continues bit for bit.
     """
-    cdef NNInputs x
+    cdef tf_rows x
+    cdef double f[NN_FEATURE_INPUTS]
     cdef double hidden[NN_MAX_HIDDEN]
     cdef double dh[NN_MAX_HIDDEN]
     cdef double out[NN_OUTPUTS]
     cdef double delta[NN_OUTPUTS]
-    cdef int a, j, o, h = net.n_hidden
+    cdef int a, i, j, o, h = net.n_hidden
     cdef double s, v
     cdef double* row
-    nn_encode(&x, on_roll, other, net.n_inputs > NN_BASE_INPUTS)
+    _nn_rows(&x, on_roll, other, f if net.n_inputs > NN_BASE_INPUTS else NULL)
     nn_forward(net, &x, hidden, out)
     for o in range(NN_OUTPUTS):
         delta[o] = alpha * (target[o] - out[o])
@@ -396,11 +597,12 @@ cdef void nn_td_update(NeuralNetC* net, const int8_t* on_roll, const int8_t* oth
         net.b2[o] += delta[o]
     for j in range(h):
         net.b1[j] += dh[j]
-    for a in range(x.k):
-        row = net.w1 + x.idx[a] * h
-        v = x.val[a]
+    for a in range(_rows_count(&x)):
+        v = _rows_item(&x, a, &i)
+        row = net.w1 + i * h
         for j in range(h):
             row[j] += v * dh[j]
+    nn_sync_fast(net, &x)
 
 
 cdef int nn_train_game(NeuralNetC* net, MoveGen* g, Rng* rng, double alpha,
@@ -414,11 +616,11 @@ cdef int nn_train_game(NeuralNetC* net, MoveGen* g, Rng* rng, double alpha,
     numbering: 0-2 wins, 3-5 losses), or -1 if the game did not end.
     """
     cdef Board b
+    cdef NNBase base
     cdef double target[NN_OUTPUTS]
-    cdef double p[NN_OUTPUTS]
-    cdef double v, best_v
+    cdef double v
     cdef int8_t tmp[26]
-    cdef int d1, d2, n, i, best, side = 0, k
+    cdef int d1, d2, n, best, side = 0, k
     board_start(&b)
     plies[0] = 0
     while plies[0] < 100000:
@@ -428,15 +630,9 @@ cdef int nn_train_game(NeuralNetC* net, MoveGen* g, Rng* rng, double alpha,
         n = generate_plays(g, &b, d1, d2)
         if n < 0:
             return -1
-        best = 0
-        best_v = -1e300
-        for i in range(n):
-            neural_after_probs(net, &g.out[i], p)
-            v = nn_equity(p)
-            if v > best_v:
-                best_v = v
-                best = i
-                memcpy(target, p, sizeof(target))
+        nn_base_prepare(net, &b, &base)
+        best = nn_best_play(net, &base, g.out, n, &v)
+        nn_play_probs(net, &base, &g.out[best], target)
         if g.out[best].c[0][OFF] == 15:
             nn_won_probs(&g.out[best], backgammons, target)
         nn_td_update(net, b.c[0], b.c[1], target, alpha)
@@ -479,6 +675,7 @@ cdef class NeuralNet:
     """
     cdef NeuralNetC c
     cdef object _w1, _b1, _w2, _b2
+    cdef float* _fast              # the fast path's float32 copy (one block)
 
     def __cinit__(self, w1, b1, w2, b2):
         w1 = np.array(w1, dtype=np.float64, order="C", copy=True)
@@ -507,6 +704,18 @@ cdef class NeuralNet:
         self.c.w2 = &v2[0, 0]
         self.c.b2 = &c2[0]
         self._w1, self._b1, self._w2, self._b2 = w1, b1, w2, b2
+        cdef int hp = (<int>h + 15) & ~15
+        self._fast = <float*>calloc((self.c.n_inputs + 1 + NN_OUTPUTS) * hp, sizeof(float))
+        if self._fast == NULL:
+            raise MemoryError("cannot allocate the fast copy of the weights")
+        self.c.hp = hp
+        self.c.fw1 = self._fast
+        self.c.fb1 = self._fast + self.c.n_inputs * hp
+        self.c.fw2 = self.c.fb1 + hp
+        nn_sync_fast(&self.c, NULL)
+
+    def __dealloc__(self):
+        free(self._fast)
 
     @property
     def hidden(self):
@@ -520,17 +729,21 @@ cdef class NeuralNet:
         """Copies of (w1, b1, w2, b2)."""
         return self._w1.copy(), self._b1.copy(), self._w2.copy(), self._b2.copy()
 
-    def evaluate(self, const int8_t[:, ::1] board):
+    def evaluate(self, const int8_t[:, ::1] board, bint exact=False):
         """float64[5]: P(win), P(win gammon), P(win backgammon), P(lose gammon),
-        P(lose backgammon) for row 0, on roll (before rolling), made consistent."""
+        P(lose backgammon) for row 0, on roll (before rolling), made consistent.
+        By the fast float32 path, or the float64 reference when `exact`."""
         cdef Board b
         _load_board(board, &b)
         out = np.empty(NN_OUTPUTS, dtype=np.float64)
         cdef double[::1] o = out
-        neural_probs(&self.c, b.c[0], b.c[1], &o[0])
+        if exact:
+            neural_probs_exact(&self.c, b.c[0], b.c[1], &o[0])
+        else:
+            neural_probs(&self.c, b.c[0], b.c[1], &o[0])
         return out
 
-    def evaluate_many(self, const int8_t[:, :, ::1] boards):
+    def evaluate_many(self, const int8_t[:, :, ::1] boards, bint exact=False):
         """float64[m, 5]: `evaluate` of every board, GIL released."""
         cdef Py_ssize_t i, m = boards.shape[0]
         if boards.shape[1] != 2 or boards.shape[2] != 26:
@@ -539,20 +752,52 @@ cdef class NeuralNet:
         cdef double[:, ::1] o = out
         with nogil:
             for i in range(m):
-                neural_probs(&self.c, &boards[i, 0, 0], &boards[i, 1, 0], &o[i, 0])
+                if exact:
+                    neural_probs_exact(&self.c, &boards[i, 0, 0], &boards[i, 1, 0], &o[i, 0])
+                else:
+                    neural_probs(&self.c, &boards[i, 0, 0], &boards[i, 1, 0], &o[i, 0])
         return out
 
-    def move_equity(self, const int8_t[:, ::1] board, int ply=0):
+    def play_equities(self, const int8_t[:, ::1] board, const int8_t[:, :, ::1] plays):
+        """float64[n]: the 0-ply equity of each of `plays` (post-move boards, sides not
+        switched) for its mover, evaluated as the players do: as changes to the hidden
+        sums of `board`, the position they were played from (row 0 to move).  Any boards
+        are accepted; the closer they are to `board`, the fewer inputs change."""
+        cdef Board b
+        cdef NNBase* base
+        cdef Py_ssize_t i, n = plays.shape[0]
+        _load_board(board, &b)
+        if plays.shape[1] != 2 or plays.shape[2] != 26:
+            raise ValueError("plays must have shape (n, 2, 26)")
+        out = np.empty(n, dtype=np.float64)
+        cdef double[::1] o = out
+        base = <NNBase*>calloc(1, sizeof(NNBase))
+        if base == NULL:
+            raise MemoryError()
+        try:
+            with nogil:
+                nn_base_prepare(&self.c, &b, base)
+                for i in range(n):
+                    o[i] = nn_play_equity(&self.c, base, <const Board*>&plays[i, 0, 0])
+        finally:
+            free(base)
+        return out
+
+    def move_equity(self, const int8_t[:, ::1] board, int ply=0, bint exact=False):
         """Cubeless equity of a post-move board for its mover (row 0, sides not switched),
-        at 0 or 1 ply."""
+        at 0 or 1 ply; `exact` (0 ply only) evaluates by the float64 reference."""
         cdef Board b
         cdef MoveGen* g
         cdef double v
+        cdef double p[NN_OUTPUTS]
         _load_board(board, &b)
         if ply == 0:
-            return neural_move_equity(&self.c, &b)
+            nn_after_probs(&self.c, &b, p, exact)
+            return nn_equity(p)
         if ply != 1:
             raise ValueError(f"ply must be 0 or 1, not {ply}")
+        if exact:
+            raise ValueError("the exact path evaluates at 0 ply only")
         g = _new_movegen()
         try:
             with nogil:
@@ -604,14 +849,27 @@ def neural_inputs(const int8_t[:, ::1] board, bint features=True):
     """float64[203] (or [198] without the hand features): the net's inputs for the board
     (row 0 on roll), dense."""
     cdef Board b
-    cdef NNInputs x
-    cdef int a
+    cdef tf_rows r
+    cdef double f[NN_FEATURE_INPUTS]
+    cdef int a, i
+    cdef double v
     _load_board(board, &b)
-    nn_encode(&x, b.c[0], b.c[1], features)
+    _nn_rows(&r, b.c[0], b.c[1], f if features else NULL)
     out = np.zeros(NN_INPUTS if features else NN_BASE_INPUTS, dtype=np.float64)
     cdef double[::1] o = out
-    for a in range(x.k):
-        o[x.idx[a]] = x.val[a]
+    for a in range(_rows_count(&r)):
+        v = _rows_item(&r, a, &i)
+        o[i] = v
+    return out
+
+
+def fast_sigmoid(x):
+    """float32[n]: the fast path's sigmoid of each value of x (for its tests and benchmarks)."""
+    cdef float[::1] xv = np.ascontiguousarray(x, dtype=np.float32).ravel()
+    out = np.empty(xv.shape[0], dtype=np.float32)
+    cdef float[::1] o = out
+    if xv.shape[0]:
+        tf_sigmoid_many(&xv[0], &o[0], xv.shape[0])
     return out
 
 

@@ -1,0 +1,165 @@
+/* The float32 kernels of the fast neural evaluator, written once over a vector of 8 floats.
+
+   _nnsimd.pxi includes this file twice: once for the x86_64 baseline (SSE2: a vector of 8
+   is two registers of 4) and, with GCC on x86_64, once more under
+   `#pragma GCC target("avx2")` (one register of 8).  TF_SFX names the instance.  Every
+   operation is lane by lane and every sum over lanes is taken in the order written here,
+   and FMA is not enabled in either instance, so both compute bit-identical numbers.
+
+   Fast sigmoid: 1 / (1 + 2^t) with t = -x log2(e); 2^t is 2^floor(t) (added to the
+   exponent bits) times a degree-5 polynomial for 2^f on [0, 1), fitted by us to a relative
+   error of 7.5e-8 (Lawson's iteration on the relative error).  t is clamped to
+   [-100, 100], where the sigmoid is 0 or 1 to within 1e-30. */
+
+#define TF_CAT2(a, b) a##_##b
+#define TF_CAT(a, b) TF_CAT2(a, b)
+#define TF_(name) TF_CAT(name, TF_SFX)
+
+#ifdef __AVX2__
+#define TF_LANES 8
+#else
+#define TF_LANES 4
+#endif
+#define TF_PARTS (8 / TF_LANES)
+
+typedef float TF_(n) __attribute__((vector_size(4 * TF_LANES)));
+typedef int TF_(ni) __attribute__((vector_size(4 * TF_LANES)));
+/* The same register for loads and stores at any float address. */
+typedef float TF_(nu) __attribute__((vector_size(4 * TF_LANES), aligned(4), may_alias));
+/* A vector of 8 floats: TF_PARTS registers. */
+typedef struct { TF_(n) p[TF_PARTS]; } TF_(v8);
+
+static inline TF_(n) TF_(nsigmoid)(TF_(n) x) {
+    const TF_(n) zero = {0};
+    const TF_(n) lo = zero - 100.0f, hi = zero + 100.0f;
+    TF_(n) t = x * -1.44269504f;
+    TF_(ni) m = t < lo;
+    t = (TF_(n))((m & (TF_(ni))lo) | (~m & (TF_(ni))t));
+    m = t > hi;
+    t = (TF_(n))((m & (TF_(ni))hi) | (~m & (TF_(ni))t));
+    TF_(ni) i = __builtin_convertvector(t, TF_(ni));          /* rounds towards 0 */
+    i += (TF_(ni))(__builtin_convertvector(i, TF_(n)) > t);   /* -1: floor for t < 0 */
+    TF_(n) f = t - __builtin_convertvector(i, TF_(n));        /* in [0, 1) */
+    TF_(n) p = 0.00187757661f * f + 0.00898934025f;
+    p = p * f + 0.0558263179f;
+    p = p * f + 0.240153617f;
+    p = p * f + 0.693153073f;
+    p = p * f + 0.999999925f;
+    p = (TF_(n))((TF_(ni))p + (i << 23));                    /* times 2^i */
+    return 1.0f / (1.0f + p);
+}
+
+static inline TF_(v8) TF_(load)(const float* x) {
+    TF_(v8) r;
+    for (int k = 0; k < TF_PARTS; k++) r.p[k] = *(const TF_(nu)*)(x + k * TF_LANES);
+    return r;
+}
+
+static inline void TF_(store)(float* x, TF_(v8) a) {
+    for (int k = 0; k < TF_PARTS; k++) *(TF_(nu)*)(x + k * TF_LANES) = a.p[k];
+}
+
+static inline TF_(v8) TF_(add)(TF_(v8) a, TF_(v8) b) {
+    for (int k = 0; k < TF_PARTS; k++) a.p[k] += b.p[k];
+    return a;
+}
+
+static inline TF_(v8) TF_(sub)(TF_(v8) a, TF_(v8) b) {
+    for (int k = 0; k < TF_PARTS; k++) a.p[k] -= b.p[k];
+    return a;
+}
+
+static inline TF_(v8) TF_(add_scaled)(TF_(v8) a, float v, TF_(v8) b) {   /* a + v * b */
+    for (int k = 0; k < TF_PARTS; k++) a.p[k] += v * b.p[k];
+    return a;
+}
+
+static inline TF_(v8) TF_(add_product)(TF_(v8) a, TF_(v8) b, TF_(v8) c) {   /* a + b * c */
+    for (int k = 0; k < TF_PARTS; k++) a.p[k] += b.p[k] * c.p[k];
+    return a;
+}
+
+static inline TF_(v8) TF_(sigmoid)(TF_(v8) a) {
+    for (int k = 0; k < TF_PARTS; k++) a.p[k] = TF_(nsigmoid)(a.p[k]);
+    return a;
+}
+
+static inline float TF_(hsum)(TF_(v8) a) {
+    float l[8];
+    TF_(store)(l, a);
+    return ((l[0] + l[1]) + (l[2] + l[3])) + ((l[4] + l[5]) + (l[6] + l[7]));
+}
+
+/* Hidden units j..j+15: init[j..] plus the rows of `r` (w1 is [inputs][hp]). */
+static inline void TF_(block)(const float* init, const float* w1, int hp, const tf_rows* r,
+                              int j, TF_(v8)* h) {
+    TF_(v8) h0 = TF_(load)(init + j), h1 = TF_(load)(init + j + 8);
+    const float* w = w1 + j;
+    for (int a = 0; a < r->n_add; a++) {
+        const float* row = w + (long)r->add[a] * hp;
+        h0 = TF_(add)(h0, TF_(load)(row));
+        h1 = TF_(add)(h1, TF_(load)(row + 8));
+    }
+    for (int a = 0; a < r->n_sub; a++) {
+        const float* row = w + (long)r->sub[a] * hp;
+        h0 = TF_(sub)(h0, TF_(load)(row));
+        h1 = TF_(sub)(h1, TF_(load)(row + 8));
+    }
+    for (int a = 0; a < r->n_scaled; a++) {
+        const float* row = w + (long)r->scaled[a] * hp;
+        float v = (float)r->val[a];
+        h0 = TF_(add_scaled)(h0, v, TF_(load)(row));
+        h1 = TF_(add_scaled)(h1, v, TF_(load)(row + 8));
+    }
+    h[0] = h0;
+    h[1] = h1;
+}
+
+/* h[0:hp] = init + the rows of `r`; hp is a multiple of 16. */
+static void TF_(sums)(const float* init, const float* w1, int hp, const tf_rows* r, float* h) {
+    TF_(v8) b[2];
+    for (int j = 0; j < hp; j += 16) {
+        TF_(block)(init, w1, hp, r, j, b);
+        TF_(store)(h + j, b[0]);
+        TF_(store)(h + j + 8, b[1]);
+    }
+}
+
+/* The 5 outputs: out[o] = sigmoid(b2[o] + sum_j w2[o][j] sigmoid(hidden sum j)), the hidden
+   sums being init + the rows of `r`, 16 units at a time, kept in registers; w2 is [5][hp],
+   padding units have zero weights. */
+static void TF_(forward)(const float* init, const float* w1, int hp, const tf_rows* r,
+                         const float* w2, const float* b2, double* out) {
+    TF_(v8) a0 = TF_(load)(tf_zeros), a1 = a0, a2 = a0, a3 = a0, a4 = a0;
+    TF_(v8) b[2];
+    for (int j = 0; j < hp; j += 16) {
+        TF_(block)(init, w1, hp, r, j, b);
+        for (int q = 0; q < 2; q++) {
+            TF_(v8) s = TF_(sigmoid)(b[q]);
+            int at = j + 8 * q;
+            a0 = TF_(add_product)(a0, s, TF_(load)(w2 + at));
+            a1 = TF_(add_product)(a1, s, TF_(load)(w2 + hp + at));
+            a2 = TF_(add_product)(a2, s, TF_(load)(w2 + 2 * hp + at));
+            a3 = TF_(add_product)(a3, s, TF_(load)(w2 + 3 * hp + at));
+            a4 = TF_(add_product)(a4, s, TF_(load)(w2 + 4 * hp + at));
+        }
+    }
+    float z[8] = {TF_(hsum)(a0) + b2[0], TF_(hsum)(a1) + b2[1], TF_(hsum)(a2) + b2[2],
+                  TF_(hsum)(a3) + b2[3], TF_(hsum)(a4) + b2[4], 0.0f, 0.0f, 0.0f};
+    TF_(store)(z, TF_(sigmoid)(TF_(load)(z)));
+    for (int o = 0; o < 5; o++) out[o] = z[o];
+}
+
+/* y[i] = the fast sigmoid of x[i] (for the tests and benchmarks of the approximation). */
+static void TF_(sigmoid_many)(const float* x, float* y, long n) {
+    float t[8];
+    for (long i = 0; i < n; i += 8) {
+        long m = n - i < 8 ? n - i : 8;
+        for (long k = 0; k < 8; k++) t[k] = k < m ? x[i + k] : 0.0f;
+        TF_(store)(t, TF_(sigmoid)(TF_(load)(t)));
+        for (long k = 0; k < m; k++) y[i + k] = t[k];
+    }
+}
+
+#undef TF_LANES
+#undef TF_PARTS

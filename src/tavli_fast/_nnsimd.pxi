@@ -1,0 +1,95 @@
+# Single-precision vector kernels of the fast neural evaluator (_neural.pxi): the
+# hidden-layer row sums, a fast sigmoid, and the output layer fused with the hidden
+# sigmoids.  Included by _neural.pxi; the kernels themselves are in _nnkernel.h.
+#
+# The hidden units are taken 16 at a time, their sums held in registers while the rows
+# of all the active inputs are added, then passed through the sigmoid straight into the
+# output sums: the hidden layer never goes to memory.
+#
+# The kernels are built twice where the compiler allows it (GCC on x86_64): for the
+# x86_64 baseline (SSE2, no -march flag) and for AVX2.  The AVX2 ones are used when the
+# processor has AVX2, unless TAVLI_FAST_SIMD=baseline is set when tavli_fast is imported.
+# Both give bit-identical results (tested), so a seed gives the same numbers everywhere.
+
+cdef extern from *:
+    """
+    /* The sparse first-layer inputs of one evaluation, in three lists so that the inner
+       loops need no test: rows added (input 1), rows subtracted (a change from 1 to 0),
+       and rows times a value. */
+    typedef struct {
+        int n_add, n_sub, n_scaled;
+        int add[256];
+        int sub[256];
+        int scaled[256];
+        double val[256];
+    } tf_rows;
+
+    static const float tf_zeros[8] = {0};
+
+    #define TF_SFX base
+    #include "_nnkernel.h"
+    #undef TF_SFX
+
+    #if defined(__GNUC__) && !defined(__clang__) && defined(__x86_64__)
+    #define TF_HAVE_AVX2 1
+    #pragma GCC push_options
+    #pragma GCC target("avx2")
+    #define TF_SFX avx2
+    #include "_nnkernel.h"
+    #undef TF_SFX
+    #pragma GCC pop_options
+    #else
+    #define TF_HAVE_AVX2 0
+    #endif
+
+    /* 1 when the AVX2 kernels are used; set once, at import (tf_simd_init). */
+    static int tf_simd_avx2 = 0;
+
+    static int tf_simd_init(int allow_avx2) {
+    #if TF_HAVE_AVX2
+        __builtin_cpu_init();
+        tf_simd_avx2 = allow_avx2 && __builtin_cpu_supports("avx2");
+    #endif
+        return tf_simd_avx2;
+    }
+
+    static void tf_sums(const float* init, const float* w1, int hp, const tf_rows* r, float* h) {
+    #if TF_HAVE_AVX2
+        if (tf_simd_avx2) { sums_avx2(init, w1, hp, r, h); return; }
+    #endif
+        sums_base(init, w1, hp, r, h);
+    }
+
+    static void tf_forward(const float* init, const float* w1, int hp, const tf_rows* r,
+                           const float* w2, const float* b2, double* out) {
+    #if TF_HAVE_AVX2
+        if (tf_simd_avx2) { forward_avx2(init, w1, hp, r, w2, b2, out); return; }
+    #endif
+        forward_base(init, w1, hp, r, w2, b2, out);
+    }
+
+    static void tf_sigmoid_many(const float* x, float* y, long n) {
+    #if TF_HAVE_AVX2
+        if (tf_simd_avx2) { sigmoid_many_avx2(x, y, n); return; }
+    #endif
+        sigmoid_many_base(x, y, n);
+    }
+    """
+    ctypedef struct tf_rows:
+        int n_add, n_sub, n_scaled
+        int add[256]
+        int sub[256]
+        int scaled[256]
+        double val[256]
+    int tf_simd_init(int allow_avx2) noexcept nogil
+    void tf_sums(const float* init, const float* w1, int hp, const tf_rows* r,
+                 float* h) noexcept nogil
+    void tf_forward(const float* init, const float* w1, int hp, const tf_rows* r,
+                    const float* w2, const float* b2, double* out) noexcept nogil
+    void tf_sigmoid_many(const float* x, float* y, long n) noexcept nogil
+
+
+import os as _os
+
+# Which kernels this process uses: "avx2" or "baseline" (see above).
+SIMD_KERNELS = "avx2" if tf_simd_init(_os.environ.get("TAVLI_FAST_SIMD") != "baseline") else "baseline"
