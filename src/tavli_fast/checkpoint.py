@@ -11,9 +11,9 @@ from __future__ import annotations
 import json
 import os
 import tempfile
-from typing import Any
+from typing import Any, Callable, Mapping, Sequence
 
-__all__ = ["write_checkpoint", "read_checkpoint"]
+__all__ = ["write_checkpoint", "read_checkpoint", "completed_units"]
 
 
 def write_checkpoint(path: str | os.PathLike, doc: dict[str, Any]) -> None:
@@ -57,3 +57,30 @@ def read_checkpoint(path: str | os.PathLike, fmt: str, version: int, what: str,
     if not all(isinstance(doc.get(key), kind) for key, kind in parts.items()):
         raise ValueError(f"{path}: checkpoint is incomplete")
     return doc
+
+
+def completed_units(doc: dict[str, Any], identity: Mapping[str, Any], sizes: Mapping[int, int],
+                    from_list: Callable[[int, Sequence[Any]], Any], size_of: Callable[[Any], int],
+                    path: str) -> list[Any]:
+    """The unit results of checkpoint `doc` that belong to a run's plan.
+
+    `identity`: the parameters that fix the run's numbers; any difference with the saved
+    request is an error naming it. `sizes`: the plan's unit sizes by index; a saved unit of
+    another size (another total) is left out, to be run again. `from_list` rebuilds a unit's
+    result from its saved numbers, `size_of` gives its size.
+    """
+    theirs = {k: doc["request"].get(k) for k in identity}
+    diff = [k for k in identity if identity[k] != theirs[k]]
+    if diff:
+        details = ", ".join(f"{k}: checkpoint {theirs[k]!r}, requested {identity[k]!r}" for k in diff)
+        raise ValueError(f"checkpoint {path} does not match the request ({details})")
+    done = []
+    for key, values in doc["chunks"].items():
+        try:
+            index = int(key)
+        except ValueError:
+            raise ValueError(f"{path}: bad chunk index {key!r}") from None
+        result = from_list(index, values)
+        if sizes.get(index) == size_of(result):
+            done.append(result)
+    return done

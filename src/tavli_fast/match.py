@@ -24,7 +24,7 @@ from typing import Any, Iterable, Sequence
 import numpy as np
 
 from . import _core
-from .checkpoint import read_checkpoint as _read_checkpoint
+from .checkpoint import completed_units, read_checkpoint as _read_checkpoint
 from .cube import default_match_table
 from .cubeful import DEFAULT_MAX_CUBE, check_max_cube
 from .inputs import check_count, check_seed, player_kinds
@@ -399,23 +399,10 @@ class MatchJob:
 
     @classmethod
     def from_checkpoint(cls, doc: dict[str, Any], request: MatchRequest, path: str) -> "MatchJob":
-        mine = request.identity()
-        theirs = {k: doc["request"].get(k) for k in mine}
-        diff = [k for k in mine if mine[k] != theirs[k]]
-        if diff:
-            details = ", ".join(f"{k}: checkpoint {theirs[k]!r}, requested {mine[k]!r}" for k in diff)
-            raise ValueError(f"checkpoint {path} does not match the request ({details})")
+        """The job of ``request`` with the matching chunks of checkpoint ``doc`` done already."""
         sizes = {c.index: c.n_matches for c in plan_match_chunks(request)}
-        done = []
-        for key, values in doc["chunks"].items():
-            try:
-                index = int(key)
-            except ValueError:
-                raise ValueError(f"{path}: bad chunk index {key!r}") from None
-            result = MatchChunkResult.from_list(index, values)
-            if sizes.get(index) == result.matches:
-                done.append(result)
-        return cls(request, done)
+        return cls(request, completed_units(doc, request.identity(), sizes, MatchChunkResult.from_list,
+                                            lambda r: r.matches, path))
 
     def plan(self) -> list[MatchChunk]:
         if self._planned:

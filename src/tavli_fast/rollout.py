@@ -28,7 +28,7 @@ from typing import Any, Iterable, Sequence
 import numpy as np
 
 from . import _core
-from .checkpoint import read_checkpoint as _read_checkpoint
+from .checkpoint import completed_units, read_checkpoint as _read_checkpoint
 from .inputs import check_count, check_seed, player_kinds, resolve_position
 from .players import game_resources
 from .cubeful import DEFAULT_MAX_CUBE, branch_met, check_max_cube, cube_branches
@@ -576,23 +576,9 @@ def _completed_from_checkpoint(
     """Chunk results of the checkpoint that belong to ``request``'s plan (by index and size)."""
     if doc["request"].get("board") != request.identity()["board"]:
         raise ValueError(f"checkpoint {path} is for another position")
-    mine = request.identity()
-    theirs = {k: doc["request"].get(k) for k in mine}
-    diff = [k for k in mine if mine[k] != theirs[k]]
-    if diff:
-        details = ", ".join(f"{k}: checkpoint {theirs[k]!r}, requested {mine[k]!r}" for k in diff)
-        raise ValueError(f"checkpoint {path} does not match the request ({details})")
     sizes = {c.index: c.n_games for c in plan_chunks(request)}
-    done = []
-    for key, values in doc["chunks"].items():
-        try:
-            index = int(key)
-        except ValueError:
-            raise ValueError(f"{path}: bad chunk index {key!r}") from None
-        result = ChunkResult.from_list(index, values)
-        if sizes.get(index) == result.games:  # chunks of another plan (other trials) are re-run
-            done.append(result)
-    return done
+    return completed_units(doc, request.identity(), sizes, ChunkResult.from_list,
+                           lambda r: r.games, path)
 
 
 class RolloutJob:
