@@ -129,30 +129,34 @@ def rollout(
     a scheduler out of reach or a worker that differs.
     """
     check_jobs(jobs)
-    doc = None
-    if resume is not None:
-        doc = read_checkpoint(os.fspath(resume))
-        if seed is None:
-            seed = doc["request"]["seed"]
+    doc = read_checkpoint(os.fspath(resume)) if resume is not None else None
     request = make_request(
-        position, trials, players, seed, rules, stratify, chunk_size, target_se, min_trials,
-        bearoff, truncate, cache_dir, cubeful, max_cube,
+        position, trials, players, _seed_or_saved(seed, doc), rules, stratify, chunk_size,
+        target_se, min_trials, bearoff, truncate, cache_dir, cubeful, max_cube,
     )
-    previous_elapsed = 0.0
-    if doc is not None:
-        job = RolloutJob.from_checkpoint(doc, request, os.fspath(resume))  # type: ignore[arg-type]
-        previous_elapsed = float(doc.get("elapsed_s") or 0.0)
-        if checkpoint is None:
-            checkpoint = resume
-    else:
-        job = RolloutJob(request)
+    job, checkpoint, previous_elapsed = _start_or_resume(RolloutJob, request, doc, resume, checkpoint)
     # The arguments are checked before a cluster is contacted.
     with make_executor(jobs, start_method, scheduler=scheduler, client=client) as executor:
-        return _run(
-            job, executor, progress=progress,
-            checkpoint=os.fspath(checkpoint) if checkpoint is not None else None,
-            previous_elapsed=previous_elapsed,
-        )
+        return _run(job, executor, progress=progress, checkpoint=checkpoint,
+                    previous_elapsed=previous_elapsed)
+
+
+def _seed_or_saved(seed: int | None, doc: dict[str, Any] | None) -> int | None:
+    """The seed given, or when resuming without one, the checkpoint's."""
+    return doc["request"]["seed"] if seed is None and doc is not None else seed
+
+
+def _start_or_resume(job_kind: Any, request: Any, doc: dict[str, Any] | None,
+                     resume: str | os.PathLike | None, checkpoint: str | os.PathLike | None
+                     ) -> tuple[Any, str | None, float]:
+    """(job, checkpoint path, seconds already spent): a new job of ``job_kind`` for ``request``,
+    or one that continues checkpoint ``doc`` (read from ``resume``, which it keeps saving to
+    unless another checkpoint is given)."""
+    if doc is None:
+        return job_kind(request), None if checkpoint is None else os.fspath(checkpoint), 0.0
+    job = job_kind.from_checkpoint(doc, request, os.fspath(resume))  # type: ignore[arg-type]
+    path = os.fspath(checkpoint if checkpoint is not None else resume)  # type: ignore[arg-type]
+    return job, path, float(doc.get("elapsed_s") or 0.0)
 
 
 def resume_rollout(
@@ -216,22 +220,11 @@ def play_matches(
     post_crawford with no player 1-away, ...).
     """
     check_jobs(jobs)
-    doc = None
-    if resume is not None:
-        doc = read_match_checkpoint(os.fspath(resume))
-        if seed is None:
-            seed = doc["request"]["seed"]
+    doc = read_match_checkpoint(os.fspath(resume)) if resume is not None else None
     request = make_match_request(length, matches, players, score, post_crawford, rules, cube,
-                                 max_cube, seed, chunk_size, bearoff, cache_dir)
-    previous_elapsed = 0.0
-    if doc is not None:
-        job = MatchJob.from_checkpoint(doc, request, os.fspath(resume))  # type: ignore[arg-type]
-        previous_elapsed = float(doc.get("elapsed_s") or 0.0)
-        if checkpoint is None:
-            checkpoint = resume
-    else:
-        job = MatchJob(request)
-    path = os.fspath(checkpoint) if checkpoint is not None else None
+                                 max_cube, _seed_or_saved(seed, doc), chunk_size, bearoff,
+                                 cache_dir)
+    job, path, previous_elapsed = _start_or_resume(MatchJob, request, doc, resume, checkpoint)
     with make_executor(jobs, start_method, scheduler=scheduler, client=client) as executor:
         outcome = run_job(job, executor, progress=progress, checkpoint=path,
                           previous_elapsed=previous_elapsed)
