@@ -16,7 +16,7 @@
   evaluated once.
 - ``neural-1ply``: the few best plays by 0 ply (at most 5, within 0.16 of the
   best) are looked at one ply deeper: the mean over the opponent's 21 rolls of
-  the opponent's best 0-ply reply.  About 100 times slower than ``neural``.
+  the opponent's best 0-ply reply.  About 60 times slower than ``neural``.
 
 pubeval, greedy and the neural players also play pure bear-offs by the
 databases unless that is turned off (``bearoff=False`` in simulate and
@@ -24,6 +24,13 @@ rollout, ``--no-bearoff``).
 
 Every player is deterministic given the dice except ``random``, which draws
 from the game's random number generator.
+
+With the doubling cube (cubeful rollouts, matches), the neural players make cube
+decisions by ``cube.py``'s 0-ply model on the net's probabilities; the others by a
+pip-count rule: no cube action in contact (always take), and in a race double with a
+lead of 8 % of their pip count (9 % to redouble), take while at most 12 % behind; the
+post-Crawford trailer doubles at once (``_game.pxi``, ``cube_view``). Checker play never
+depends on the cube.
 """
 
 from __future__ import annotations
