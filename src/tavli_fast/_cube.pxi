@@ -145,17 +145,17 @@ cdef inline double _ratio(double part, double whole) noexcept nogil:
     return part / whole if whole > 0.0 else 0.0
 
 
-cdef double money_cubeful(const double* p, double x, int owner, bint jacoby_off) noexcept nogil:
-    """Cubeful money equity per cube unit: (1 - x) dead + x live.  `jacoby_off`: the
+cdef double money_cubeful(const double* p, double x, int owner, bint jacoby_now) noexcept nogil:
+    """Cubeful money equity per cube unit: (1 - x) dead + x live.  `jacoby_now`: the
     Jacoby rule is in force (centred cube), so gammons do not count."""
-    cdef double win = p[0], k = 0.0 if jacoby_off else 1.0
+    cdef double win = p[0], k = 0.0 if jacoby_now else 1.0
     cdef double big_w = 1.0 + _ratio(p[1] + p[2], win)
     cdef double big_l = 1.0 + _ratio(p[3] + p[4], 1.0 - win)
     cdef double dead = 2.0 * win - 1.0 + k * (p[1] - p[3]) + k * (p[2] - p[4])
     cdef double tp = (big_l - 0.5) / (big_w + big_l + 0.5)
     cdef double cp = (big_l + 1.0) / (big_w + big_l + 0.5)
-    cdef double low = -1.0 if jacoby_off else -big_l     # the outer pieces, flat under Jacoby
-    cdef double high = 1.0 if jacoby_off else big_w
+    cdef double low = -1.0 if jacoby_now else -big_l     # the outer pieces, flat under Jacoby
+    cdef double high = 1.0 if jacoby_now else big_w
     cdef double live
     if owner == CUBE_CENTRE:
         if win < tp:
@@ -338,8 +338,8 @@ cdef void cube_analyse(const double* p, double x, const CubeState* s, CubeAnalys
     out.can_double = cube_can_double(s)
     out.dp = 1.0
     if cube_is_match(s):
-        win = met_mwc(s.met, s.away_me - s.value, s.away_opp, cube_after_crawford(s))
-        lose = met_mwc(s.met, s.away_me, s.away_opp - s.value, cube_after_crawford(s))
+        win = mwc_after(s, s.value)
+        lose = mwc_after(s, -s.value)
         span = win - lose
         out.cubeless = match_cubeless(p, s)
         out.mwc_nd = match_cubeful_mwc(p, x, s)
