@@ -427,7 +427,7 @@ def run_unit(unit: OpeningUnit) -> UnitResult:
         counts, m = _core.run_games(
             board, unit.n_games, players[0], players[1], seed, False, unit.backgammons, dice,
             bearoff_play=unit.bearoff_play, truncate=unit.truncate,
-            truncate_from_ply=0 if unit.reply is None else 1, per_game_equity=equities[i],
+            given_plies=0 if unit.reply is None else 1, per_game_equity=equities[i],
             **resources,
         )
         if int(counts[:7].sum()) != unit.n_games:

@@ -205,7 +205,7 @@ def run_chunk(chunk: RolloutChunk) -> ChunkResult:
         first_dice,
         bearoff_play=chunk.bearoff_play,
         truncate=chunk.truncate,
-        truncate_from_ply=1 if chunk.forced_dice is not None else 0,
+        given_plies=1 if chunk.forced_dice is not None else 0,
         **resources,
     )
     c = [int(v) for v in counts]
