@@ -25,10 +25,13 @@ from . import (
 )
 
 PROG = "tavli-rollout"
-#: The default players: the strongest we have, at the depth that gave the smallest equity SE
-#: per CPU-second in bench/perf_vr.py (see the README's performance section).
+#: The default players: the strongest we have (the net), at the depth and VR setting that gave
+#: the smallest equity SE per CPU-second in bench/perf_vr.py (README, performance): 0 ply
+#: without variance reduction (at 0 ply the luck tables cost more than they save).
 DEFAULT_PLAYERS = ("neural", "neural")
-DEFAULT_PLAYERS_WHY = DEFAULT_PLAYERS_WHY_TEXT = "PLACEHOLDER"
+DEFAULT_VR = False
+DEFAULT_PLAYERS_WHY = ("the net at 0 ply without --vr, the smallest equity SE per CPU-second "
+                       "measured (bench/perf_vr.py); --ply 1 plays stronger, --vr is then the default")
 DEFAULT_TRIALS = 12_960  # 10 x 1296: whole blocks of stratified first two rolls; a few seconds
 
 
@@ -227,6 +230,9 @@ def run(args: argparse.Namespace) -> int:
             settings[key] = value
     if settings["chunk_size"] is None:
         del settings["chunk_size"]
+    if args.resume is None and settings["players"] == DEFAULT_PLAYERS and players_from_args(args) is None \
+            and settings["vr"] is None and settings["ply"] is None:
+        settings["vr"] = DEFAULT_VR     # the default players' benchmarked setting
 
     with TqdmProgress(settings["trials"], enabled=not (args.no_progress or args.json)) as bar:
         result = rollout(
