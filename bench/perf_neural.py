@@ -182,7 +182,7 @@ def main(argv: list[str] | None = None) -> int:
     # Rollout games per core.
     def rollout_games(player: str, trials: int) -> Callable[[], tuple]:
         def run():
-            res = tf.rollout("start", trials, players=(player, player), seed=1, jobs=1)
+            res = tf.rollout("start", trials, players=(player, player), seed=1, jobs=1, vr=False)
             return res.trials, round(res.equity, 12)
         return run
     first0 = rollout_games("neural", args.games_0ply)()

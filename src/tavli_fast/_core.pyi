@@ -3,6 +3,7 @@ shape (2, 26): row 0 the player on roll, row 1 the opponent, each in its own
 numbering (0 borne off, 1..24 points, 25 bar)."""
 
 from enum import IntEnum
+from typing import Any
 
 import numpy as np
 import numpy.typing as npt
@@ -58,9 +59,16 @@ def run_games(
     bearoff: BearoffTables | None = ...,
     bearoff_play: bool = ...,
     truncate: bool = ...,
-    truncate_from_ply: int = ...,
+    given_plies: int = ...,
     per_game_equity: npt.NDArray[np.float64] | None = ...,
     net: NeuralNet | None = ...,
+    cube_branches: Any = ...,
+    met: Any = ...,
+    truncate_plies: int = ...,
+    vr_moments: npt.NDArray[np.float64] | None = ...,
+    per_game_luck: npt.NDArray[np.float64] | None = ...,
+    filter_candidates: int = ...,
+    filter_window: float = ...,
 ) -> tuple[npt.NDArray[np.int64], npt.NDArray[np.float64]]: ...
 def choose(
     board: Board,
@@ -71,6 +79,8 @@ def choose(
     bearoff: BearoffTables | None = ...,
     bearoff_play: bool = ...,
     net: NeuralNet | None = ...,
+    filter_candidates: int = ...,
+    filter_window: float = ...,
 ) -> Board: ...
 def first_rolls(seed: int, n: int, first_roll_no_doubles: bool) -> npt.NDArray[np.int8]: ...
 def rng_outputs(seed: int, n: int) -> npt.NDArray[np.uint64]: ...
@@ -108,6 +118,9 @@ class BearoffTables:
 NEURAL_INPUTS: int  # with the hand features (203)
 NEURAL_BASE_INPUTS: int  # the raw inputs only (198)
 NEURAL_OUTPUTS: int
+FILTER_CANDIDATES: int  # the 1-ply move filter's defaults (5 candidates within 0.16)
+FILTER_WINDOW: float
+MAX_FILTER_CANDIDATES: int
 
 class NeuralNet:
     """One-hidden-layer evaluator; weights w1 (I, H), b1 (H,), w2 (5, H), b2 (5,); I = 198 or 203."""

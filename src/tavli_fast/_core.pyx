@@ -434,12 +434,25 @@ cdef int _check_player(int player, BearoffTables bearoff, NeuralNet net) except 
     return 0
 
 
+cdef int _set_filter(GameOptions* opt, int candidates, double window) except -1:
+    """The 1-ply move filter, checked."""
+    if not 1 <= candidates <= NN_MAX_CANDIDATES:
+        raise ValueError(f"the move filter keeps 1 to {NN_MAX_CANDIDATES} candidates, not {candidates}")
+    if not window >= 0.0:
+        raise ValueError(f"the move filter's window must be >= 0, not {window}")
+    opt.filter.candidates = candidates
+    opt.filter.window = window
+    return 0
+
+
 def run_games(const int8_t[:, ::1] board, Py_ssize_t n_games, int player0, int player1,
               uint64_t seed, bint first_roll_no_doubles, bint backgammons,
               const int8_t[:, ::1] first_dice=None, BearoffTables bearoff=None,
-              bint bearoff_play=True, bint truncate=False, int truncate_from_ply=0,
+              bint bearoff_play=True, bint truncate=False, int given_plies=0,
               double[::1] per_game_equity=None, NeuralNet net=None, cube_branches=None,
-              MatchTableC met=None):
+              MatchTableC met=None, int truncate_plies=0, double[::1] vr_moments=None,
+              double[::1] per_game_luck=None, int filter_candidates=NN_1PLY_CANDIDATES,
+              double filter_window=NN_1PLY_WINDOW):
     """Play n_games games from `board`; player0 is on roll first.
 
     Returns (counts int64[9], moments float64[12]):
@@ -452,8 +465,20 @@ def run_games(const int8_t[:, ::1] board, Py_ssize_t n_games, int player0, int p
     first_dice[i, 2j:2j+2] forces roll j of game i (a 0 pair rolls normally).
     `bearoff`: loaded databases (BearoffTables), used by the `bearoff` player,
     by pubeval/greedy when `bearoff_play`, and for truncation when `truncate`.
-    No game is truncated before ply `truncate_from_ply` (a roll that was given
-    with the position must be played, not averaged away).
+    `given_plies`: the first plies whose dice were given with the position (0 or 1):
+    they are never truncated (a given roll must be played, not averaged away) and
+    their roll is no luck.
+    `truncate_plies` > 0: stop each game after that many plies and count the net's
+    0-ply probabilities there (fast, but biased by the net's errors); needs `net`.
+    `vr_moments` (float64[12]), if given, turns on variance reduction (needs `net`): every
+    roll's luck is measured by the net (the probabilities after the best 0-ply play for the
+    rolled dice less their mean over the 36 rolls, reusing a 1-ply player's look at the
+    opponent's rolls), and the sums, then the sums of squares, of the six figures less the
+    game's luck are added to it.  `per_game_luck` (float64[n_games]), with it, receives
+    each game's luck in equity for player 0 (the luck-adjusted equity is
+    per_game_equity - per_game_luck).
+    `filter_candidates`, `filter_window`: the 1-ply move filter (at most that many
+    candidates, within that equity of the best 0-ply play; 1..16 and >= 0).
     `per_game_equity`, if given (float64[n_games]), receives each game's
     cubeless equity for player 0: paired comparisons (common random numbers)
     need the games one by one, not only their sums.
@@ -483,9 +508,20 @@ def run_games(const int8_t[:, ::1] board, Py_ssize_t n_games, int player0, int p
     opt.bearoff = _tables_db(bearoff)
     opt.bearoff_play = bearoff_play
     opt.truncate = truncate
-    opt.truncate_from_ply = truncate_from_ply
+    opt.given_plies = given_plies
+    opt.truncate_plies = truncate_plies
+    opt.vr = vr_moments is not None
+    _set_filter(&opt, filter_candidates, filter_window)
     opt.n_branches = 0
     opt.stop_on_pass = False
+    if (opt.vr or truncate_plies > 0) and net is None:
+        raise ValueError("variance reduction and truncation after N plies need a NeuralNet")
+    if truncate_plies < 0:
+        raise ValueError(f"truncate_plies must be >= 0, not {truncate_plies}")
+    if opt.vr and vr_moments.shape[0] != 2 * N_FIGURES:
+        raise ValueError(f"vr_moments must have {2 * N_FIGURES} entries")
+    if per_game_luck is not None and (not opt.vr or per_game_luck.shape[0] != n_games):
+        raise ValueError("per_game_luck needs vr_moments and n_games entries")
     if cube_branches is not None:
         if not 1 <= len(cube_branches) <= MAX_BRANCHES:
             raise ValueError(f"one or two cube branches, not {len(cube_branches)}")
@@ -520,6 +556,8 @@ def run_games(const int8_t[:, ::1] board, Py_ssize_t n_games, int player0, int p
     cdef double v[MAX_BRANCHES]
     cdef double cubeless
     cdef double f[N_FIGURES]
+    cdef double a[N_FIGURES]
+    cdef double* lucks = &per_game_luck[0] if per_game_luck is not None and n_games else NULL
     cdef Rng rng
     rng_seed(&rng, seed)
     cdef MoveGen* g = _new_movegen()
@@ -528,8 +566,8 @@ def run_games(const int8_t[:, ::1] board, Py_ssize_t n_games, int player0, int p
     cdef GameResult r
     cdef const int8_t* forced = NULL
     try:
-        if player0 == PLAYER_NEURAL_1PLY or player1 == PLAYER_NEURAL_1PLY:
-            opt.scratch = _new_movegen()    # the replies of the 1-ply look ahead
+        if player0 == PLAYER_NEURAL_1PLY or player1 == PLAYER_NEURAL_1PLY or opt.vr:
+            opt.scratch = _new_movegen()    # the replies of the 1-ply look ahead, the luck
         with nogil:
             for gi in range(n_games):
                 if n_forced:
@@ -558,6 +596,13 @@ def run_games(const int8_t[:, ::1] board, Py_ssize_t n_games, int player0, int p
                 for k in range(N_FIGURES):
                     m[k] += f[k]
                     m[N_FIGURES + k] += f[k] * f[k]
+                if opt.vr:
+                    luck_adjusted(&r, f, a)
+                    if lucks != NULL:
+                        lucks[gi] = f[FIG_EQUITY] - a[FIG_EQUITY]
+                    for k in range(N_FIGURES):
+                        vr_moments[k] += a[k]
+                        vr_moments[N_FIGURES + k] += a[k] * a[k]
     finally:
         free(g)
         free(opt.scratch)
@@ -569,8 +614,10 @@ def run_games(const int8_t[:, ::1] board, Py_ssize_t n_games, int player0, int p
 
 
 def choose(const int8_t[:, ::1] board, int die1, int die2, int player, uint64_t seed,
-           BearoffTables bearoff=None, bint bearoff_play=True, NeuralNet net=None):
-    """The board (sides not switched) that `player` moves to with (die1, die2)."""
+           BearoffTables bearoff=None, bint bearoff_play=True, NeuralNet net=None,
+           int filter_candidates=NN_1PLY_CANDIDATES, double filter_window=NN_1PLY_WINDOW):
+    """The board (sides not switched) that `player` moves to with (die1, die2); the 1-ply
+    player uses the move filter (filter_candidates, filter_window) as in run_games."""
     cdef Board b
     cdef Rng rng
     cdef GameOptions opt
@@ -582,6 +629,9 @@ def choose(const int8_t[:, ::1] board, int die1, int die2, int player, uint64_t 
     opt.bearoff = _tables_db(bearoff)
     opt.bearoff_play = bearoff_play
     opt.truncate = False
+    opt.truncate_plies = 0
+    opt.vr = False
+    _set_filter(&opt, filter_candidates, filter_window)
     opt.n_branches = 0
     opt.net = _net_c(net)
     opt.scratch = NULL
@@ -592,7 +642,7 @@ def choose(const int8_t[:, ::1] board, int die1, int die2, int player, uint64_t 
     if player == PLAYER_NEURAL_1PLY:
         opt.scratch = _new_movegen()
     try:
-        i = choose_play(_scratch, &b, n, player, &opt, &rng)
+        i = choose_play(_scratch, &b, n, player, &opt, &rng, NULL)
     finally:
         free(opt.scratch)
     out = np.empty((2, 26), dtype=np.int8)
@@ -762,7 +812,10 @@ def run_matches(const int8_t[:, ::1] board, Py_ssize_t n_matches, int length, in
     opt.backgammons = backgammons
     opt.bearoff = _tables_db(bearoff)
     opt.bearoff_play = bearoff_play
-    opt.truncate_from_ply = 0
+    opt.given_plies = 0
+    opt.truncate_plies = 0
+    opt.vr = False
+    _set_filter(&opt, NN_1PLY_CANDIDATES, NN_1PLY_WINDOW)
     m.length = length
     m.score[0] = score_a
     m.score[1] = score_b

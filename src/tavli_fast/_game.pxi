@@ -11,7 +11,8 @@ cdef enum:  # outcomes
     LOSE_SINGLE = 3
     LOSE_GAMMON = 4
     LOSE_BACKGAMMON = 5
-    TRUNCATED = 6               # stopped in the two-sided bear-off database
+    TRUNCATED = 6               # stopped early: in the two-sided bear-off database, or
+                                # after opt.truncate_plies plies (the net's estimate)
     PASSED = 7                  # every cube branch ended by a pass, and the game stopped there
     FAILED = -1
 
@@ -35,9 +36,15 @@ ctypedef struct GameOptions:
     const BearoffDB* bearoff    # loaded databases, or NULL
     bint bearoff_play           # pubeval and greedy play bear-offs by the databases
     bint truncate               # stop once both sides are inside the two-sided database
-    int truncate_from_ply       # ... but never before this ply (dice given with the position)
+    int given_plies             # plies whose dice were given with the position: never
+                                # truncated, and their roll is no luck
+    int truncate_plies          # > 0: stop after this many plies and count the net's
+                                # cubeless estimate (fast but biased); needs `net`
+    bint vr                     # sum each roll's luck by the net (variance reduction);
+                                # needs `net` and `scratch`
+    MoveFilter filter           # the 1-ply players' move filter
     const NeuralNetC* net       # the neural players' net, or NULL
-    MoveGen* scratch            # a second generator for the 1-ply look ahead, or NULL
+    MoveGen* scratch            # a second generator for the 1-ply look ahead and the luck, or NULL
     # The doubling cube (R21-R25).  Checker play never depends on the cube, so one game
     # carries several cube histories at once ("branches": a cubeful rollout follows no
     # double and double/take on the same dice).  Each branch starts from cube[k], seen by
@@ -52,6 +59,8 @@ ctypedef struct GameResult:
     int outcome                 # an Outcome
     int plies
     double win                  # P(player 0 wins): 0 or 1, exact in between when truncated
+    double probs[NN_OUTPUTS]    # TRUNCATED: player 0's five probabilities where it stopped
+    double luck[NN_OUTPUTS]     # with opt.vr: the summed luck of the rolls, player 0's view
     int points[MAX_BRANCHES]    # per branch: points player 0 won (< 0: lost), cube included
     int cube[MAX_BRANCHES]      # per branch: the cube's final value
 
@@ -77,11 +86,14 @@ cdef inline int loser_result(const Board* b, bint backgammons) noexcept nogil:
 
 
 cdef inline int choose_play(MoveGen* g, const Board* before, int n, int player,
-                            const GameOptions* opt, Rng* rng) noexcept nogil:
-    """Index in g.out[0:n] of the play `player` picks from `before`."""
+                            const GameOptions* opt, Rng* rng, double* next_table) noexcept nogil:
+    """Index in g.out[0:n] of the play `player` picks from `before`.  `next_table` (or NULL)
+    receives the opponent's roll table when the 1-ply look made one, else next_table[0] = -1."""
     cdef int i, best = 0
     cdef double v, best_v
     cdef bint race
+    if next_table != NULL:
+        next_table[0] = -1.0
     if n == 1:
         return 0
     if player == PLAYER_RANDOM:
@@ -93,7 +105,7 @@ cdef inline int choose_play(MoveGen* g, const Board* before, int n, int player,
     if player == PLAYER_NEURAL:
         return neural_choose(opt.net, g, n)
     if player == PLAYER_NEURAL_1PLY:
-        return neural_choose_1ply(opt.net, g, n, opt.scratch)
+        return neural_choose_1ply(opt.net, g, n, opt.scratch, &opt.filter, next_table)
     # Tesauro's rule (and gnubg's): race or contact weights by the position
     # before the move, the same for every candidate.
     race = player != PLAYER_GREEDY and _pubeval_is_race(before)
@@ -229,26 +241,34 @@ cdef GameResult play_game(MoveGen* g, const Board* start, const GameOptions* opt
     cdef double p[NN_OUTPUTS]
     cdef bint have_p
     cdef double w
+    cdef double table[NN_ROLLS * NN_OUTPUTS]   # the luck of the coming roll (opt.vr)
     cdef GameResult r
     cdef CubeState cube[MAX_BRANCHES]
     cdef bint done[MAX_BRANCHES]
     r.plies = 0
     r.outcome = FAILED
     r.win = 0.0
+    memset(r.probs, 0, sizeof(r.probs))
+    memset(r.luck, 0, sizeof(r.luck))
+    table[0] = -1.0
     for k in range(opt.n_branches):
         cube[k] = opt.cube[k]
         done[k] = False
         r.points[k] = 0
         r.cube[k] = cube[k].value
     while r.plies < MAX_PLIES:
-        if (opt.truncate and opt.n_branches == 0 and r.plies >= opt.truncate_from_ply
+        if (opt.truncate and opt.n_branches == 0 and r.plies >= opt.given_plies
                 and opt.bearoff != NULL):
             w = bearoff2_win(opt.bearoff, &b)
             if w >= 0.0:
                 # Inside the database no gammon is possible: both sides have borne off.
                 r.outcome = TRUNCATED
                 r.win = w if side == 0 else 1.0 - w
+                r.probs[NN_WIN] = r.win
                 return r
+        if opt.truncate_plies and r.plies >= opt.truncate_plies and r.plies >= opt.given_plies:
+            truncate_by_net(&b, side, opt, &r)
+            return r
         if r.plies > 0:
             have_p = False
             for k in range(opt.n_branches):
@@ -264,10 +284,14 @@ cdef GameResult play_game(MoveGen* g, const Board* start, const GameOptions* opt
                 r.outcome = PASSED
                 return r
         roll_for_ply(rng, r.plies, opt.first_roll_no_doubles, forced, n_forced, &d1, &d2)
+        if opt.vr and r.plies >= opt.given_plies:
+            # The table is the one the previous 1-ply look made, or made now.
+            if table[0] >= 0.0 or nn_roll_table(opt.net, opt.scratch, &b, table) == 0:
+                nn_add_luck(table, d1, d2, side == 1, r.luck)
         n = generate_plays(g, &b, d1, d2)
         if n < 0:
             return r
-        b = g.out[choose_play(g, &b, n, opt.players[side], opt, rng)]
+        b = g.out[choose_play(g, &b, n, opt.players[side], opt, rng, table if opt.vr else NULL)]
         r.plies += 1
         if b.c[0][0] == 15:
             k = loser_result(&b, opt.backgammons)
@@ -285,16 +309,45 @@ cdef GameResult play_game(MoveGen* g, const Board* start, const GameOptions* opt
     return r
 
 
+cdef void truncate_by_net(const Board* b, int side, const GameOptions* opt,
+                          GameResult* r) noexcept nogil:
+    """End the game at `b` (row 0 = `side` on roll) with the net's 0-ply probabilities."""
+    cdef double p[NN_OUTPUTS]
+    neural_probs(opt.net, b.c[0], b.c[1], p)
+    if side == 0:
+        memcpy(r.probs, p, sizeof(p))
+    else:
+        nn_swap_sides(p, r.probs)
+    r.outcome = TRUNCATED
+    r.win = r.probs[NN_WIN]
+
+
 cdef inline void game_figures(const GameResult* r, double* f) noexcept nogil:
-    """The per-game values of the six reported figures (gammons include backgammons)."""
-    cdef int o = r.outcome
-    f[FIG_WIN] = r.win
-    f[FIG_WIN_GAMMON] = 1.0 if o == WIN_GAMMON or o == WIN_BACKGAMMON else 0.0
-    f[FIG_WIN_BACKGAMMON] = 1.0 if o == WIN_BACKGAMMON else 0.0
-    f[FIG_LOSE_GAMMON] = 1.0 if o == LOSE_GAMMON or o == LOSE_BACKGAMMON else 0.0
-    f[FIG_LOSE_BACKGAMMON] = 1.0 if o == LOSE_BACKGAMMON else 0.0
-    f[FIG_EQUITY] = (2.0 * r.win - 1.0 + f[FIG_WIN_GAMMON] - f[FIG_LOSE_GAMMON]
+    """The per-game values of the six reported figures (gammons include backgammons); a
+    truncated game counts its probabilities where it stopped."""
+    cdef int o = r.outcome, k
+    if o == TRUNCATED:
+        for k in range(NN_OUTPUTS):     # the figures' order is the net's
+            f[k] = r.probs[k]
+    else:
+        f[FIG_WIN] = r.win
+        f[FIG_WIN_GAMMON] = 1.0 if o == WIN_GAMMON or o == WIN_BACKGAMMON else 0.0
+        f[FIG_WIN_BACKGAMMON] = 1.0 if o == WIN_BACKGAMMON else 0.0
+        f[FIG_LOSE_GAMMON] = 1.0 if o == LOSE_GAMMON or o == LOSE_BACKGAMMON else 0.0
+        f[FIG_LOSE_BACKGAMMON] = 1.0 if o == LOSE_BACKGAMMON else 0.0
+    f[FIG_EQUITY] = (2.0 * f[FIG_WIN] - 1.0 + f[FIG_WIN_GAMMON] - f[FIG_LOSE_GAMMON]
                      + f[FIG_WIN_BACKGAMMON] - f[FIG_LOSE_BACKGAMMON])
+
+
+cdef inline void luck_adjusted(const GameResult* r, const double* f, double* a) noexcept nogil:
+    """The six figures with the game's luck taken off (variance reduction): each of the five
+    probabilities less its luck, and the equity less the luck in equity."""
+    cdef int k
+    for k in range(NN_OUTPUTS):
+        a[k] = f[k] - r.luck[k]
+    a[FIG_EQUITY] = f[FIG_EQUITY] - (2.0 * r.luck[NN_WIN] + r.luck[NN_WIN_GAMMON]
+                                     - r.luck[NN_LOSE_GAMMON] + r.luck[NN_WIN_BACKGAMMON]
+                                     - r.luck[NN_LOSE_BACKGAMMON])
 
 
 cdef inline void cube_figures(const GameResult* r, const GameOptions* opt, double* v,

@@ -64,11 +64,18 @@ cdef enum:  # output indices
     NN_LOSE_GAMMON = 3
     NN_LOSE_BACKGAMMON = 4
 
-# Candidates that get the 1-ply look: at most this many, and only those whose
-# 0-ply equity is within the window of the best (the rest are clearly worse).
+# The 1-ply move filter (like gnubg's): candidates that get the 1-ply look are at most
+# `candidates` of them, and only those whose 0-ply equity is within `window` of the best
+# (the rest are clearly worse).  NN_MAX_CANDIDATES bounds `candidates`.
 cdef enum:
-    NN_1PLY_CANDIDATES = 5
+    NN_1PLY_CANDIDATES = 5      # the default number of candidates
+    NN_MAX_CANDIDATES = 16
+    NN_ROLLS = 21               # distinct rolls; a roll table holds NN_ROLLS x NN_OUTPUTS
 cdef double NN_1PLY_WINDOW = 0.16
+
+ctypedef struct MoveFilter:
+    int candidates              # 1..NN_MAX_CANDIDATES
+    double window               # equity window below the best 0-ply play, >= 0
 
 ctypedef struct NeuralNetC:
     int n_inputs                # NN_BASE_INPUTS, or NN_INPUTS with the hand features
@@ -413,19 +420,99 @@ cdef inline double nn_play_equity(const NeuralNetC* net, const NNBase* base,
     return nn_equity(p)
 
 
+cdef int nn_best_play_probs(const NeuralNetC* net, const NNBase* base, const Board* plays,
+                            int n, double* best_probs) noexcept nogil:
+    """Index of the play with the best 0-ply equity among plays[0:n] (the first of equals);
+    its probabilities (for its mover) go to best_probs."""
+    cdef int i, best = 0
+    cdef double v, best_v = -1e300
+    cdef double p[NN_OUTPUTS]
+    for i in range(n):
+        nn_play_probs(net, base, &plays[i], p)
+        v = nn_equity(p)
+        if v > best_v:
+            best_v = v
+            best = i
+            memcpy(best_probs, p, sizeof(p))
+    return best
+
+
 cdef int nn_best_play(const NeuralNetC* net, const NNBase* base, const Board* plays, int n,
                       double* best_equity) noexcept nogil:
     """Index of the play with the best 0-ply equity among plays[0:n] (the first of equals);
     its equity goes to best_equity."""
-    cdef int i, best = 0
-    cdef double v, best_v = -1e300
-    for i in range(n):
-        v = nn_play_equity(net, base, &plays[i])
-        if v > best_v:
-            best_v = v
-            best = i
-    best_equity[0] = best_v
+    cdef double p[NN_OUTPUTS]
+    cdef int best = nn_best_play_probs(net, base, plays, n, p)
+    best_equity[0] = nn_equity(p)
     return best
+
+
+cdef inline int nn_roll_index(int d1, int d2) noexcept nogil:
+    """Row of the roll (d1, d2) in a roll table: the rolls a <= b in the order 11, 12, .., 66."""
+    cdef int a = d1 if d1 < d2 else d2, b = d1 if d1 > d2 else d2
+    return (a - 1) * (14 - a) // 2 + (b - a)
+
+
+cdef int nn_roll_table(const NeuralNetC* net, MoveGen* g, const Board* before,
+                       double* table) noexcept nogil:
+    """For each of the 21 rolls of the side on roll of `before` (row 0), the probabilities
+    (its view) after its best 0-ply play: table[nn_roll_index(d1, d2) * NN_OUTPUTS + k].
+    One base serves all 21 rolls.  Returns 0, or -1 if a roll has more plays than the
+    generator `g` holds (the table is then incomplete)."""
+    cdef NNBase base
+    cdef int d1, d2, n
+    nn_base_prepare(net, before, &base)
+    for d1 in range(1, 7):
+        for d2 in range(d1, 7):
+            n = generate_plays(g, before, d1, d2)
+            if n < 0:
+                return -1
+            nn_best_play_probs(net, &base, g.out, n, table + nn_roll_index(d1, d2) * NN_OUTPUTS)
+    return 0
+
+
+cdef inline double nn_roll_table_equity(const double* table) noexcept nogil:
+    """The mean over the 36 rolls of the equities in a roll table (doubles count once,
+    the others twice): the 1-ply value of the position for its side on roll."""
+    cdef int d1, d2
+    cdef double v, total = 0.0
+    for d1 in range(1, 7):
+        for d2 in range(d1, 7):
+            v = nn_equity(table + nn_roll_index(d1, d2) * NN_OUTPUTS)
+            total += v if d1 == d2 else 2.0 * v
+    return total / 36.0
+
+
+cdef void nn_add_luck(const double* table, int d1, int d2, bint swap,
+                      double* luck) noexcept nogil:
+    """Add the luck of the roll (d1, d2) to `luck`: the probabilities after the best play for
+    these dice minus their mean over the 36 rolls, from the table of the side on roll; with
+    `swap`, seen by its opponent (win and loss exchanged, so each difference changes sign
+    or moves to the opposite figure)."""
+    cdef int a, b, k
+    cdef double w
+    cdef double mean[NN_OUTPUTS]
+    cdef double d[NN_OUTPUTS]
+    cdef const double* row
+    memset(mean, 0, sizeof(mean))
+    for a in range(1, 7):
+        for b in range(a, 7):
+            w = (1.0 if a == b else 2.0) / 36.0
+            row = table + nn_roll_index(a, b) * NN_OUTPUTS
+            for k in range(NN_OUTPUTS):
+                mean[k] += w * row[k]
+    row = table + nn_roll_index(d1, d2) * NN_OUTPUTS
+    for k in range(NN_OUTPUTS):
+        d[k] = row[k] - mean[k]
+    if swap:
+        luck[NN_WIN] -= d[NN_WIN]
+        luck[NN_WIN_GAMMON] += d[NN_LOSE_GAMMON]
+        luck[NN_WIN_BACKGAMMON] += d[NN_LOSE_BACKGAMMON]
+        luck[NN_LOSE_GAMMON] += d[NN_WIN_GAMMON]
+        luck[NN_LOSE_BACKGAMMON] += d[NN_WIN_BACKGAMMON]
+    else:
+        for k in range(NN_OUTPUTS):
+            luck[k] += d[k]
 
 
 cdef inline void nn_won_probs(const Board* after, bint backgammons, double* p) noexcept nogil:
@@ -471,27 +558,26 @@ cdef double neural_move_equity(const NeuralNetC* net, const Board* after) noexce
     return nn_equity(p)
 
 
-cdef double neural_1ply_equity(const NeuralNetC* net, MoveGen* g, const Board* after) noexcept nogil:
+cdef double neural_1ply_equity(const NeuralNetC* net, MoveGen* g, const Board* after,
+                               double* table) noexcept nogil:
     """1-ply equity of a post-move board for its mover: the mean over the opponent's 21
     rolls of the opponent's best 0-ply reply, seen from the mover.  Uses `g` for the
-    replies (not the generator holding the mover's own candidates)."""
+    replies (not the generator holding the mover's own candidates).  If `table` is not
+    NULL it receives the opponent's roll table (nn_roll_table, for the luck of his next
+    roll), and table[0] is set to -1 when there is none (the game is over, or a roll has
+    more plays than `g` holds: the value is then the 0-ply one)."""
     cdef Board opp
-    cdef NNBase base
-    cdef int d1, d2, n
-    cdef double best, total = 0.0
+    cdef double local[NN_ROLLS * NN_OUTPUTS]
+    cdef double* t = table if table != NULL else local
+    t[0] = -1.0
     if after.c[0][OFF] == 15:
         return neural_move_equity(net, after)
     memcpy(opp.c[0], after.c[1], 26)
     memcpy(opp.c[1], after.c[0], 26)
-    nn_base_prepare(net, &opp, &base)       # one base serves the replies to all 21 rolls
-    for d1 in range(1, 7):
-        for d2 in range(d1, 7):
-            n = generate_plays(g, &opp, d1, d2)
-            if n < 0:                   # more plays than the generator holds: stay at 0 ply
-                return neural_move_equity(net, after)
-            nn_best_play(net, &base, g.out, n, &best)
-            total += best if d1 == d2 else 2.0 * best
-    return -total / 36.0
+    if nn_roll_table(net, g, &opp, t) < 0:
+        t[0] = -1.0
+        return neural_move_equity(net, after)
+    return -nn_roll_table_equity(t)
 
 
 cdef int neural_choose(const NeuralNetC* net, const MoveGen* g, int n) noexcept nogil:
@@ -502,42 +588,50 @@ cdef int neural_choose(const NeuralNetC* net, const MoveGen* g, int n) noexcept 
     return nn_best_play(net, &base, g.out, n, &v)
 
 
-cdef int neural_choose_1ply(const NeuralNetC* net, const MoveGen* g, int n,
-                            MoveGen* scratch) noexcept nogil:
-    """Index of the best play by 1-ply equity among the few best by 0-ply (the filter keeps
-    the cost at a handful of 21-roll looks a move)."""
+cdef int neural_choose_1ply(const NeuralNetC* net, const MoveGen* g, int n, MoveGen* scratch,
+                            const MoveFilter* filt, double* next_table) noexcept nogil:
+    """Index of the best play by 1-ply equity among the few best by 0-ply (the move filter
+    `filt` keeps the cost at a handful of 21-roll looks a move).  If `next_table` is not
+    NULL it receives the opponent's roll table after the chosen play (from its 1-ply look;
+    next_table[0] = -1 when there is none): the luck of his next roll comes free."""
     cdef NNBase base
     cdef int i, j, m = 0, best
-    cdef int cand[NN_1PLY_CANDIDATES]
-    cdef double eq[NN_1PLY_CANDIDATES]
+    cdef int cap = filt.candidates
+    cdef int cand[NN_MAX_CANDIDATES]
+    cdef double eq[NN_MAX_CANDIDATES]
+    cdef double table[NN_ROLLS * NN_OUTPUTS]
     cdef double v, best_v
     cand[0] = 0
+    if next_table != NULL:
+        next_table[0] = -1.0
     nn_base_prepare(net, &g.root, &base)
     # The top candidates by 0-ply equity, kept sorted (insertion into a short list).
     for i in range(n):
         v = nn_play_equity(net, &base, &g.out[i])
-        if m == NN_1PLY_CANDIDATES and v <= eq[m - 1]:
+        if m == cap and v <= eq[m - 1]:
             continue
-        j = m if m < NN_1PLY_CANDIDATES else m - 1
+        j = m if m < cap else m - 1
         while j > 0 and eq[j - 1] < v:
             eq[j] = eq[j - 1]
             cand[j] = cand[j - 1]
             j -= 1
         eq[j] = v
         cand[j] = i
-        if m < NN_1PLY_CANDIDATES:
+        if m < cap:
             m += 1
     best = cand[0]
     if m == 1:
         return best
     best_v = -1e300
     for j in range(m):
-        if eq[j] < eq[0] - NN_1PLY_WINDOW:
+        if eq[j] < eq[0] - filt.window:
             break
-        v = neural_1ply_equity(net, scratch, &g.out[cand[j]])
+        v = neural_1ply_equity(net, scratch, &g.out[cand[j]], table)
         if v > best_v:
             best_v = v
             best = cand[j]
+            if next_table != NULL:
+                memcpy(next_table, table, sizeof(table))
     return best
 
 
@@ -664,6 +758,9 @@ cdef inline void board_start(Board* b) noexcept nogil:
 NEURAL_INPUTS = NN_INPUTS
 NEURAL_BASE_INPUTS = NN_BASE_INPUTS
 NEURAL_OUTPUTS = NN_OUTPUTS
+FILTER_CANDIDATES = NN_1PLY_CANDIDATES      # the 1-ply move filter's defaults and bound
+FILTER_WINDOW = NN_1PLY_WINDOW
+MAX_FILTER_CANDIDATES = NN_MAX_CANDIDATES
 
 cdef class NeuralNet:
     """A neural evaluator whose weights this object owns (float64, C order), with the
@@ -801,7 +898,7 @@ cdef class NeuralNet:
         g = _new_movegen()
         try:
             with nogil:
-                v = neural_1ply_equity(&self.c, g, &b)
+                v = neural_1ply_equity(&self.c, g, &b, NULL)
         finally:
             free(g)
         return v

@@ -36,7 +36,7 @@ import numpy as np
 from . import _core
 from .checkpoint import read_checkpoint as _read_checkpoint
 from .inputs import check_count, check_seed, player_kinds
-from .players import PLAYERS, game_resources
+from .players import PLAYERS, game_resources, needs_net
 from .position import Position
 from .progress import RolloutProgress
 from .rollout import FIGURES, chunk_seed, figures_from_moments
@@ -218,6 +218,7 @@ class OpeningsRequest:
     bearoff_play: bool = True
     truncate: bool = True
     cache_dir: str | None = None
+    vr: bool = False  # the figures are luck-adjusted (variance reduction by the net)
 
     def chunk_bounds(self) -> list[tuple[int, int]]:
         """(first trial, trials) of each chunk; the screening boundary is a chunk boundary."""
@@ -254,6 +255,7 @@ class OpeningsRequest:
             "stratify": self.stratify,
             "bearoff": self.bearoff_play,
             "truncate": self.truncate,
+            **({"vr": True} if self.vr else {}),  # only when on: older checkpoints still match
         }
 
 
@@ -270,8 +272,13 @@ def make_openings_request(
     bearoff: bool = True,
     truncate: bool = True,
     cache_dir: str | None = None,
+    *,
+    vr: bool | None = None,
 ) -> OpeningsRequest:
-    """Validate the arguments of an openings run; raise ValueError precisely."""
+    """Validate the arguments of an openings run; raise ValueError precisely.
+
+    ``vr``: variance reduction (see ``parallel.rollout``), on top of the common dice; every
+    figure is then luck-adjusted. None: on when a neural player plays."""
     n = check_count(trials)
     names, ids = player_kinds(players if players is not None else default_player())
     rule_set = get_rules(rules)
@@ -308,6 +315,7 @@ def make_openings_request(
         bearoff_play=bool(bearoff),
         truncate=bool(truncate),
         cache_dir=cache_dir,
+        vr=needs_net(ids) if vr is None else bool(vr),
     )
 
 
@@ -330,6 +338,7 @@ class OpeningUnit:
     truncate: bool
     cache_dir: str | None
     reply: tuple[int, int] | None = None  # the opponent's first roll, forced (reply statistics)
+    vr: bool = False  # luck-adjusted figures
 
 
 @dataclass(frozen=True)
@@ -371,7 +380,7 @@ def plan_units(request: OpeningsRequest, phase: int, survivors: Sequence[Sequenc
                     player_on_roll=request.player_ids[1], first_mover=request.player_ids[0],
                     backgammons=bool(request.rules.backgammons), stratify=request.stratify,
                     bearoff_play=request.bearoff_play, truncate=request.truncate,
-                    cache_dir=request.cache_dir,
+                    cache_dir=request.cache_dir, vr=request.vr,
                 )
             )
     return units
@@ -403,7 +412,7 @@ def _first_mover_moments(opp: np.ndarray, n: int) -> tuple[float, ...]:
 def unit_resources(unit: OpeningUnit, load: bool = True) -> dict:
     """The bear-off tables and net the unit's games need (see players.game_resources)."""
     return game_resources((unit.player_on_roll, unit.first_mover), unit.bearoff_play,
-                          unit.truncate, unit.cache_dir, load=load)
+                          unit.truncate, unit.cache_dir, load=load, net=unit.vr)
 
 
 def prepare_unit(unit: OpeningUnit) -> None:
@@ -413,7 +422,9 @@ def prepare_unit(unit: OpeningUnit) -> None:
 
 
 def run_unit(unit: OpeningUnit) -> UnitResult:
-    """Play the unit's trials for each candidate on the same dice (C game loop, GIL released)."""
+    """Play the unit's trials for each candidate on the same dice (C game loop, GIL released).
+    With ``unit.vr`` every figure, and the per-trial equities of the paired differences, are
+    luck-adjusted."""
     start = time.perf_counter()
     dice = common_dice(unit)
     seed = chunk_seed(unit.roll_seed, unit.chunk)
@@ -421,20 +432,25 @@ def run_unit(unit: OpeningUnit) -> UnitResult:
     resources = unit_resources(unit)
     k = len(unit.candidates)
     equities = np.empty((k, unit.n_games), dtype=np.float64)
+    luck = np.zeros((k, unit.n_games), dtype=np.float64)
     moments, truncated, plies = [], [], []
     for i, raw in enumerate(unit.boards):
         board = np.frombuffer(raw, dtype=np.int8).reshape(2, 26).copy()
+        vr = np.zeros(2 * _K) if unit.vr else None
         counts, m = _core.run_games(
             board, unit.n_games, players[0], players[1], seed, False, unit.backgammons, dice,
             bearoff_play=unit.bearoff_play, truncate=unit.truncate,
-            truncate_from_ply=0 if unit.reply is None else 1, per_game_equity=equities[i],
-            **resources,
+            given_plies=0 if unit.reply is None else 1, per_game_equity=equities[i],
+            vr_moments=vr, per_game_luck=luck[i] if unit.vr else None, **resources,
         )
+        if vr is not None:
+            m = vr
         if int(counts[:7].sum()) != unit.n_games:
             raise RuntimeError(f"roll {unit.roll_index} chunk {unit.chunk}: wrong number of games")
         moments.append(_first_mover_moments(np.asarray(m, dtype=np.float64), unit.n_games))
         truncated.append(int(counts[6]))
         plies.append(int(counts[7]))
+    equities -= luck
     equities *= -1.0  # the first mover's equity
     cross = equities @ equities.T
     log.debug("roll %d chunk %d: %d x %d games in %.3f s", unit.roll_index, unit.chunk, k,
@@ -571,6 +587,7 @@ def request_from_checkpoint(doc: dict[str, Any]) -> OpeningsRequest:
         screen_trials=saved["screen_trials"] if saved["screen"] is not None else None,
         chunk_size=saved["chunk_size"], stratify=saved["stratify"], bearoff=saved["bearoff"],
         truncate=saved["truncate"], cache_dir=saved.get("cache_dir"),
+        vr=saved.get("vr", False),  # checkpoints from before variance reduction have none
     )
 
 
@@ -684,6 +701,7 @@ class RepliesJob:
                     first_mover=request.player_ids[0], backgammons=bool(request.rules.backgammons),
                     stratify=request.stratify, bearoff_play=request.bearoff_play,
                     truncate=request.truncate, cache_dir=request.cache_dir, reply=reply,
+                    vr=request.vr,
                 ))
         return units
 

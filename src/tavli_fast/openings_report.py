@@ -43,6 +43,10 @@ COMMON_DICE_NOTE = (
 )
 
 
+VR_NOTE = ("luck-adjusted: each roll's luck by the net is taken off every figure (variance "
+           "reduction; the same expectation, smaller SEs)")
+
+
 def _num(x: float) -> float | None:
     return None if x is None or (isinstance(x, float) and math.isnan(x)) else x
 
@@ -311,6 +315,7 @@ def openings(
     start_method: str | None = None,
     scheduler: str | None = None,
     client: Any = None,
+    vr: bool | None = None,
 ) -> OpeningsResult:
     """Roll out every legal play of every opening roll; rank the plays; the first mover's odds.
 
@@ -324,7 +329,8 @@ def openings(
     a file (its settings are used; ``jobs`` may differ). progress: called with a
     ``RolloutProgress`` (trials over all plays) after each unit of work. scheduler / client:
     run the units on a Dask cluster instead of the local pool, with the same numbers (see
-    ``tavli_fast.rollout``).
+    ``tavli_fast.rollout``). vr: variance reduction, on top of the common dice (every figure
+    luck-adjusted, see ``tavli_fast.rollout``); None: on for the neural players.
     """
     check_jobs(jobs)
     previous = 0.0
@@ -338,7 +344,7 @@ def openings(
     else:
         request = make_openings_request(
             trials, players, seed, rules, rolls, screen, screen_trials, chunk_size, stratify,
-            bearoff, truncate, cache_dir,
+            bearoff, truncate, cache_dir, vr=vr,
         )
         job = OpeningsJob(request)
     path = os.fspath(checkpoint) if checkpoint is not None else None
@@ -349,6 +355,8 @@ def openings(
     if players is None and resume is None:
         notes.append(f"players: {request.players[0]} for both sides, the strongest player available "
                      "(choose with --player/--players)")
+    if request.vr:
+        notes.append(VR_NOTE)
     if outcome.restarts:
         notes.append(f"{outcome.restarts} worker pool restart(s) after a worker died")
     all_rolls = len(request.rolls) == (15 if request.rules.first_roll_no_doubles else 21)
@@ -480,15 +488,18 @@ def replies(
     start_method: str | None = None,
     scheduler: str | None = None,
     client: Any = None,
+    vr: bool | None = None,
 ) -> RepliesResult:
     """Roll out one opening play against each of the opponent's 21 reply rolls.
 
     roll: ``"31"`` or (3, 1); play: its notation as listed by ``Position.plays`` (e.g.
-    ``"8/5 6/5"``). ``trials`` per reply roll. Raises ValueError for a play that is not legal.
+    ``"8/5 6/5"``). ``trials`` per reply roll; ``vr`` as for ``openings``. Raises ValueError
+    for a play that is not legal.
     """
     check_jobs(jobs)
     request = make_openings_request(trials, players, seed, rules, [roll] if not isinstance(roll, str) else roll,
-                                    None, None, chunk_size, stratify, bearoff, truncate, cache_dir)
+                                    None, None, chunk_size, stratify, bearoff, truncate, cache_dir,
+                                    vr=vr)
     if len(request.rolls) != 1:
         raise ValueError("reply statistics are for one opening roll")
     rp = request.rolls[0]

@@ -99,6 +99,10 @@ def rollout(
     max_cube: int = 64,
     scheduler: str | None = None,
     client: Any = None,
+    ply: int | tuple[int, int] | None = None,
+    vr: bool | None = None,
+    truncate_plies: int | None = None,
+    move_filter: tuple[int, float] | None = None,
 ) -> RolloutResult:
     """Roll out ``position`` for ``trials`` games and return a ``RolloutResult``.
 
@@ -123,8 +127,29 @@ def rollout(
     ``distributed.Client``; either needs the ``[dask]`` extra, and the numbers are those of a
     local run.
 
+    Expert settings (issue 10):
+
+    - ply: the neural players' search depth, 0 or 1, or a pair (the side on roll first);
+      None plays the players as named (``neural`` 0-ply, ``neural-1ply``).
+    - move_filter: (candidates, window) of the 1-ply players, like gnubg's move filter: only
+      the best ``candidates`` plays by 0-ply equity (1 to 16), and of those only the ones
+      within ``window`` of the best, are looked at 1 ply deeper. Default
+      ``rollout.DEFAULT_MOVE_FILTER`` = (5, 0.16).
+    - vr: variance reduction by luck adjustment. Every roll's luck (the net's probabilities
+      after the best play for the rolled dice, less their mean over the 36 rolls, by the 0-ply
+      net: one ply below a 1-ply rollout, whose look-ahead has already made them) is taken
+      off each game's figures. The expectation is unchanged and the SE usually several times
+      smaller. The luck-adjusted figures are a separate set, ``result.vr``, with their own
+      SEs; the stop rule and progress use them. None (default): on when a neural player
+      plays and the rollout is cubeless. In a cubeful rollout only the cubeless figures are
+      luck-adjusted. It costs little at 1 ply and about 20 times the game at 0 ply (all 21
+      rolls are evaluated at each turn).
+    - truncate_plies: stop each game after this many plies and count the net's 0-ply cubeless
+      probabilities there. Fast, but BIASED by the net's errors (the estimate is no longer a
+      rollout's); not with ``cubeful``.
+
     Raises ValueError for bad arguments (trials <= 0 or not whole, jobs < 1, unknown player or
-    rules, jobs together with a cluster), InvalidPositionError for a bad position;
+    rules, jobs together with a cluster, a bad ply, move filter or truncate_plies), InvalidPositionError for a bad position;
     executors.dask.DaskMissingError (an ImportError) without Dask, ClusterError (an OSError) for
     a scheduler out of reach or a worker that differs.
     """
@@ -133,6 +158,7 @@ def rollout(
     request = make_request(
         position, trials, players, _seed_or_saved(seed, doc), rules, stratify, chunk_size,
         target_se, min_trials, bearoff, truncate, cache_dir, cubeful, max_cube,
+        ply=ply, vr=vr, truncate_plies=truncate_plies, move_filter=move_filter,
     )
     job, checkpoint, previous_elapsed = _start_or_resume(RolloutJob, request, doc, resume, checkpoint)
     # The arguments are checked before a cluster is contacted.

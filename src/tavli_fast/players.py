@@ -78,9 +78,10 @@ def needs_net(kinds: tuple[int, ...]) -> bool:
 
 def game_resources(kinds: tuple[int, ...], bearoff_play: bool, truncate: bool = False,
                    cache_dir: str | os.PathLike | None = None, *,
-                   load: bool = True) -> dict[str, Any]:
+                   load: bool = True, net: bool = False) -> dict[str, Any]:
     """Keyword arguments ``bearoff`` and ``net`` for ``_core.run_games`` / ``_core.choose``:
-    the bear-off tables and the neural net that games between these players need.
+    the bear-off tables and the neural net that games between these players need (`net`:
+    the net is needed anyway, for variance reduction or truncation after N plies).
 
     Both are loaded once per process (memory-mapped databases, the shipped weights), so a
     worker pays for them on its first chunk only. With ``load=False`` nothing is loaded:
@@ -95,7 +96,7 @@ def game_resources(kinds: tuple[int, ...], bearoff_play: bool, truncate: bool = 
             build_missing_databases(cache_dir)
             return resources
         resources["bearoff"] = default_database(cache_dir).tables
-    if load and needs_net(tuple(kinds)):
+    if load and (net or needs_net(tuple(kinds))):
         from .neural import default_net
 
         resources["net"] = default_net()

@@ -8,7 +8,8 @@ from dataclasses import dataclass, field
 from typing import Any, Iterable
 
 from .cubeful import CubefulFigures, cubeful_figures
-from .rollout import DEFAULT_CHUNK_SIZE, FIGURES, OUTCOMES, ChunkResult, RolloutRequest, Totals, figures, merge
+from .rollout import (DEFAULT_CHUNK_SIZE, FIGURES, OUTCOMES, ChunkResult, RolloutRequest, Totals,
+                      figures, figures_from_moments, merge)
 
 __all__ = ["RolloutResult", "build_result"]
 
@@ -30,6 +31,10 @@ class RolloutResult:
     Standard errors are the plug-in estimates from the per-game figures, treating trials as
     independent; with stratified first rolls the true error is a little smaller (conservative).
     A game truncated at the bear-off database counts its exact win probability.
+
+    With variance reduction, ``vr`` holds a second set of the same figures, each game's luck
+    taken off (see ``parallel.rollout``): ``vr["equity"]``, ``vr["se"]["equity"]``, ... The plain
+    figures stay as they were measured.
     """
 
     position: Any
@@ -56,6 +61,7 @@ class RolloutResult:
     bearoff: bool = False
     truncate: bool = False
     cubeful: CubefulFigures | None = None  # cubeful rollouts: ND, DT, DP, the action (cubeful.py)
+    truncate_plies: int = 0  # > 0: games stopped after that many plies (the net's estimate counted)
     _figures: tuple[dict[str, float], dict[str, float]] | None = field(
         default=None, repr=False, compare=False
     )
@@ -126,6 +132,15 @@ class RolloutResult:
         return dict(self._fig()[1])
 
     @property
+    def vr(self) -> dict[str, Any] | None:
+        """The luck-adjusted figures (keys as in ``FIGURES``) and their standard errors
+        (``"se"``), or None without variance reduction."""
+        if self.totals.vr is None or self.games == 0:
+            return None
+        value, se = figures_from_moments(self.totals.vr, self.games)
+        return {**value, "se": se}
+
+    @property
     def trials(self) -> int:
         """Trials (games) actually played."""
         return self.games
@@ -185,7 +200,9 @@ class RolloutResult:
             "resumed_trials": self.resumed_games,
             "checkpoint": self.checkpoint,
             "notes": list(self.notes),
+            "truncate_plies": self.truncate_plies,
             **({"cubeful": self.cubeful.to_dict()} if self.cubeful is not None else {}),
+            **({"vr": self.vr} if self.vr is not None else {}),
         }
 
     def to_json(self, indent: int | None = 2) -> str:
@@ -220,13 +237,13 @@ class RolloutResult:
             lines.append("No trial was completed.")
             return "\n".join(lines)
         fig, se = self._fig()
-        lines.append(f"{'':<18} {'value':>8} {'SE':>8}   95% CI")
-        for k in FIGURES:
-            lo, hi = self.confidence_interval(k)
-            sign = "+" if k == "equity" else ""
-            lines.append(
-                f"{_LABELS[k]:<18} {fig[k]:{sign}8.4f} {se[k]:8.4f}   [{lo:{sign}.4f}, {hi:{sign}.4f}]"
-            )
+        vr = self.vr
+        if vr is not None:
+            lines.append("Luck-adjusted (variance reduction: each roll's luck by the net taken off; "
+                         "the same expectation, smaller SEs):")
+            lines += _figure_table(vr, vr["se"])
+            lines += ["", "Plain (each game's result as played):"]
+        lines += _figure_table(fig, se)
         if self.cubeful is not None:
             lines += ["", *_cubeful_lines(self.cubeful)]
         lines.append("")
@@ -239,6 +256,16 @@ class RolloutResult:
             + (f", {self.worker_restarts} worker restart(s)" if self.worker_restarts else "")
         )
         return "\n".join(lines)
+
+
+def _figure_table(fig: dict[str, float], se: dict[str, float], z: float = 1.959963984540054) -> list[str]:
+    """The figures with their SEs and 95 % confidence intervals, one line each."""
+    lines = [f"{'':<18} {'value':>8} {'SE':>8}   95% CI"]
+    for k in FIGURES:
+        lo, hi = fig[k] - z * se[k], fig[k] + z * se[k]
+        sign = "+" if k == "equity" else ""
+        lines.append(f"{_LABELS[k]:<18} {fig[k]:{sign}8.4f} {se[k]:8.4f}   [{lo:{sign}.4f}, {hi:{sign}.4f}]")
+    return lines
 
 
 def _cubeful_lines(c: CubefulFigures) -> list[str]:
@@ -308,4 +335,5 @@ def build_result(
         bearoff=request.bearoff_play,
         truncate=request.truncate,
         cubeful=cube,
+        truncate_plies=request.truncate_plies,
     )

@@ -29,8 +29,8 @@ import numpy as np
 
 from . import _core
 from .checkpoint import completed_units, read_checkpoint as _read_checkpoint
-from .inputs import check_count, check_seed, player_kinds, resolve_position
-from .players import game_resources
+from .inputs import check_count, check_seed, player_kinds, player_names, resolve_position
+from .players import game_resources, needs_net
 from .cubeful import DEFAULT_MAX_CUBE, branch_met, check_max_cube, cube_branches
 from .position import GameContext, Position
 from .progress import RolloutProgress
@@ -39,6 +39,7 @@ from .stratify import stratified_dice
 
 __all__ = [
     "DEFAULT_CHUNK_SIZE",
+    "DEFAULT_MOVE_FILTER",
     "FIGURES",
     "RolloutChunk",
     "ChunkResult",
@@ -68,6 +69,14 @@ OUTCOMES = ("win_single", "win_gammon", "win_backgammon", "lose_single", "lose_g
 
 #: Numbers a cubeful chunk adds: the core's cube sums (see _core.run_games).
 CUBE_SUMS = 10
+
+#: Numbers a luck-adjusted chunk adds: sums, then sums of squares, of the six figures less
+#: each game's luck (see _core.run_games' vr_moments).
+VR_SUMS = 12
+
+#: The 1-ply move filter's defaults (like gnubg's): at most this many candidates, and only
+#: those whose 0-ply equity is within this window of the best play's.
+DEFAULT_MOVE_FILTER: tuple[int, float] = (int(_core.FILTER_CANDIDATES), float(_core.FILTER_WINDOW))
 
 #: The reported figures (gammons include backgammons), in _core.run_games' moment order.
 FIGURES = ("win", "win_gammon", "win_backgammon", "lose_gammon", "lose_backgammon", "equity")
@@ -117,6 +126,9 @@ class RolloutChunk:
     truncate: bool = False  # count the exact result once inside the two-sided database
     cache_dir: str | None = None  # where the bear-off databases are (None: the default)
     cube_branches: tuple[tuple, ...] | None = None  # cubeful: each branch's starting cube (cubeful.py)
+    vr: bool = False  # luck-adjusted figures too (variance reduction by the net)
+    truncate_plies: int = 0  # > 0: stop after that many plies, count the net's estimate
+    move_filter: tuple[int, float] = DEFAULT_MOVE_FILTER  # the 1-ply players' filter
 
 
 @dataclass(frozen=True)
@@ -128,7 +140,8 @@ class ChunkResult:
     their exact win probability.  `moments` holds the sums, then the sums of
     squares, of the per-game FIGURES; when absent (no truncation) they follow
     from the counts. `cube`: in a cubeful rollout, the core's ten cube sums
-    (see ``_core.run_games``), else None.
+    (see ``_core.run_games``), else None. `vr`: with variance reduction, the sums and
+    sums of squares of the luck-adjusted figures, else None.
     """
 
     index: int
@@ -139,6 +152,7 @@ class ChunkResult:
     truncated: int = 0
     moments: tuple[float, ...] | None = None
     cube: tuple[float, ...] | None = None
+    vr: tuple[float, ...] | None = None
 
     def __post_init__(self) -> None:
         if self.moments is None:
@@ -149,25 +163,32 @@ class ChunkResult:
 
     def to_list(self) -> list[float]:
         return [self.games, *self.counts, self.plies_sum, self.plies_sumsq, self.truncated,
-                *self.moments, *(self.cube or ())]
+                *self.moments, *(self.cube or ()), *(self.vr or ())]
 
     @classmethod
     def from_list(cls, index: int, values: Sequence[float]) -> "ChunkResult":
+        """The inverse of ``to_list``: the plain numbers, then the cube sums and the luck-adjusted
+        sums when present (their counts tell them apart: 22, 32, 34 or 44 numbers)."""
         plain = 10 + 2 * len(FIGURES)
-        if len(values) not in (plain, plain + CUBE_SUMS):
-            raise ValueError(f"chunk {index}: expected {plain} or {plain + CUBE_SUMS} numbers, got {len(values)}")
+        sizes = {plain: (0, 0), plain + CUBE_SUMS: (CUBE_SUMS, 0), plain + VR_SUMS: (0, VR_SUMS),
+                 plain + CUBE_SUMS + VR_SUMS: (CUBE_SUMS, VR_SUMS)}
+        if len(values) not in sizes:
+            raise ValueError(f"chunk {index}: expected one of {sorted(sizes)} numbers, got {len(values)}")
+        n_cube, n_vr = sizes[len(values)]
         games, *counts, plies_sum, plies_sumsq, truncated = (int(v) for v in values[:10])
         moments = tuple(float(v) for v in values[10:plain])
-        cube = tuple(float(v) for v in values[plain:]) or None
+        cube = tuple(float(v) for v in values[plain:plain + n_cube]) or None
+        vr = tuple(float(v) for v in values[plain + n_cube:plain + n_cube + n_vr]) or None
         if sum(counts) + truncated != games or min(games, plies_sum, plies_sumsq, truncated, *counts) < 0:
             raise ValueError(f"chunk {index}: counts do not add up to its games")
-        return cls(index, games, tuple(counts), plies_sum, plies_sumsq, truncated, moments, cube)  # type: ignore[arg-type]
+        return cls(index, games, tuple(counts), plies_sum, plies_sumsq, truncated, moments, cube, vr)  # type: ignore[arg-type]
 
 
 def chunk_resources(chunk: RolloutChunk, load: bool = True) -> dict:
     """The bear-off tables and net the chunk's games need (see players.game_resources)."""
     return game_resources((chunk.player0, chunk.player1), chunk.bearoff_play, chunk.truncate,
-                          chunk.cache_dir, load=load)
+                          chunk.cache_dir, load=load,
+                          net=chunk.vr or chunk.truncate_plies > 0)
 
 
 def prepare_chunk(chunk: RolloutChunk) -> None:
@@ -194,6 +215,7 @@ def run_chunk(chunk: RolloutChunk) -> ChunkResult:
     resources = chunk_resources(chunk)
     if chunk.cube_branches:
         resources.update(cube_branches=chunk.cube_branches, met=branch_met(chunk.cube_branches))
+    vr = np.zeros(VR_SUMS) if chunk.vr else None
     counts, moments, *cube = _core.run_games(
         board,
         chunk.n_games,
@@ -205,13 +227,18 @@ def run_chunk(chunk: RolloutChunk) -> ChunkResult:
         first_dice,
         bearoff_play=chunk.bearoff_play,
         truncate=chunk.truncate,
-        truncate_from_ply=1 if chunk.forced_dice is not None else 0,
+        given_plies=1 if chunk.forced_dice is not None else 0,
+        truncate_plies=chunk.truncate_plies,
+        vr_moments=vr,
+        filter_candidates=chunk.move_filter[0],
+        filter_window=chunk.move_filter[1],
         **resources,
     )
     c = [int(v) for v in counts]
     result = ChunkResult(chunk.index, chunk.n_games, tuple(c[:6]), c[7], c[8], c[6],  # type: ignore[arg-type]
                          tuple(float(m) for m in moments),
-                         tuple(float(v) for v in cube[0]) if cube else None)
+                         tuple(float(v) for v in cube[0]) if cube else None,
+                         tuple(float(v) for v in vr) if vr is not None else None)
     if sum(result.counts) + result.truncated != chunk.n_games:
         raise RuntimeError(f"chunk {chunk.index}: the core returned the wrong number of games")
     log.debug(
@@ -232,13 +259,13 @@ class Totals:
     truncated: int = 0
     moments: tuple[float, ...] = (0.0,) * (2 * len(FIGURES))
     cube: tuple[float, ...] | None = None  # cubeful rollouts: the summed cube sums
+    vr: tuple[float, ...] | None = None  # variance reduction: the summed luck-adjusted sums
 
     def add(self, r: ChunkResult | "Totals") -> "Totals":
         if (self.cube is None) != (r.cube is None) and self.games and r.games:
             raise ValueError("cannot add cubeful and cubeless results")
-        cube = r.cube if self.cube is None else self.cube
-        if self.cube is not None and r.cube is not None:
-            cube = tuple(a + b for a, b in zip(self.cube, r.cube))
+        if (self.vr is None) != (r.vr is None) and self.games and r.games:
+            raise ValueError("cannot add luck-adjusted and plain results")
         return Totals(
             self.games + r.games,
             tuple(a + b for a, b in zip(self.counts, r.counts)),
@@ -246,15 +273,29 @@ class Totals:
             self.plies_sumsq + r.plies_sumsq,
             self.truncated + r.truncated,
             tuple(a + b for a, b in zip(self.moments, r.moments)),  # type: ignore[arg-type]
-            cube,
+            _add_sums(self.cube, r.cube),
+            _add_sums(self.vr, r.vr),
         )
 
     @property
+    def best_moments(self) -> tuple[float, ...]:
+        """The moments the stop rule and progress use: the luck-adjusted ones when present."""
+        return self.vr if self.vr is not None else self.moments
+
+    @property
     def equity(self) -> float:
-        return figures(self)[0]["equity"] if self.games else math.nan
+        """The equity (luck-adjusted with variance reduction), for progress and the stop rule."""
+        return figures_from_moments(self.best_moments, self.games)[0]["equity"] if self.games else math.nan
 
     def equity_se(self) -> float:
-        return figures(self)[1]["equity"] if self.games else math.inf
+        return figures_from_moments(self.best_moments, self.games)[1]["equity"] if self.games else math.inf
+
+
+def _add_sums(a: tuple[float, ...] | None, b: tuple[float, ...] | None) -> tuple[float, ...] | None:
+    """Element-wise sum of two optional tuples of sums (None counts as absent)."""
+    if a is None or b is None:
+        return b if a is None else a
+    return tuple(x + y for x, y in zip(a, b))
 
 
 def merge(results: Iterable[ChunkResult]) -> Totals:
@@ -383,6 +424,9 @@ class RolloutRequest:
     cache_dir: str | None = None
     cube_branches: tuple[tuple, ...] | None = None  # cubeful: the branches' starting cubes
     max_cube: int = DEFAULT_MAX_CUBE
+    vr: bool = False
+    truncate_plies: int = 0
+    move_filter: tuple[int, float] = DEFAULT_MOVE_FILTER
 
     @property
     def cubeful(self) -> bool:
@@ -412,8 +456,12 @@ class RolloutRequest:
             "stratify": self.stratify,
             "bearoff": self.bearoff_play,
             "truncate": self.truncate,
-            # Only cubeful requests carry these, so that older checkpoints still match.
+            # Only requests that use these carry them, so that older checkpoints still match.
             **({"cubeful": True, "max_cube": self.max_cube} if self.cubeful else {}),
+            **({"vr": True} if self.vr else {}),
+            **({"truncate_plies": self.truncate_plies} if self.truncate_plies else {}),
+            **({"move_filter": list(self.move_filter)}
+               if tuple(self.move_filter) != DEFAULT_MOVE_FILTER else {}),
         }
 
     def to_dict(self) -> dict[str, Any]:
@@ -442,15 +490,22 @@ def make_request(
     cache_dir: str | os.PathLike | None = None,
     cubeful: bool = False,
     max_cube: object = DEFAULT_MAX_CUBE,
+    *,
+    ply: object = None,
+    vr: bool | None = None,
+    truncate_plies: object = None,
+    move_filter: object = None,
 ) -> RolloutRequest:
     """Validate the arguments of a rollout; raise ValueError / InvalidPositionError precisely.
 
     ``cubeful``: follow the doubling cube too (``cubeful.py``); games are then played to the
-    end (no truncation), and ``max_cube`` caps the cube (R23: 64).
+    end (no truncation), and ``max_cube`` caps the cube (R23: 64). ``ply``, ``vr``,
+    ``truncate_plies`` and ``move_filter`` are the expert settings described in
+    ``parallel.rollout``.
     """
     pos, is_start = resolve_position(position)
     n = check_count(trials)
-    names, ids = player_kinds(players)
+    names, ids = player_kinds(apply_ply(player_names(players), ply))
     rule_set = get_rules(rules)
     seed_value = check_seed(seed)
     size = check_count(chunk_size, "chunk_size")
@@ -474,6 +529,18 @@ def make_request(
                          "a cubeful rollout needs the backgammon rules")
     branches = cube_branches(pos, cap) if cubeful else None
     notes = list(_context_notes(pos, bool(cubeful)))
+    neural = needs_net(ids)
+    use_vr = (neural and not cubeful) if vr is None else bool(vr)
+    if use_vr and cubeful:
+        notes.append("cubeful: only the cubeless figures are luck-adjusted, the cube figures are not")
+    cut = check_truncate_plies(truncate_plies)
+    if cut and cubeful:
+        raise ValueError("truncate_plies cannot be combined with a cubeful rollout (the cube is "
+                         "played to the end of the game)")
+    if cut:
+        notes.append(f"truncated after {cut} plies: the net's cubeless estimate is counted there "
+                     "(fast but biased by the net's errors)")
+    filt = check_move_filter(move_filter)
     if branches is not None and truncate:
         truncate = False
         notes.append("cubeful: games are played to the end (no truncation at the bear-off database)")
@@ -502,7 +569,58 @@ def make_request(
         cache_dir=None if cache_dir is None else os.fspath(cache_dir),
         cube_branches=branches,
         max_cube=cap,
+        vr=use_vr,
+        truncate_plies=cut,
+        move_filter=filt,
     )
+
+
+def apply_ply(names: tuple[str, str], ply: object) -> tuple[str, str]:
+    """The players' names with the neural players set to the search depth `ply`: None (as
+    named), 0 or 1 for both sides, or a pair (the side on roll first).  A depth for a player
+    that has no search (pubeval, ...) must be 0."""
+    if ply is None:
+        return names
+    pair = (ply, ply) if not isinstance(ply, (tuple, list)) else tuple(ply)
+    if len(pair) != 2:
+        raise ValueError(f"ply must be 0, 1 or a pair of them, got {ply!r}")
+    out = []
+    for name, depth in zip(names, pair):
+        if isinstance(depth, bool) or depth not in (0, 1):
+            raise ValueError(f"ply must be 0 or 1, got {depth!r}")
+        if name in ("neural", "neural-1ply"):
+            out.append("neural-1ply" if depth == 1 else "neural")
+        elif depth:
+            raise ValueError(f"ply 1 is for the neural players; {name!r} has no search depth")
+        else:
+            out.append(name)
+    return out[0], out[1]
+
+
+def check_truncate_plies(value: object) -> int:
+    """Plies after which each game stops (0 or None: played out)."""
+    if value is None or value == 0:
+        return 0
+    return check_count(value, "truncate_plies")
+
+
+def check_move_filter(value: object) -> tuple[int, float]:
+    """The 1-ply move filter (candidates, window): at most `candidates` plays, 1 to
+    MAX_FILTER_CANDIDATES, whose 0-ply equity is within `window` (>= 0) of the best play's.
+    None gives DEFAULT_MOVE_FILTER."""
+    if value is None:
+        return DEFAULT_MOVE_FILTER
+    try:
+        count, window = value  # type: ignore[misc]
+    except (TypeError, ValueError):
+        raise ValueError(f"move_filter must be (candidates, window), got {value!r}") from None
+    top = int(_core.MAX_FILTER_CANDIDATES)
+    if isinstance(count, bool) or not isinstance(count, Integral) or not 1 <= int(count) <= top:
+        raise ValueError(f"the move filter keeps 1 to {top} candidates, got {count!r}")
+    if isinstance(window, bool) or not isinstance(window, Real) or not (
+            float(window) >= 0 and math.isfinite(float(window))):
+        raise ValueError(f"the move filter's window must be an equity >= 0, got {window!r}")
+    return int(count), float(window)
 
 
 def plan_chunks(request: RolloutRequest) -> list[RolloutChunk]:
@@ -528,6 +646,9 @@ def plan_chunks(request: RolloutRequest) -> list[RolloutChunk]:
                 truncate=request.truncate,
                 cache_dir=request.cache_dir,
                 cube_branches=request.cube_branches,
+                vr=request.vr,
+                truncate_plies=request.truncate_plies,
+                move_filter=request.move_filter,
             )
         )
     return chunks
@@ -565,6 +686,9 @@ def request_from_checkpoint(doc: dict[str, Any], **overrides: Any) -> RolloutReq
         min_trials=req.get("min_trials"),
         cubeful=req.get("cubeful", False),
         max_cube=req.get("max_cube", DEFAULT_MAX_CUBE),
+        vr=req.get("vr", False),  # checkpoints from before variance reduction have none
+        truncate_plies=req.get("truncate_plies", 0),
+        move_filter=req.get("move_filter"),
     )
     args.update({k: v for k, v in overrides.items() if v is not None})
     return make_request(**args)

@@ -79,6 +79,11 @@ def build_parser() -> OneLineParser:
     p.add_argument("--no-bearoff", action="store_true",
                    help="pubeval and greedy play bear-offs by their own evaluation")
     p.add_argument("--no-truncate", action="store_true", help="play every game to the end")
+    vr = p.add_mutually_exclusive_group()
+    vr.add_argument("--vr", dest="vr", action="store_true", default=None,
+                    help="variance reduction: take each roll's luck by the net off every figure "
+                    "(default: on for the neural players)")
+    vr.add_argument("--no-vr", dest="vr", action="store_false", help="no variance reduction")
     p.add_argument("--cache-dir", default=None, metavar="DIR", help="where the bear-off databases are kept")
     p.add_argument("-v", "--verbose", action="count", default=0, help="more log output")
     return p
@@ -118,7 +123,7 @@ def run(args: argparse.Namespace) -> int:
         trials=trials, players=players, seed=args.seed, rules=args.rules or "backgammon",
         rolls=args.rolls, screen=args.screen, screen_trials=args.screen_trials,
         stratify=not args.no_stratify, bearoff=not args.no_bearoff, truncate=not args.no_truncate,
-        cache_dir=args.cache_dir,
+        cache_dir=args.cache_dir, vr=args.vr,
     )
     if args.chunk_size is not None:
         settings["chunk_size"] = args.chunk_size
@@ -165,7 +170,7 @@ def _run_replies(args: argparse.Namespace, executor: dict) -> int:
     settings: dict = dict(
         trials=trials, players=players_from_args(args), seed=args.seed, rules=args.rules or "backgammon",
         stratify=not args.no_stratify, bearoff=not args.no_bearoff, truncate=not args.no_truncate,
-        cache_dir=args.cache_dir,
+        cache_dir=args.cache_dir, vr=args.vr,
     )
     if args.chunk_size is not None:
         settings["chunk_size"] = args.chunk_size

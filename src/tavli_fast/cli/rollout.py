@@ -25,6 +25,13 @@ from . import (
 )
 
 PROG = "tavli-rollout"
+#: The default players: the strongest we have (the net), at the depth and VR setting that gave
+#: the smallest equity SE per CPU-second in bench/perf_vr.py (README, performance): 0 ply
+#: without variance reduction (at 0 ply the luck tables cost more than they save).
+DEFAULT_PLAYERS = ("neural", "neural")
+DEFAULT_VR = False
+DEFAULT_PLAYERS_WHY = ("the net at 0 ply without --vr, the smallest equity SE per CPU-second "
+                       "measured (bench/perf_vr.py); --ply 1 plays stronger, --vr is then the default")
 DEFAULT_TRIALS = 12_960  # 10 x 1296: whole blocks of stratified first two rolls; a few seconds
 
 
@@ -93,8 +100,25 @@ def build_parser() -> OneLineParser:
                    help=f"games to play (1e6, 1_000_000 and 1000000 all work; default {DEFAULT_TRIALS:,})")
     who = p.add_mutually_exclusive_group()
     who.add_argument("--players", default=None, metavar="A,B",
-                     help=f"player on roll, then opponent ({_known_players()}); default pubeval,pubeval")
+                     help=f"player on roll, then opponent ({_known_players()}); default "
+                     f"{','.join(DEFAULT_PLAYERS)}: {DEFAULT_PLAYERS_WHY}")
     who.add_argument("--player", default=None, metavar="P", help="the same player for both sides")
+    p.add_argument("--ply", type=int, choices=(0, 1), action="append", default=None,
+                   help="search depth of the neural players: 0 or 1; give it twice for the side "
+                   "on roll, then the opponent (default: as the player is named)")
+    p.add_argument("--filter-candidates", type=int, default=None, metavar="N",
+                   help="1-ply move filter: look at most N plays 1 ply deeper (default 5, at most 16)")
+    p.add_argument("--filter-window", type=float, default=None, metavar="X",
+                   help="1-ply move filter: only plays within X equity of the best 0-ply play "
+                   "(default 0.16)")
+    vr = p.add_mutually_exclusive_group()
+    vr.add_argument("--vr", dest="vr", action="store_true", default=None,
+                    help="variance reduction: also report figures with each roll's luck taken off "
+                    "(default: on for the neural players in a cubeless rollout)")
+    vr.add_argument("--no-vr", dest="vr", action="store_false", help="no variance reduction")
+    p.add_argument("--truncate-plies", type=parse_count, default=None, metavar="N",
+                   help="stop each game after N plies and count the net's cubeless estimate: fast "
+                   "but BIASED by the net's errors")
     add_executor_options(p)
     p.add_argument("--seed", type=_seed, default=None, help="master seed (default: random, always printed)")
     p.add_argument("--rules", default=None, help="backgammon (default) or portes")
@@ -140,6 +164,26 @@ def _check_writable(path: str, option: str) -> None:
         raise UsageError(f"{option}: {path} is a directory")
 
 
+def _ply(values: list[int] | None) -> int | tuple[int, int] | None:
+    """--ply given once (both sides) or twice (the side on roll, then the opponent)."""
+    if values is None:
+        return None
+    if len(values) > 2:
+        raise UsageError("--ply is given once (both sides) or twice (side on roll, then opponent)")
+    return values[0] if len(values) == 1 else (values[0], values[1])
+
+
+def _move_filter(args: argparse.Namespace) -> tuple[int, float] | None:
+    """(candidates, window) from --filter-candidates / --filter-window (None: the defaults)."""
+    if args.filter_candidates is None and args.filter_window is None:
+        return None
+    from ..rollout import DEFAULT_MOVE_FILTER
+
+    count, window = DEFAULT_MOVE_FILTER
+    return (count if args.filter_candidates is None else args.filter_candidates,
+            window if args.filter_window is None else args.filter_window)
+
+
 def run(args: argparse.Namespace) -> int:
     from ..parallel import read_checkpoint, rollout
     from ..progress import TqdmProgress
@@ -160,10 +204,16 @@ def run(args: argparse.Namespace) -> int:
         "cache_dir": args.cache_dir,
         "cubeful": True if args.cubeful else None,
         "max_cube": args.max_cube,
+        "ply": _ply(args.ply),
+        "vr": args.vr,
+        "truncate_plies": args.truncate_plies,
+        "move_filter": _move_filter(args),
     }
     if args.resume is not None:
         saved = read_checkpoint(args.resume)["request"]
         _check_writable(args.checkpoint or args.resume, "--checkpoint")
+        # Settings a checkpoint may lack (it predates them): their values at the time.
+        saved = {"vr": False, "truncate_plies": 0, **saved}
         for key in settings:
             if settings[key] is None and key in saved:
                 settings[key] = saved[key]
@@ -171,7 +221,7 @@ def run(args: argparse.Namespace) -> int:
     elif args.checkpoint is not None:
         _check_writable(args.checkpoint, "--checkpoint")
     defaults = {
-        "position": "start", "trials": DEFAULT_TRIALS, "players": ("pubeval", "pubeval"),
+        "position": "start", "trials": DEFAULT_TRIALS, "players": DEFAULT_PLAYERS,
         "rules": "backgammon", "chunk_size": None, "stratify": True,
         "bearoff": True, "truncate": True, "cubeful": False, "max_cube": 64,
     }
@@ -180,6 +230,9 @@ def run(args: argparse.Namespace) -> int:
             settings[key] = value
     if settings["chunk_size"] is None:
         del settings["chunk_size"]
+    if args.resume is None and settings["players"] == DEFAULT_PLAYERS and players_from_args(args) is None \
+            and settings["vr"] is None and settings["ply"] is None:
+        settings["vr"] = DEFAULT_VR     # the default players' benchmarked setting
 
     with TqdmProgress(settings["trials"], enabled=not (args.no_progress or args.json)) as bar:
         result = rollout(
