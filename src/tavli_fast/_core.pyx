@@ -582,7 +582,6 @@ def run_games(const int8_t[:, ::1] board, Py_ssize_t n_games, int player0, int p
                     m[N_FIGURES + k] += f[k] * f[k]
     finally:
         free(g)
-        free(v)
         free(opt.scratch)
     if failed:
         raise RuntimeError("a game did not finish (corrupt position?)")

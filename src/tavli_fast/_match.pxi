@@ -82,6 +82,7 @@ cdef void play_match(MoveGen* g, VarGen* v, const Board* start, GameOptions* opt
                 return
             if vo == V_DRAW:
                 tally[MT_DRAWS] += 1
+                tally[MT_CUBE] += 1             # a game without the cube: its cube is 1
                 games += 1
                 continue
             winner = starter if vo < V_LOSE_SINGLE else starter ^ 1

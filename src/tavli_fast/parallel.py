@@ -189,7 +189,7 @@ def play_matches(
     *,
     score: object = (0, 0),
     post_crawford: bool = False,
-    rules: object = "backgammon",
+    rules: object = None,
     cube: bool = True,
     max_cube: object = 64,
     seed: int | None = None,
@@ -203,17 +203,22 @@ def play_matches(
     cache_dir: str | os.PathLike | None = None,
     scheduler: str | None = None,
     client: Any = None,
+    tavli: bool = False,
 ) -> MatchResult:
     """Play ``matches`` whole matches to ``length`` points and return a ``MatchResult``.
 
     players: A and B (two names, ``"A,B"``, or one name for both). score: points A and B
     have already won; a score with a player 1-away starts with the Crawford game unless
-    ``post_crawford``. rules: ``"backgammon"`` (cube, backgammons, R5 opening roll) or
+    ``post_crawford``. rules: ``"backgammon"`` (the default; cube, backgammons, R5 opening roll) or
     ``"portes"`` (no cube, no backgammons, the winner starts the next game). cube=False
     plays without the cube; max_cube caps it (R23: 64). Seeds, jobs, chunks, checkpoints
     and progress work as in ``rollout``, and so do ``scheduler`` / ``client`` (a Dask
-    cluster). Raises ValueError for bad arguments (length < 1, a score that has already won,
-    post_crawford with no player 1-away, ...).
+    cluster). tavli: play tavli matches (T1-T3): the games rotate Portes, Plakoto, Fevga
+    without the cube, from 0-0; ``random`` plays the variants randomly, every other player by
+    the variants' heuristic (``match.variant_player``); the result adds each game type's
+    share of the points (``MatchResult.game_types``). Raises ValueError for bad arguments
+    (length < 1, a score that has already won, post_crawford with no player 1-away, a score
+    or rules other than portes with tavli, ...).
     """
     check_jobs(jobs)
     doc = None
@@ -222,7 +227,7 @@ def play_matches(
         if seed is None:
             seed = doc["request"]["seed"]
     request = make_match_request(length, matches, players, score, post_crawford, rules, cube,
-                                 max_cube, seed, chunk_size, bearoff, cache_dir)
+                                 max_cube, seed, chunk_size, bearoff, cache_dir, tavli)
     previous_elapsed = 0.0
     if doc is not None:
         job = MatchJob.from_checkpoint(doc, request, os.fspath(resume))  # type: ignore[arg-type]
