@@ -80,7 +80,7 @@ def _run(
 def rollout(
     position: object = "start",
     trials: object = 10_000,
-    players: object = ("pubeval", "pubeval"),
+    players: object = None,
     seed: int | None = None,
     jobs: int | None = None,
     rules: object = "backgammon",
@@ -99,6 +99,7 @@ def rollout(
     max_cube: int = 64,
     scheduler: str | None = None,
     client: Any = None,
+    game: str | None = None,
 ) -> RolloutResult:
     """Roll out ``position`` for ``trials`` games and return a ``RolloutResult``.
 
@@ -121,7 +122,11 @@ def rollout(
     ``chunk_size``, never on ``jobs``. scheduler: run the chunks on a Dask cluster, given its
     scheduler's address (``"tcp://10.0.0.5:8786"``), or client: a connected
     ``distributed.Client``; either needs the ``[dask]`` extra, and the numbers are those of a
-    local run.
+    local run. game: ``"plakoto"`` or ``"fevga"`` rolls out that game (RULES.md P1-P7,
+    F1-F7) from ``"start"``, its text id or a position of it, with the players ``random`` and
+    ``heuristic`` (the default there; pubeval is the default for Portes); the result adds the
+    mother-rule wins and losses and the draws (``result.variant``), and a 2-point win counts
+    as a gammon. No truncation, bear-off databases or cube in those games.
 
     Raises ValueError for bad arguments (trials <= 0 or not whole, jobs < 1, unknown player or
     rules, jobs together with a cluster), InvalidPositionError for a bad position;
@@ -136,7 +141,7 @@ def rollout(
             seed = doc["request"]["seed"]
     request = make_request(
         position, trials, players, seed, rules, stratify, chunk_size, target_se, min_trials,
-        bearoff, truncate, cache_dir, cubeful, max_cube,
+        bearoff, truncate, cache_dir, cubeful, max_cube, game,
     )
     previous_elapsed = 0.0
     if doc is not None:

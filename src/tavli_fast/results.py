@@ -22,6 +22,14 @@ _LABELS = {
     "equity": "equity (cubeless)",
 }
 
+# Plakoto and Fevga: no backgammons; a "gammon" is any 2-point game (P5, P7, F7).
+_VARIANT_LABELS = {
+    "win": "win",
+    "win_gammon": "win 2 points",
+    "lose_gammon": "lose 2 points",
+    "equity": "points a game",
+}
+
 
 @dataclass
 class RolloutResult:
@@ -56,6 +64,7 @@ class RolloutResult:
     bearoff: bool = False
     truncate: bool = False
     cubeful: CubefulFigures | None = None  # cubeful rollouts: ND, DT, DP, the action (cubeful.py)
+    game: str | None = None  # "plakoto" / "fevga"; None: Portes / backgammon
     _figures: tuple[dict[str, float], dict[str, float]] | None = field(
         default=None, repr=False, compare=False
     )
@@ -98,7 +107,22 @@ class RolloutResult:
 
     @property
     def lose(self) -> float:
-        return 1.0 - self.win
+        draws = self.totals.variant[2] if self.totals.variant and self.games else 0
+        return 1.0 - self.win - draws / max(self.games, 1)
+
+    @property
+    def variant(self) -> dict[str, tuple[float, float]]:
+        """Plakoto: the rates of mother-rule wins and losses (P5) and of draws (P6, no
+        points), each with its standard error (empty for Portes and Fevga, which have
+        neither). A 2-point win, by bearing off or by the mother rule, is in ``win_gammon``."""
+        if self.game != "plakoto" or not self.games or self.totals.variant is None:
+            return {}
+        n = self.games
+        out = {}
+        for name, k in zip(("mother_win", "mother_loss", "draw"), self.totals.variant):
+            p = k / n
+            out[name] = (p, math.sqrt(p * (1 - p) / n))
+        return out
 
     @property
     def win_gammon(self) -> float:
@@ -186,6 +210,9 @@ class RolloutResult:
             "checkpoint": self.checkpoint,
             "notes": list(self.notes),
             **({"cubeful": self.cubeful.to_dict()} if self.cubeful is not None else {}),
+            **({"game": self.game, **{k: num(v) for k, (v, _) in self.variant.items()},
+                "variant_se": {k: num(se) for k, (_, se) in self.variant.items()}}
+               if self.game else {}),
         }
 
     def to_json(self, indent: int | None = 2) -> str:
@@ -200,7 +227,8 @@ class RolloutResult:
         lines.append(
             f"Rollout: {self.games:,} trials"
             + (f" of {self.trials_requested:,}" if self.games != self.trials_requested else "")
-            + f", {self.players[0]} (on roll) vs {self.players[1]}, rules {self.rules}, seed {self.seed}"
+            + f", {self.players[0]} (on roll) vs {self.players[1]}, "
+            + (f"game {self.game}" if self.game else f"rules {self.rules}") + f", seed {self.seed}"
         )
         if self.stratified:
             lines.append("Stratified dice for the first rolls (" + " x ".join(map(str, self.strata)) + " strata)")
@@ -221,12 +249,16 @@ class RolloutResult:
             return "\n".join(lines)
         fig, se = self._fig()
         lines.append(f"{'':<18} {'value':>8} {'SE':>8}   95% CI")
-        for k in FIGURES:
+        labels = _VARIANT_LABELS if self.game else _LABELS
+        for k in (k for k in FIGURES if k in labels):
             lo, hi = self.confidence_interval(k)
             sign = "+" if k == "equity" else ""
             lines.append(
-                f"{_LABELS[k]:<18} {fig[k]:{sign}8.4f} {se[k]:8.4f}   [{lo:{sign}.4f}, {hi:{sign}.4f}]"
+                f"{labels[k]:<18} {fig[k]:{sign}8.4f} {se[k]:8.4f}   [{lo:{sign}.4f}, {hi:{sign}.4f}]"
             )
+        for name, (value, err) in self.variant.items():
+            lines.append(f"{name.replace('_', ' '):<18} {value:8.4f} {err:8.4f}   "
+                         f"[{value - 1.959963984540054 * err:.4f}, {value + 1.959963984540054 * err:.4f}]")
         if self.cubeful is not None:
             lines += ["", *_cubeful_lines(self.cubeful)]
         lines.append("")
@@ -285,7 +317,7 @@ def build_result(
                                fig["win"], fig["win_gammon"])
     return RolloutResult(
         position=request.position,
-        position_id=request.position.position_id(),
+        position_id=request.position_text if request.game else request.position.position_id(),
         xgid=request.position_text if request.forced_dice else None,
         players=request.players,
         rules=request.rules.name,
@@ -308,4 +340,5 @@ def build_result(
         bearoff=request.bearoff_play,
         truncate=request.truncate,
         cubeful=cube,
+        game=request.game,
     )

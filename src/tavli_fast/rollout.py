@@ -13,6 +13,13 @@ master seed and the global trial index, so the merged numbers (merged in chunk o
 depend on how many processes ran the chunks, nor in which order they finished.
 
 All figures are for the player on roll in the rolled-out position ("player 0").
+
+Plakoto and Fevga (``game="plakoto"|"fevga"``, RULES.md P1-P7, F1-F7) are rolled out by the
+same job: a chunk then plays the variants' games (``variant_games.play_variant_trials``), its
+first two rolls stratified over the 36 rolls (any first roll may be a double, T3). Their
+outcomes fill the same counts (a 2-point win, bearing off or by the mother rule, is counted
+as a gammon, no backgammons), and ``ChunkResult.variant`` adds the mother-rule wins and
+losses (P5) and the draws (P6, no points) that the counts do not hold.
 """
 
 from __future__ import annotations
@@ -21,7 +28,7 @@ import logging
 import math
 import os
 import time
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from numbers import Integral, Real
 from typing import Any, Iterable, Sequence
 
@@ -117,6 +124,13 @@ class RolloutChunk:
     truncate: bool = False  # count the exact result once inside the two-sided database
     cache_dir: str | None = None  # where the bear-off databases are (None: the default)
     cube_branches: tuple[tuple, ...] | None = None  # cubeful: each branch's starting cube (cubeful.py)
+    game: int = -1  # Portes (-1), or the core's Plakoto / Fevga number (variants.GAME_CODES)
+    pinned: int = 0  # Plakoto: the pinned mask of the side on roll
+    variant_options: int = 0  # Plakoto / Fevga: the core's option bits
+
+
+#: Numbers a Plakoto / Fevga chunk adds: mother-rule wins, mother-rule losses, draws.
+VARIANT_SUMS = 3
 
 
 @dataclass(frozen=True)
@@ -139,6 +153,7 @@ class ChunkResult:
     truncated: int = 0
     moments: tuple[float, ...] | None = None
     cube: tuple[float, ...] | None = None
+    variant: tuple[int, int, int] | None = None  # Plakoto / Fevga: mother wins, losses, draws
 
     def __post_init__(self) -> None:
         if self.moments is None:
@@ -149,23 +164,32 @@ class ChunkResult:
 
     def to_list(self) -> list[float]:
         return [self.games, *self.counts, self.plies_sum, self.plies_sumsq, self.truncated,
-                *self.moments, *(self.cube or ())]
+                *self.moments, *(self.cube or ()), *(self.variant or ())]
 
     @classmethod
     def from_list(cls, index: int, values: Sequence[float]) -> "ChunkResult":
         plain = 10 + 2 * len(FIGURES)
-        if len(values) not in (plain, plain + CUBE_SUMS):
-            raise ValueError(f"chunk {index}: expected {plain} or {plain + CUBE_SUMS} numbers, got {len(values)}")
+        if len(values) not in (plain, plain + CUBE_SUMS, plain + VARIANT_SUMS):
+            raise ValueError(f"chunk {index}: expected {plain}, {plain + VARIANT_SUMS} or "
+                             f"{plain + CUBE_SUMS} numbers, got {len(values)}")
         games, *counts, plies_sum, plies_sumsq, truncated = (int(v) for v in values[:10])
         moments = tuple(float(v) for v in values[10:plain])
-        cube = tuple(float(v) for v in values[plain:]) or None
-        if sum(counts) + truncated != games or min(games, plies_sum, plies_sumsq, truncated, *counts) < 0:
+        extra = values[plain:]
+        cube = tuple(float(v) for v in extra) if len(extra) == CUBE_SUMS else None
+        variant = tuple(int(v) for v in extra) if len(extra) == VARIANT_SUMS else None
+        draws = variant[2] if variant else 0
+        if sum(counts) + truncated + draws != games or min(
+            games, plies_sum, plies_sumsq, truncated, *counts, *(variant or ())
+        ) < 0:
             raise ValueError(f"chunk {index}: counts do not add up to its games")
-        return cls(index, games, tuple(counts), plies_sum, plies_sumsq, truncated, moments, cube)  # type: ignore[arg-type]
+        return cls(index, games, tuple(counts), plies_sum, plies_sumsq, truncated, moments, cube,  # type: ignore[arg-type]
+                   variant)  # type: ignore[arg-type]
 
 
 def chunk_resources(chunk: RolloutChunk, load: bool = True) -> dict:
     """The bear-off tables and net the chunk's games need (see players.game_resources)."""
+    if chunk.game >= 0:
+        return {}  # the Plakoto / Fevga players need neither
     return game_resources((chunk.player0, chunk.player1), chunk.bearoff_play, chunk.truncate,
                           chunk.cache_dir, load=load)
 
@@ -174,6 +198,19 @@ def prepare_chunk(chunk: RolloutChunk) -> None:
     """Build the bear-off databases the chunk's games need, if missing, without loading them
     (once per machine, before its workers start)."""
     chunk_resources(chunk, load=False)
+
+
+def _variant_chunk_result(chunk: RolloutChunk, dice: np.ndarray | None) -> ChunkResult:
+    """Play a Plakoto / Fevga chunk and fold its seven outcomes into a ChunkResult."""
+    from .variant_games import play_variant_trials
+
+    board = np.frombuffer(chunk.board, dtype=np.int8).reshape(2, 26).copy()
+    c, _ = play_variant_trials(board, chunk.pinned, chunk.game, chunk.variant_options,
+                               chunk.n_games, (chunk.player0, chunk.player1), chunk.seed, dice)
+    # win single, double, mother, lose single, double, mother, draw (variant_games.OUTCOMES)
+    counts = (int(c[0]), int(c[1] + c[2]), 0, int(c[3]), int(c[4] + c[5]), 0)
+    return ChunkResult(chunk.index, chunk.n_games, counts, int(c[7]), int(c[8]),
+                       variant=(int(c[2]), int(c[5]), int(c[6])))
 
 
 def run_chunk(chunk: RolloutChunk) -> ChunkResult:
@@ -191,6 +228,11 @@ def run_chunk(chunk: RolloutChunk) -> ChunkResult:
         )
     elif chunk.forced_dice is not None:
         first_dice = np.tile(np.asarray(chunk.forced_dice, dtype=np.int8), (chunk.n_games, 1))
+    if chunk.game >= 0:
+        result = _variant_chunk_result(chunk, first_dice)
+        log.debug("chunk %d: %d games in %.3f s (pid %d)", chunk.index, chunk.n_games,
+                  time.perf_counter() - start, os.getpid())
+        return result
     resources = chunk_resources(chunk)
     if chunk.cube_branches:
         resources.update(cube_branches=chunk.cube_branches, met=branch_met(chunk.cube_branches))
@@ -232,6 +274,7 @@ class Totals:
     truncated: int = 0
     moments: tuple[float, ...] = (0.0,) * (2 * len(FIGURES))
     cube: tuple[float, ...] | None = None  # cubeful rollouts: the summed cube sums
+    variant: tuple[int, ...] | None = None  # Plakoto / Fevga: mother wins, losses, draws
 
     def add(self, r: ChunkResult | "Totals") -> "Totals":
         if (self.cube is None) != (r.cube is None) and self.games and r.games:
@@ -239,6 +282,9 @@ class Totals:
         cube = r.cube if self.cube is None else self.cube
         if self.cube is not None and r.cube is not None:
             cube = tuple(a + b for a, b in zip(self.cube, r.cube))
+        variant = r.variant if self.variant is None else self.variant
+        if self.variant is not None and r.variant is not None:
+            variant = tuple(a + b for a, b in zip(self.variant, r.variant))
         return Totals(
             self.games + r.games,
             tuple(a + b for a, b in zip(self.counts, r.counts)),
@@ -247,6 +293,7 @@ class Totals:
             self.truncated + r.truncated,
             tuple(a + b for a, b in zip(self.moments, r.moments)),  # type: ignore[arg-type]
             cube,
+            variant,
         )
 
     @property
@@ -383,6 +430,8 @@ class RolloutRequest:
     cache_dir: str | None = None
     cube_branches: tuple[tuple, ...] | None = None  # cubeful: the branches' starting cubes
     max_cube: int = DEFAULT_MAX_CUBE
+    game: str | None = None  # "plakoto" / "fevga"; None: Portes by ``rules``
+    pinned: int = 0  # Plakoto: the pinned mask of the side on roll
 
     @property
     def cubeful(self) -> bool:
@@ -414,6 +463,7 @@ class RolloutRequest:
             "truncate": self.truncate,
             # Only cubeful requests carry these, so that older checkpoints still match.
             **({"cubeful": True, "max_cube": self.max_cube} if self.cubeful else {}),
+            **({"game": self.game} if self.game else {}),
         }
 
     def to_dict(self) -> dict[str, Any]:
@@ -430,7 +480,7 @@ class RolloutRequest:
 def make_request(
     position: object = "start",
     trials: object = 10_000,
-    players: object = ("pubeval", "pubeval"),
+    players: object = None,
     seed: object = None,
     rules: object = "backgammon",
     stratify: bool = True,
@@ -442,12 +492,21 @@ def make_request(
     cache_dir: str | os.PathLike | None = None,
     cubeful: bool = False,
     max_cube: object = DEFAULT_MAX_CUBE,
+    game: object = None,
 ) -> RolloutRequest:
     """Validate the arguments of a rollout; raise ValueError / InvalidPositionError precisely.
 
+    ``players``: None means pubeval for Portes and heuristic for Plakoto / Fevga.
     ``cubeful``: follow the doubling cube too (``cubeful.py``); games are then played to the
-    end (no truncation), and ``max_cube`` caps the cube (R23: 64).
+    end (no truncation), and ``max_cube`` caps the cube (R23: 64). ``game``: "plakoto" or
+    "fevga" rolls out that game (``position``: "start", a text id or a position of it).
     """
+    if game is not None:
+        return _variant_request(game, position, players, cubeful,
+                                make_request("start", trials, "pubeval", seed, rules, stratify,
+                                             chunk_size, target_se, min_trials, False, False))
+    if players is None:
+        players = ("pubeval", "pubeval")
     pos, is_start = resolve_position(position)
     n = check_count(trials)
     names, ids = player_kinds(players)
@@ -505,6 +564,33 @@ def make_request(
     )
 
 
+def _variant_request(game: object, position: object, players: object, cubeful: bool,
+                     checked: RolloutRequest) -> RolloutRequest:
+    """A Plakoto / Fevga request: ``checked`` holds the validated settings the games share
+    with Portes (trials, seed, chunks, stratification, the stop rule)."""
+    from .variant_games import variant_player_ids
+    from .variant_position import GAMES, variant_position
+    from .variants import GAME_CODES, require_variant_in_progress
+
+    if game not in GAME_CODES:
+        raise ValueError(f"game must be one of {', '.join(GAMES)}, not {game!r}")
+    if cubeful:
+        raise ValueError(f"{game} is played without the doubling cube (T1): no cubeful rollout")
+    if isinstance(position, str) and position.strip().lower() == "start":
+        position = None
+    pos = variant_position(str(game), position)  # type: ignore[arg-type]
+    require_variant_in_progress(pos)
+    names, ids = variant_player_ids(str(game), players if players is not None else "heuristic")
+    notes = ("the first roll may be a double (T3: the starter rolls both dice again)",) if (
+        pos == type(pos).initial()) else ()
+    return replace(
+        checked, position=pos, position_text=pos.variant_id(),  # type: ignore[arg-type]
+        board=np.ascontiguousarray(pos.core_board(), dtype=np.int8).tobytes(),
+        players=names, player_ids=ids, first_roll_no_doubles=False, forced_dice=None,
+        notes=notes, bearoff_play=False, truncate=False, game=str(game), pinned=pos.pinned_mask(),
+    )
+
+
 def plan_chunks(request: RolloutRequest) -> list[RolloutChunk]:
     """All chunks of the request, in index order."""
     chunks = []
@@ -528,9 +614,18 @@ def plan_chunks(request: RolloutRequest) -> list[RolloutChunk]:
                 truncate=request.truncate,
                 cache_dir=request.cache_dir,
                 cube_branches=request.cube_branches,
+                game=_game_code(request.game),
+                pinned=request.pinned,
             )
         )
     return chunks
+
+
+def _game_code(game: str | None) -> int:
+    """The core's number of a Plakoto / Fevga game; -1 for Portes."""
+    from .variants import GAME_CODES
+
+    return -1 if game is None else GAME_CODES[game]
 
 
 # ---------------------------------------------------------------------------------------------
@@ -565,6 +660,7 @@ def request_from_checkpoint(doc: dict[str, Any], **overrides: Any) -> RolloutReq
         min_trials=req.get("min_trials"),
         cubeful=req.get("cubeful", False),
         max_cube=req.get("max_cube", DEFAULT_MAX_CUBE),
+        game=req.get("game"),
     )
     args.update({k: v for k, v in overrides.items() if v is not None})
     return make_request(**args)

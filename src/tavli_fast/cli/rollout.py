@@ -98,6 +98,9 @@ def build_parser() -> OneLineParser:
     add_executor_options(p)
     p.add_argument("--seed", type=_seed, default=None, help="master seed (default: random, always printed)")
     p.add_argument("--rules", default=None, help="backgammon (default) or portes")
+    p.add_argument("--game", default=None, choices=("plakoto", "fevga"),
+                   help="roll out Plakoto or Fevga instead of Portes (--position: start or the "
+                   "game's text id; players random or heuristic, the default)")
     p.add_argument("--json", action="store_true", help="print one JSON document")
     p.add_argument("--no-progress", action="store_true", help="no progress bar on stderr")
     p.add_argument("--checkpoint", default=None, metavar="FILE", help="keep progress in FILE (JSON)")
@@ -160,6 +163,7 @@ def run(args: argparse.Namespace) -> int:
         "cache_dir": args.cache_dir,
         "cubeful": True if args.cubeful else None,
         "max_cube": args.max_cube,
+        "game": args.game,
     }
     if args.resume is not None:
         saved = read_checkpoint(args.resume)["request"]
@@ -171,7 +175,8 @@ def run(args: argparse.Namespace) -> int:
     elif args.checkpoint is not None:
         _check_writable(args.checkpoint, "--checkpoint")
     defaults = {
-        "position": "start", "trials": DEFAULT_TRIALS, "players": ("pubeval", "pubeval"),
+        "position": "start", "trials": DEFAULT_TRIALS,
+        "players": ("heuristic",) * 2 if settings["game"] else ("pubeval", "pubeval"),
         "rules": "backgammon", "chunk_size": None, "stratify": True,
         "bearoff": True, "truncate": True, "cubeful": False, "max_cube": 64,
     }
