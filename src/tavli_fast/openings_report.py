@@ -139,6 +139,7 @@ class OpeningsResult:
     notes: tuple[str, ...] = ()
     checkpoint: str | None = None
     first_mover: dict[str, float] = field(default_factory=dict)
+    game: str | None = None  # "plakoto" / "fevga"; None: Portes by ``rules``
 
     def __post_init__(self) -> None:
         if not self.first_mover:
@@ -167,6 +168,7 @@ class OpeningsResult:
             "first_mover": {k: _num(v) for k, v in self.first_mover.items()},
             "players": list(self.players),
             "rules": self.rules,
+            **({"game": self.game} if self.game else {}),
             "seed": self.seed,
             "trials": self.trials,
             "chunk_size": self.chunk_size,
@@ -201,10 +203,14 @@ class OpeningsResult:
 
     def __str__(self) -> str:
         lines = [
-            f"Opening statistics: {self.players[0]} (first mover) vs {self.players[1]}, rules "
-            f"{self.rules}, {self.trials:,} trials per play, seed {self.seed}",
-            "Figures are the first mover's (cubeless money equity); after the opening play the "
-            "opponent is on roll.",
+            f"Opening statistics: {self.players[0]} (first mover) vs {self.players[1]}, "
+            + (f"game {self.game}" if self.game else f"rules {self.rules}")
+            + f", {self.trials:,} trials per play, seed {self.seed}",
+            ("Figures are the first mover's (points a game; 'W g' / 'L g' are 2-point games, by "
+             "bearing off or the mother rule; a draw counts 0); after the opening play the "
+             "opponent is on roll." if self.game else
+             "Figures are the first mover's (cubeless money equity); after the opening play the "
+             "opponent is on roll."),
             "Note: " + COMMON_DICE_NOTE + ".",
         ]
         if self.screen is not None:
@@ -311,6 +317,7 @@ def openings(
     start_method: str | None = None,
     scheduler: str | None = None,
     client: Any = None,
+    game: str | None = None,
 ) -> OpeningsResult:
     """Roll out every legal play of every opening roll; rank the plays; the first mover's odds.
 
@@ -324,7 +331,8 @@ def openings(
     a file (its settings are used; ``jobs`` may differ). progress: called with a
     ``RolloutProgress`` (trials over all plays) after each unit of work. scheduler / client:
     run the units on a Dask cluster instead of the local pool, with the same numbers (see
-    ``tavli_fast.rollout``).
+    ``tavli_fast.rollout``). game: ``"plakoto"`` or ``"fevga"``: the 21 rolls of T3 (the first
+    play may be a double), the variants' players (default ``heuristic``), figures in points.
     """
     check_jobs(jobs)
     previous = 0.0
@@ -338,7 +346,7 @@ def openings(
     else:
         request = make_openings_request(
             trials, players, seed, rules, rolls, screen, screen_trials, chunk_size, stratify,
-            bearoff, truncate, cache_dir,
+            bearoff, truncate, cache_dir, game,
         )
         job = OpeningsJob(request)
     path = os.fspath(checkpoint) if checkpoint is not None else None
@@ -346,7 +354,7 @@ def openings(
         outcome = run_job(job, executor, progress=progress, checkpoint=path,
                           previous_elapsed=previous)
     notes = []
-    if players is None and resume is None:
+    if players is None and resume is None and request.game is None:
         notes.append(f"players: {request.players[0]} for both sides, the strongest player available "
                      "(choose with --player/--players)")
     if outcome.restarts:
@@ -360,6 +368,7 @@ def openings(
         trials=request.trials, chunk_size=request.chunk_size, screen=request.screen,
         screen_trials=request.screen_trials, jobs=executor.workers, elapsed_s=outcome.elapsed_s,
         interrupted=outcome.interrupted, all_rolls=all_rolls, notes=tuple(notes), checkpoint=path,
+        game=request.game,
     )
 
 __all__ += ["read_checkpoint", "COMMON_DICE_NOTE", "OPENING_FIGURES"]  # re-exported
