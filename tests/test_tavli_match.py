@@ -57,6 +57,33 @@ def test_t3_first_roll_may_be_a_double_and_the_winner_starts():
     assert request.rules.name == "portes"
 
 
+def test_t3_the_previous_winner_starts_so_the_portes_winner_opens_plakoto():
+    # A plays Portes far better (pubeval vs random) and both play Plakoto by the same
+    # heuristic. Since the Portes winner starts the next game (T3), A nearly always moves
+    # first in Plakoto and wins the first mover's share of its points; with a coin for the
+    # starter the share falls back to about one half.
+    from tavli_fast import _core, simulate_variant
+    from tavli_fast.cube import default_match_table
+    from tavli_fast.players import player_id
+    from tavli_fast.position import Position
+
+    def plakoto_share(winner_starts: bool) -> float:
+        t = _core.run_matches(Position.initial().board, 3000, 5, 0, 0, False, player_id("pubeval"),
+                              player_id("random"), 5, False, False, 1, winner_starts,
+                              default_match_table(), bearoff_play=False, tavli=True,
+                              variant_player_a=1, variant_player_b=1)
+        a, b = (int(t[TALLIES.index(f"plakoto_points_{x}")]) for x in "ab")
+        return a / (a + b)
+
+    s = simulate_variant("plakoto", None, 20000, "heuristic", seed=1)
+    won = s.win_single + 2 * (s.win_double + s.win_mother)
+    lost = s.lose_single + 2 * (s.lose_double + s.lose_mother)
+    first_mover = won / (won + lost)
+    assert first_mover > 0.53                           # the heuristic's first-mover edge
+    assert abs(plakoto_share(True) - first_mover) < 0.03
+    assert plakoto_share(True) - plakoto_share(False) > 0.03
+
+
 def test_p5_mother_wins_are_counted_among_the_two_point_wins(five):
     mothers = five._t("mother_a") + five._t("mother_b")
     assert 0 < mothers <= five._t("gammon_a") + five._t("gammon_b")
