@@ -182,3 +182,20 @@ def test_cli_tavli_match_report():
                          "--seed", "6", "--json", "--no-progress", "-j", "1").stdout)
     assert doc["tavli"] is True and doc["length"] == 7 and doc["cube"] is False
     assert set(doc["game_types"]) == set(GAME_TYPES)
+
+
+def test_p6_option_a_draw_is_a_game_nobody_scores_and_the_rotation_moves_on(tmp_path):
+    r = play_matches(5, 600, "pubeval", tavli=True, seed=1, jobs=1,
+                     game_rules=["draw_scores_point"], checkpoint=str(tmp_path / "d.json"))
+    types, draws = r.game_types(), r._t("draws")
+    assert draws > 0
+    played = {k: types[k]["games"] for k in KINDS}
+    played["plakoto"] += draws                       # a drawn Plakoto game is a played one
+    assert 0 <= played["portes"] - played["plakoto"] <= r.matches
+    assert 0 <= played["plakoto"] - played["fevga"] <= r.matches
+    assert json.loads((tmp_path / "d.json").read_text())["request"]["game_rules"] == ["draw_scores_point"]
+    assert "not replayed" in str(r)
+    with pytest.raises(ValueError, match="need tavli"):
+        play_matches(5, 10, "pubeval", game_rules=["draw_scores_point"], jobs=1)
+    with pytest.raises(ValueError, match="not an option of Plakoto or Fevga"):
+        play_matches(5, 10, "pubeval", tavli=True, game_rules=["jacoby"], jobs=1)

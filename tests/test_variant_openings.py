@@ -103,3 +103,17 @@ def test_cli_fevga_openings_as_json():
     assert doc["game"] == "fevga" and doc["seed"] == 2
     assert sorted(r["roll"] for r in doc["rolls"]) == ["11", "21"]
     assert all(play["trials"] == 100 for r in doc["rolls"] for play in r["plays"])
+
+
+def test_options_reach_every_unit_and_change_the_numbers():
+    from tavli_fast.openings import plan_units
+
+    request = make_openings_request(trials=200, game="fevga", rolls="65", seed=4,
+                                    game_rules=["runner_to_quarter"])
+    assert request.game_rules == ("runner_to_quarter",) and request.variant_options != 0
+    assert all(u.variant_options == request.variant_options for u in plan_units(request, 0))
+    args = dict(trials=1296, game="plakoto", rolls="65", seed=4, jobs=1)
+    default, option = openings(**args), openings(game_rules=["pinned_home_counts"], **args)
+    assert default.to_dict()["rolls"] != option.to_dict()["rolls"]
+    with pytest.raises(ValueError, match="give game too"):
+        make_openings_request(trials=10, game_rules=["runner_to_quarter"])

@@ -176,3 +176,43 @@ def test_cli_rolls_out_plakoto_from_its_text_id_and_echoes_the_seed():
     assert doc["game"] == "plakoto" and doc["seed"] == 4 and doc["trials"] == 720
     assert doc["position_id"] == start and doc["players"] == ["heuristic", "heuristic"]
     assert 0 < doc["mother_win"] < doc["win_gammon"] and doc["variant_se"]["mother_win"] > 0
+
+
+# ------------------------------------------------------------------ options
+
+
+def test_f4_option_changes_the_games_and_is_kept_in_the_checkpoint(tmp_path):
+    args = dict(game="fevga", seed=7, jobs=1, chunk_size=500)
+    default = rollout("start", 1000, **args)
+    quarter = rollout("start", 1000, game_rules=["runner_to_quarter"],
+                      checkpoint=str(tmp_path / "q.json"), **args)
+    assert quarter.totals != default.totals
+    assert any("runner_to_quarter" in note for note in quarter.notes)
+    saved = json.loads((tmp_path / "q.json").read_text())["request"]
+    assert saved["game_rules"] == ["runner_to_quarter"]
+    with pytest.raises(ValueError, match="does not match"):
+        rollout("start", 2000, resume=str(tmp_path / "q.json"), **args)   # options differ
+
+
+def test_p4_option_changes_the_games_of_a_pinned_home_checker():
+    # My last two checkers: one on my ace, one on my 6-point pinned under 14 of his. By
+    # default the pinned checker stops me bearing off (P4) and I cannot move at all; with
+    # pinned_home_counts a 1 bears the ace checker off, so the games differ.
+    from tavli_fast import PlakotoRules
+
+    position = PlakotoPosition(counts({6: 1, 1: 1}), counts({19: 14, 20: 1}), 13, 0,
+                               me_pinned=[6])
+    default = rollout(position, 360, game="plakoto", seed=3, jobs=1)
+    option = rollout(position, 360, game="plakoto", seed=3, jobs=1,
+                     game_rules=PlakotoRules(pinned_home_counts=True))
+    assert default.totals != option.totals
+    assert default.notes != option.notes
+
+
+def test_options_need_their_game():
+    with pytest.raises(ValueError, match="give game too"):
+        rollout("start", 100, game_rules=["runner_to_quarter"], jobs=1)
+    with pytest.raises(ValueError, match="not an option of plakoto"):
+        rollout("start", 100, game="plakoto", game_rules=["runner_to_quarter"], jobs=1)
+    p = run("--game", "fevga", "--option", "pinned_home_counts", "--trials", "100", "--no-progress")
+    assert p.returncode == 2 and "not an option of fevga" in p.stderr

@@ -757,13 +757,14 @@ def run_matches(const int8_t[:, ::1] board, Py_ssize_t n_matches, int length, in
                 MatchTableC met, BearoffTables bearoff=None, bint bearoff_play=True,
                 NeuralNet net=None, bint tavli=False, int variant_player_a=VPLAYER_HEURISTIC,
                 int variant_player_b=VPLAYER_HEURISTIC, int plakoto_options=0,
-                int fevga_options=0):
+                int fevga_options=0, bint plakoto_draw_ends_game=False):
     """Play n_matches matches to `length` points from the score (score_a, score_b).
 
     Every Portes game starts from `board` (the starting position).  max_cube = 1 plays
     without the cube.  `tavli` (T1-T3, needs max_cube = 1): the games rotate Portes,
     Plakoto, Fevga, the variant games played by variant_player_a / _b (VPLAYER_*) under
-    the option bits plakoto_options / fevga_options.  Returns int64[N_MATCH_TALLIES]:
+    the option bits plakoto_options / fevga_options; plakoto_draw_ends_game: P6's option,
+    a draw is a game that nobody scores instead of a replay.  Returns int64[N_MATCH_TALLIES]:
     matches won by A, games, sum of games squared, sum of final cubes, A's single /
     gammon (2 points) / backgammon wins, B's, games ended by a pass, points scored by A
     and by B, then per game type (Portes, Plakoto, Fevga) games decided, A's points, B's
@@ -812,6 +813,7 @@ def run_matches(const int8_t[:, ::1] board, Py_ssize_t n_matches, int length, in
     m.variant_players[1] = variant_player_b
     m.variant_options[0] = plakoto_options
     m.variant_options[1] = fevga_options
+    m.draw_ends_game = plakoto_draw_ends_game
     tally = np.zeros(N_MATCH_TALLIES, dtype=np.int64)
     cdef int64_t[::1] t = tally
     cdef Rng rng

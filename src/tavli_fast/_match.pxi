@@ -35,6 +35,7 @@ ctypedef struct MatchOptions:
     bint tavli                  # T2: games rotate Portes, Plakoto, Fevga (needs max_cube 1)
     int variant_players[2]      # A's and B's players in Plakoto and Fevga (VPLAYER_*)
     int variant_options[2]      # the core option bits of Plakoto, of Fevga
+    bint draw_ends_game         # P6 option: a Plakoto draw is a game nobody scores, not replayed
 
 
 cdef inline int tavli_variant_game(VarGen* v, int kind, int starter, const MatchOptions* m,
@@ -63,7 +64,8 @@ cdef void play_match(MoveGen* g, VarGen* v, const Board* start, GameOptions* opt
     view of the cube and score goes into opt.cube[0]; a pass ends the game at once.
     With `tavli` (T1-T3; `v` a variant generator) the games rotate Portes, Plakoto, Fevga,
     without the cube; a Plakoto draw (P6) is replayed with the same starter and counts as
-    no game in the rotation.
+    no game in the rotation, or with `draw_ends_game` ends that game with no points and
+    the same starter for the next.
     """
     cdef int score[2]
     cdef int starter = <int>rng_below(rng, 2), winner, k, points, games = 0, kind = 0, vo
@@ -84,6 +86,8 @@ cdef void play_match(MoveGen* g, VarGen* v, const Board* start, GameOptions* opt
                 tally[MT_DRAWS] += 1
                 tally[MT_CUBE] += 1             # a game without the cube: its cube is 1
                 games += 1
+                if m.draw_ends_game:
+                    kind = (kind + 1) % N_GAME_TYPES
                 continue
             winner = starter if vo < V_LOSE_SINGLE else starter ^ 1
             k = vo if vo < V_LOSE_SINGLE else vo - V_LOSE_SINGLE  # single, double, mother

@@ -41,7 +41,8 @@ from .players import game_resources
 from .position import Position
 from .progress import RolloutProgress
 from .rollout import chunk_seed
-from .rules import Rules, get_rules
+from .rules import FevgaRules, PlakotoRules, Rules, game_rules, get_rules, option_names
+from .variants import core_options
 
 __all__ = [
     "DEFAULT_MATCH_CHUNK",
@@ -100,6 +101,7 @@ class MatchRequest:
     cache_dir: str | None = None
     tavli: bool = False  # T1-T3: games rotate Portes, Plakoto, Fevga
     variant_ids: tuple[int, int] = (1, 1)  # A's and B's players in Plakoto and Fevga
+    game_rules: tuple[str, ...] = ()  # tavli: the Plakoto and Fevga options set, by name
 
     @property
     def n_chunks(self) -> int:
@@ -120,6 +122,7 @@ class MatchRequest:
             "bearoff": self.bearoff_play,
             # Only tavli requests carry it, so that older checkpoints still match.
             **({"tavli": True} if self.tavli else {}),
+            **({"game_rules": list(self.game_rules)} if self.game_rules else {}),
         }
 
     def to_dict(self) -> dict[str, Any]:
@@ -154,12 +157,16 @@ def make_match_request(
     bearoff: bool = True,
     cache_dir: str | os.PathLike | None = None,
     tavli: bool = False,
+    game_rules: object = None,
 ) -> MatchRequest:
     """Validate the arguments of a match run; raise ValueError saying precisely what is wrong.
 
     ``rules`` None means "backgammon", or "portes" for a tavli match (the only rules it takes).
-    ``tavli``: the games rotate Portes, Plakoto, Fevga (T1-T3), without the cube, from 0-0.
+    ``tavli``: the games rotate Portes, Plakoto, Fevga (T1-T3), without the cube, from 0-0;
+    ``game_rules``: option names of Plakoto and Fevga for it (``"draw_scores_point"``, ...).
     """
+    if game_rules is not None and not tavli:
+        raise ValueError("game_rules are the options of Plakoto and Fevga: they need tavli")
     if tavli:
         if rules is not None and get_rules(rules).name != "portes":
             raise ValueError(f"a tavli match plays Portes by the portes rules, not {get_rules(rules).name!r}")
@@ -205,7 +212,21 @@ def make_match_request(
         cache_dir=None if cache_dir is None else os.fspath(cache_dir),
         tavli=bool(tavli),
         variant_ids=(variant_player(names[0]), variant_player(names[1])),
+        game_rules=tuple(sorted(name for rules in tavli_rules(game_rules) for name in option_names(rules))),
     )
+
+
+def tavli_rules(options: object) -> tuple[PlakotoRules, FevgaRules]:
+    """The Plakoto and Fevga rules of a tavli match from option names (each name belongs to
+    one of the two games; None: the defaults). ValueError names the options there are."""
+    names = [] if options is None else [options] if isinstance(options, str) else list(options)  # type: ignore[call-overload]
+    plakoto, fevga = tuple(PlakotoRules.__dataclass_fields__), tuple(FevgaRules.__dataclass_fields__)
+    for name in names:
+        if name not in plakoto + fevga:
+            raise ValueError(f"{name!r} is not an option of Plakoto or Fevga: choose from "
+                             f"{', '.join(plakoto + fevga)}")
+    return (game_rules("plakoto", [n for n in names if n in plakoto]),  # type: ignore[return-value]
+            game_rules("fevga", [n for n in names if n in fevga]))
 
 
 @dataclass(frozen=True)
@@ -228,6 +249,9 @@ class MatchChunk:
     cache_dir: str | None = None
     tavli: bool = False
     variant_ids: tuple[int, int] = (1, 1)
+    plakoto_options: int = 0  # the core's option bits (variants.core_options)
+    fevga_options: int = 0
+    draw_ends_game: bool = False  # P6 option (PlakotoRules.draw_scores_point)
 
 
 @dataclass(frozen=True)
@@ -268,12 +292,15 @@ def run_match_chunk(chunk: MatchChunk) -> MatchChunkResult:
         chunk.first_roll_no_doubles, chunk.backgammons, chunk.max_cube, chunk.winner_starts,
         default_match_table(), **_resources(chunk), tavli=chunk.tavli,
         variant_player_a=chunk.variant_ids[0], variant_player_b=chunk.variant_ids[1],
+        plakoto_options=chunk.plakoto_options, fevga_options=chunk.fevga_options,
+        plakoto_draw_ends_game=chunk.draw_ends_game,
     )
     return MatchChunkResult(chunk.index, chunk.n_matches, tuple(int(v) for v in tallies))
 
 
 def plan_match_chunks(request: MatchRequest) -> list[MatchChunk]:
     """All chunks of the request, in index order."""
+    plakoto, fevga = tavli_rules(request.game_rules)
     return [
         MatchChunk(
             index=c,
@@ -292,6 +319,9 @@ def plan_match_chunks(request: MatchRequest) -> list[MatchChunk]:
             cache_dir=request.cache_dir,
             tavli=request.tavli,
             variant_ids=request.variant_ids,
+            plakoto_options=core_options("plakoto", plakoto),
+            fevga_options=core_options("fevga", fevga),
+            draw_ends_game=plakoto.draw_scores_point,
         )
         for c in range(request.n_chunks)
     ]
@@ -481,7 +511,9 @@ class MatchResult:
         lines += [
             "",
             f"Games per match {self.games_per_match:.3f} (SE {self.games_per_match_se:.3f}), "
-            f"Plakoto draws replayed {self._t('draws'):,}",
+            f"Plakoto draws {'(no points, not replayed)' if 'draw_scores_point' in r.game_rules else 'replayed'} "
+            f"{self._t('draws'):,}",
+            *([f"Options: {', '.join(r.game_rules)}"] if r.game_rules else []),
             "Players in Plakoto and Fevga: "
             + ", ".join(f"{name} plays {'random' if name == 'random' else 'heuristic'}"
                         for name in dict.fromkeys(r.players)),
@@ -517,6 +549,8 @@ class MatchJob:
     @classmethod
     def from_checkpoint(cls, doc: dict[str, Any], request: MatchRequest, path: str) -> "MatchJob":
         mine = request.identity()
+        # Keys that only tavli requests carry must match when either side has them.
+        mine.update({k: None for k in ("tavli", "game_rules") if k in doc["request"] and k not in mine})
         theirs = {k: doc["request"].get(k) for k in mine}
         diff = [k for k in mine if mine[k] != theirs[k]]
         if diff:

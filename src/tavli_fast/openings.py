@@ -165,11 +165,12 @@ def parse_rolls(text: object, rules: Rules) -> tuple[tuple[int, int], ...]:
 
 
 def play_trials(trials: object, rules: object = "backgammon", rolls: object = None,
-                game: str | None = None) -> int:
+                game: str | None = None, game_rules: object = None) -> int:
     """Trials over all plays of the rolls (the size of an openings run before any screening)."""
     rule_set = get_rules("portes" if game else rules)
     chosen = [r for r, _ in opening_rolls(rule_set)] if rolls is None else parse_rolls(rolls, rule_set)
-    return check_count(trials) * sum(len(roll_plays(r, game=game).notations) for r in chosen)
+    return check_count(trials) * sum(len(roll_plays(r, game=game, game_rules=game_rules).notations)
+                                     for r in chosen)
 
 
 def _roll_seed(master_seed: int, roll: tuple[int, int]) -> int:
@@ -195,13 +196,16 @@ class RollPlays:
     pinned: tuple[int, ...] = ()  # Plakoto: the pinned mask of the side on roll in each
 
 
-def roll_plays(roll: tuple[int, int], weight: float = 1.0, game: str | None = None) -> RollPlays:
+def roll_plays(roll: tuple[int, int], weight: float = 1.0, game: str | None = None,
+               game_rules: object = None) -> RollPlays:
     """Every distinct legal play of ``roll`` from the starting position (sorted by notation),
-    of Portes or of ``game`` ("plakoto", "fevga"); for those the ids are the variant text ids."""
+    of Portes or of ``game`` ("plakoto", "fevga", by ``game_rules``: see rules.game_rules);
+    for those the ids are the variant text ids."""
     if game is not None:
+        from .rules import game_rules as make_rules
         from .variants import variant_play_notation
 
-        vplays = variant_play_notation(game, None, *roll)  # sorted by notation
+        vplays = variant_play_notation(game, None, *roll, make_rules(game, game_rules))  # sorted
         vafter = [p.position.sides_switched() for p in vplays]
         return RollPlays(
             roll=roll, weight=weight, notations=tuple(p.notation for p in vplays),
@@ -238,6 +242,8 @@ class OpeningsRequest:
     truncate: bool = True
     cache_dir: str | None = None
     game: str | None = None  # "plakoto" / "fevga"; None: Portes by ``rules``
+    game_rules: tuple[str, ...] = ()  # Plakoto / Fevga: the options set (rules.game_rules)
+    variant_options: int = 0  # ... as the core's option bits
 
     def chunk_bounds(self) -> list[tuple[int, int]]:
         """(first trial, trials) of each chunk; the screening boundary is a chunk boundary."""
@@ -275,6 +281,7 @@ class OpeningsRequest:
             "bearoff": self.bearoff_play,
             "truncate": self.truncate,
             **({"game": self.game} if self.game else {}),  # older checkpoints still match
+            **({"game_rules": list(self.game_rules)} if self.game_rules else {}),
         }
 
 
@@ -292,18 +299,27 @@ def make_openings_request(
     truncate: bool = True,
     cache_dir: str | None = None,
     game: str | None = None,
+    game_rules: object = None,
 ) -> OpeningsRequest:
     """Validate the arguments of an openings run; raise ValueError precisely.
 
     ``game``: "plakoto" or "fevga" (the 21 rolls of T3, the variants' players, default
-    ``heuristic``; ``rules`` must then be left at backgammon / portes, which it replaces)."""
+    ``heuristic``; ``rules`` must then be left at backgammon / portes, which it replaces), by
+    ``game_rules`` (a PlakotoRules / FevgaRules or option names; None: the defaults)."""
     n = check_count(trials)
+    options: tuple[str, ...] = ()
+    bits = 0
+    if game is None and game_rules is not None:
+        raise ValueError("game_rules are the options of Plakoto or Fevga: give game too")
     if game is not None:
+        from .rules import game_rules as make_rules, option_names
         from .variant_games import variant_player_ids
-        from .variants import GAME_CODES
+        from .variants import GAME_CODES, core_options
 
         if game not in GAME_CODES:
             raise ValueError(f"game must be one of {', '.join(GAME_CODES)}, not {game!r}")
+        chosen_rules = make_rules(game, game_rules)
+        options, bits = option_names(chosen_rules), core_options(game, chosen_rules)
         get_rules(rules)  # still a known name
         names, ids = variant_player_ids(game, players if players is not None else "heuristic")
         rules, bearoff, truncate = "portes", False, False  # T3 rolls; no databases there
@@ -330,7 +346,7 @@ def make_openings_request(
     elif screen_trials is not None:
         raise ValueError("screen_trials needs screen (the equity threshold)")
     return OpeningsRequest(
-        rolls=tuple(roll_plays(r, weights[r], game) for r in chosen),
+        rolls=tuple(roll_plays(r, weights[r], game, options) for r in chosen),
         players=names,
         player_ids=ids,
         rules=rule_set,
@@ -344,6 +360,8 @@ def make_openings_request(
         truncate=bool(truncate),
         cache_dir=cache_dir,
         game=game,
+        game_rules=options,
+        variant_options=bits,
     )
 
 
@@ -368,6 +386,7 @@ class OpeningUnit:
     reply: tuple[int, int] | None = None  # the opponent's first roll, forced (reply statistics)
     game: int = -1  # Portes (-1), or the core's Plakoto / Fevga number
     pinned: tuple[int, ...] = ()  # Plakoto: the pinned mask of the side on roll, per board
+    variant_options: int = 0  # Plakoto / Fevga: the core's option bits
 
 
 @dataclass(frozen=True)
@@ -420,7 +439,8 @@ def _variant_fields(request: OpeningsRequest, rp: RollPlays, cands: Sequence[int
     """The OpeningUnit fields of a Plakoto / Fevga run."""
     from .variants import GAME_CODES
 
-    return {"game": GAME_CODES[request.game], "pinned": tuple(rp.pinned[i] for i in cands)}  # type: ignore[index]
+    return {"game": GAME_CODES[request.game], "pinned": tuple(rp.pinned[i] for i in cands),  # type: ignore[index]
+            "variant_options": request.variant_options}
 
 
 def common_dice(unit: OpeningUnit) -> np.ndarray:
@@ -463,8 +483,8 @@ def _variant_figures(unit: OpeningUnit, i: int, board: np.ndarray, seed: int,
     (float64[n_games, 6]) and the sum of the plies."""
     from .variant_games import play_variant_trials
 
-    counts, outcomes = play_variant_trials(board, unit.pinned[i], unit.game, 0, unit.n_games,
-                                           players, seed, dice)
+    counts, outcomes = play_variant_trials(board, unit.pinned[i], unit.game, unit.variant_options,
+                                           unit.n_games, players, seed, dice)
     return _VARIANT_FIGURES[outcomes], int(counts[7])
 
 
@@ -648,6 +668,7 @@ def request_from_checkpoint(doc: dict[str, Any]) -> OpeningsRequest:
         screen_trials=saved["screen_trials"] if saved["screen"] is not None else None,
         chunk_size=saved["chunk_size"], stratify=saved["stratify"], bearoff=saved["bearoff"],
         truncate=saved["truncate"], cache_dir=saved.get("cache_dir"), game=saved.get("game"),
+        game_rules=saved.get("game_rules"),
     )
 
 

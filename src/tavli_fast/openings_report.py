@@ -318,6 +318,7 @@ def openings(
     scheduler: str | None = None,
     client: Any = None,
     game: str | None = None,
+    game_rules: object = None,
 ) -> OpeningsResult:
     """Roll out every legal play of every opening roll; rank the plays; the first mover's odds.
 
@@ -332,7 +333,8 @@ def openings(
     ``RolloutProgress`` (trials over all plays) after each unit of work. scheduler / client:
     run the units on a Dask cluster instead of the local pool, with the same numbers (see
     ``tavli_fast.rollout``). game: ``"plakoto"`` or ``"fevga"``: the 21 rolls of T3 (the first
-    play may be a double), the variants' players (default ``heuristic``), figures in points.
+    play may be a double), the variants' players (default ``heuristic``), figures in points;
+    game_rules: the game's options (a ``PlakotoRules`` / ``FevgaRules`` or option names).
     """
     check_jobs(jobs)
     previous = 0.0
@@ -346,7 +348,7 @@ def openings(
     else:
         request = make_openings_request(
             trials, players, seed, rules, rolls, screen, screen_trials, chunk_size, stratify,
-            bearoff, truncate, cache_dir, game,
+            bearoff, truncate, cache_dir, game, game_rules,
         )
         job = OpeningsJob(request)
     path = os.fspath(checkpoint) if checkpoint is not None else None
@@ -359,6 +361,8 @@ def openings(
                      "(choose with --player/--players)")
     if outcome.restarts:
         notes.append(f"{outcome.restarts} worker pool restart(s) after a worker died")
+    if request.game_rules:
+        notes.append(f"{request.game} options: {', '.join(request.game_rules)}")
     all_rolls = len(request.rolls) == (15 if request.rules.first_roll_no_doubles else 21)
     if not all_rolls:
         notes.append("the first mover's figures average only the rolls analysed (weights renormalised)")

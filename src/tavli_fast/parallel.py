@@ -100,6 +100,7 @@ def rollout(
     scheduler: str | None = None,
     client: Any = None,
     game: str | None = None,
+    game_rules: object = None,
 ) -> RolloutResult:
     """Roll out ``position`` for ``trials`` games and return a ``RolloutResult``.
 
@@ -126,7 +127,8 @@ def rollout(
     F1-F7) from ``"start"``, its text id or a position of it, with the players ``random`` and
     ``heuristic`` (the default there; pubeval is the default for Portes); the result adds the
     mother-rule wins and losses and the draws (``result.variant``), and a 2-point win counts
-    as a gammon. No truncation, bear-off databases or cube in those games.
+    as a gammon. No truncation, bear-off databases or cube in those games. game_rules: the
+    game's options, a ``PlakotoRules`` / ``FevgaRules`` or option names (``"runner_to_quarter"``).
 
     Raises ValueError for bad arguments (trials <= 0 or not whole, jobs < 1, unknown player or
     rules, jobs together with a cluster), InvalidPositionError for a bad position;
@@ -141,7 +143,7 @@ def rollout(
             seed = doc["request"]["seed"]
     request = make_request(
         position, trials, players, seed, rules, stratify, chunk_size, target_se, min_trials,
-        bearoff, truncate, cache_dir, cubeful, max_cube, game,
+        bearoff, truncate, cache_dir, cubeful, max_cube, game, game_rules,
     )
     previous_elapsed = 0.0
     if doc is not None:
@@ -209,6 +211,7 @@ def play_matches(
     scheduler: str | None = None,
     client: Any = None,
     tavli: bool = False,
+    game_rules: object = None,
 ) -> MatchResult:
     """Play ``matches`` whole matches to ``length`` points and return a ``MatchResult``.
 
@@ -221,7 +224,9 @@ def play_matches(
     cluster). tavli: play tavli matches (T1-T3): the games rotate Portes, Plakoto, Fevga
     without the cube, from 0-0; ``random`` plays the variants randomly, every other player by
     the variants' heuristic (``match.variant_player``); the result adds each game type's
-    share of the points (``MatchResult.game_types``). Raises ValueError for bad arguments
+    share of the points (``MatchResult.game_types``); game_rules: the Plakoto and Fevga
+    options of a tavli match, by name (``"draw_scores_point"``: a Plakoto draw is a game that
+    nobody scores, not replayed; ``"runner_to_quarter"``, ...). Raises ValueError for bad arguments
     (length < 1, a score that has already won, post_crawford with no player 1-away, a score
     or rules other than portes with tavli, ...).
     """
@@ -232,7 +237,7 @@ def play_matches(
         if seed is None:
             seed = doc["request"]["seed"]
     request = make_match_request(length, matches, players, score, post_crawford, rules, cube,
-                                 max_cube, seed, chunk_size, bearoff, cache_dir, tavli)
+                                 max_cube, seed, chunk_size, bearoff, cache_dir, tavli, game_rules)
     previous_elapsed = 0.0
     if doc is not None:
         job = MatchJob.from_checkpoint(doc, request, os.fspath(resume))  # type: ignore[arg-type]

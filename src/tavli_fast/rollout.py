@@ -432,6 +432,8 @@ class RolloutRequest:
     max_cube: int = DEFAULT_MAX_CUBE
     game: str | None = None  # "plakoto" / "fevga"; None: Portes by ``rules``
     pinned: int = 0  # Plakoto: the pinned mask of the side on roll
+    game_rules: tuple[str, ...] = ()  # Plakoto / Fevga: the options set (rules.game_rules)
+    variant_options: int = 0  # ... as the core's option bits
 
     @property
     def cubeful(self) -> bool:
@@ -464,6 +466,7 @@ class RolloutRequest:
             # Only cubeful requests carry these, so that older checkpoints still match.
             **({"cubeful": True, "max_cube": self.max_cube} if self.cubeful else {}),
             **({"game": self.game} if self.game else {}),
+            **({"game_rules": list(self.game_rules)} if self.game_rules else {}),
         }
 
     def to_dict(self) -> dict[str, Any]:
@@ -493,16 +496,20 @@ def make_request(
     cubeful: bool = False,
     max_cube: object = DEFAULT_MAX_CUBE,
     game: object = None,
+    game_rules: object = None,
 ) -> RolloutRequest:
     """Validate the arguments of a rollout; raise ValueError / InvalidPositionError precisely.
 
     ``players``: None means pubeval for Portes and heuristic for Plakoto / Fevga.
     ``cubeful``: follow the doubling cube too (``cubeful.py``); games are then played to the
     end (no truncation), and ``max_cube`` caps the cube (R23: 64). ``game``: "plakoto" or
-    "fevga" rolls out that game (``position``: "start", a text id or a position of it).
+    "fevga" rolls out that game (``position``: "start", a text id or a position of it), by
+    ``game_rules`` (a PlakotoRules / FevgaRules, or option names; None: the defaults).
     """
+    if game is None and game_rules is not None:
+        raise ValueError("game_rules are the options of Plakoto or Fevga: give game too")
     if game is not None:
-        return _variant_request(game, position, players, cubeful,
+        return _variant_request(game, position, players, cubeful, game_rules,
                                 make_request("start", trials, "pubeval", seed, rules, stratify,
                                              chunk_size, target_se, min_trials, False, False))
     if players is None:
@@ -565,12 +572,13 @@ def make_request(
 
 
 def _variant_request(game: object, position: object, players: object, cubeful: bool,
-                     checked: RolloutRequest) -> RolloutRequest:
+                     options: object, checked: RolloutRequest) -> RolloutRequest:
     """A Plakoto / Fevga request: ``checked`` holds the validated settings the games share
     with Portes (trials, seed, chunks, stratification, the stop rule)."""
     from .variant_games import variant_player_ids
     from .variant_position import GAMES, variant_position
-    from .variants import GAME_CODES, require_variant_in_progress
+    from .rules import game_rules, option_names
+    from .variants import GAME_CODES, core_options, require_variant_in_progress
 
     if game not in GAME_CODES:
         raise ValueError(f"game must be one of {', '.join(GAMES)}, not {game!r}")
@@ -580,14 +588,18 @@ def _variant_request(game: object, position: object, players: object, cubeful: b
         position = None
     pos = variant_position(str(game), position)  # type: ignore[arg-type]
     require_variant_in_progress(pos)
+    chosen = game_rules(str(game), options)
     names, ids = variant_player_ids(str(game), players if players is not None else "heuristic")
     notes = ("the first roll may be a double (T3: the starter rolls both dice again)",) if (
         pos == type(pos).initial()) else ()
+    if option_names(chosen):
+        notes += (f"{game} options: {', '.join(option_names(chosen))}",)
     return replace(
         checked, position=pos, position_text=pos.variant_id(),  # type: ignore[arg-type]
         board=np.ascontiguousarray(pos.core_board(), dtype=np.int8).tobytes(),
         players=names, player_ids=ids, first_roll_no_doubles=False, forced_dice=None,
         notes=notes, bearoff_play=False, truncate=False, game=str(game), pinned=pos.pinned_mask(),
+        game_rules=option_names(chosen), variant_options=core_options(str(game), chosen),
     )
 
 
@@ -616,6 +628,7 @@ def plan_chunks(request: RolloutRequest) -> list[RolloutChunk]:
                 cube_branches=request.cube_branches,
                 game=_game_code(request.game),
                 pinned=request.pinned,
+                variant_options=request.variant_options,
             )
         )
     return chunks
@@ -661,9 +674,14 @@ def request_from_checkpoint(doc: dict[str, Any], **overrides: Any) -> RolloutReq
         cubeful=req.get("cubeful", False),
         max_cube=req.get("max_cube", DEFAULT_MAX_CUBE),
         game=req.get("game"),
+        game_rules=req.get("game_rules"),
     )
     args.update({k: v for k, v in overrides.items() if v is not None})
     return make_request(**args)
+
+
+#: Identity keys that only some requests carry (so that older checkpoints still match).
+_OPTIONAL_KEYS = ("cubeful", "max_cube", "game", "game_rules")
 
 
 def _completed_from_checkpoint(
@@ -673,6 +691,8 @@ def _completed_from_checkpoint(
     if doc["request"].get("board") != request.identity()["board"]:
         raise ValueError(f"checkpoint {path} is for another position")
     mine = request.identity()
+    # Keys that only some requests carry must match when either side has them.
+    mine.update({k: None for k in _OPTIONAL_KEYS if k in doc["request"] and k not in mine})
     theirs = {k: doc["request"].get(k) for k in mine}
     diff = [k for k in mine if mine[k] != theirs[k]]
     if diff:

@@ -60,6 +60,10 @@ def build_parser() -> OneLineParser:
     p.add_argument("--game", default=None, choices=("plakoto", "fevga"),
                    help="Plakoto or Fevga instead of Portes: the 21 rolls (T3), players random or "
                    "heuristic (the default)")
+    p.add_argument("--option", action="append", default=None, metavar="NAME",
+                   help="an option of the game, repeatable (Plakoto: pinned_home_counts, "
+                   "draw_scores_point; Fevga: runner_to_quarter, start_quarter_each_move, "
+                   "prime_never_built; RULES.md P4, P6, F4-F6)")
     p.add_argument("--screen", type=_threshold, default=None, metavar="X",
                    help="screen first: every play gets a short run, and only plays within X (equity) "
                    "of the best get the full trials")
@@ -111,7 +115,7 @@ def run(args: argparse.Namespace) -> int:
     if args.resume is not None:
         given = [o for o, v in (("--trials", args.trials), ("--players/--player", players_from_args(args)),
                                 ("--seed", args.seed), ("--rolls", args.rolls), ("--rules", args.rules),
-                                ("--game", args.game),
+                                ("--game", args.game), ("--option", args.option),
                                 ("--screen", args.screen), ("--chunk-size", args.chunk_size))
                  if v is not None]
         if given:
@@ -124,19 +128,20 @@ def run(args: argparse.Namespace) -> int:
         trials=trials, players=players, seed=args.seed, rules=args.rules or "backgammon",
         rolls=args.rolls, screen=args.screen, screen_trials=args.screen_trials,
         stratify=not args.no_stratify, bearoff=not args.no_bearoff, truncate=not args.no_truncate,
-        cache_dir=args.cache_dir, game=args.game,
+        cache_dir=args.cache_dir, game=args.game, game_rules=args.option,
     )
     if args.chunk_size is not None:
         settings["chunk_size"] = args.chunk_size
     from ..openings import play_trials
 
     if args.resume is None:
-        total = play_trials(trials, settings["rules"], args.rolls, args.game)
+        total = play_trials(trials, settings["rules"], args.rolls, args.game, args.option)
     else:
         from ..openings_report import read_checkpoint
 
         saved = read_checkpoint(args.resume)["request"]
-        total = play_trials(saved["trials"], saved["rules"], ",".join(saved["rolls"]), saved.get("game"))
+        total = play_trials(saved["trials"], saved["rules"], ",".join(saved["rolls"]), saved.get("game"),
+                            saved.get("game_rules"))
     with TqdmProgress(total, enabled=not (args.no_progress or args.json)) as bar:
         if args.resume is not None:
             result = openings(**executor, progress=bar, resume=args.resume,
