@@ -28,8 +28,8 @@ include "_bearoff.pxi"
 include "_neural.pxi"
 include "_cube.pxi"
 include "_game.pxi"
-include "_match.pxi"
 include "_variant_game.pxi"
+include "_match.pxi"
 
 
 # ---------------------------------------------------------------- helpers
@@ -258,14 +258,18 @@ def variant_count_batch(const int8_t[:, :, ::1] boards, const uint32_t[::1] pinn
 
 
 def run_variant_games(const int8_t[:, ::1] board, uint32_t pinned, int game, int options,
-                      Py_ssize_t n_games, int player0, int player1, uint64_t seed):
+                      Py_ssize_t n_games, int player0, int player1, uint64_t seed,
+                      const int8_t[:, ::1] first_dice=None, int8_t[::1] outcomes=None):
     """Play n_games Plakoto (game 0) / Fevga (game 1) games from `board`; player 0 on roll.
 
     Players: 0 random (uniform over the distinct results), 1 heuristic.  `pinned`: the
     pinned mask of the side on roll (Plakoto).  Returns int64[9]: the counts of the
     outcomes win single, win double, win by the mother rule, lose single, lose double,
     lose by the mother rule, draw (for player 0), then the sum and the sum of squares
-    of the plies.  The same seed gives the same games.
+    of the plies.  first_dice[i, 2j:2j+2] forces roll j of game i (a 0 pair rolls
+    normally), as in run_games.  `outcomes`, if given (int8[n_games]), receives each
+    game's outcome code (0-6 as above): paired comparisons need the games one by one.
+    The same seed (and dice) gives the same games.
     """
     cdef Board b
     _load_board(board, &b)
@@ -276,23 +280,41 @@ def run_variant_games(const int8_t[:, ::1] board, uint32_t pinned, int game, int
     cdef int players[2]
     players[0] = player0
     players[1] = player1
+    cdef int n_forced = 0
+    cdef Py_ssize_t i, j
+    if first_dice is not None:
+        if first_dice.shape[0] != n_games or first_dice.shape[1] % 2:
+            raise ValueError("first_dice must be (n_games, 2k)")
+        n_forced = first_dice.shape[1] // 2
+        for i in range(n_games):
+            for j in range(first_dice.shape[1]):
+                if first_dice[i, j] < 0 or first_dice[i, j] > 6:
+                    raise ValueError("first_dice values must be 0 (roll) or 1..6")
+    if outcomes is not None and outcomes.shape[0] != n_games:
+        raise ValueError("outcomes must have n_games entries")
     counts = np.zeros(V_N_OUTCOMES + 2, dtype=np.int64)
     cdef int64_t[::1] cv = counts
     cdef VarGen* v = _new_vargen()
     cdef Rng rng
-    cdef Py_ssize_t i
     cdef int outcome, plies = 0, failed = 0
+    cdef const int8_t* forced = NULL
+    cdef bint keep = outcomes is not None
     rng_seed(&rng, seed)
     try:
         with nogil:
             for i in range(n_games):
-                outcome = play_variant_game(v, &b, pinned, game, options, players, &rng, &plies)
+                if n_forced:
+                    forced = &first_dice[i, 0]
+                outcome = play_variant_game(v, &b, pinned, game, options, players, &rng, &plies,
+                                            forced, n_forced)
                 if outcome < 0:
                     failed = 1
                     break
                 cv[outcome] += 1
                 cv[V_N_OUTCOMES] += plies
                 cv[V_N_OUTCOMES + 1] += <int64_t>plies * plies
+                if keep:
+                    outcomes[i] = <int8_t>outcome
     finally:
         free(v)
     if failed:
@@ -783,13 +805,21 @@ def run_matches(const int8_t[:, ::1] board, Py_ssize_t n_matches, int length, in
                 int score_b, bint post_crawford, int player_a, int player_b, uint64_t seed,
                 bint first_roll_no_doubles, bint backgammons, int max_cube, bint winner_starts,
                 MatchTableC met, BearoffTables bearoff=None, bint bearoff_play=True,
-                NeuralNet net=None):
+                NeuralNet net=None, bint tavli=False, int variant_player_a=VPLAYER_HEURISTIC,
+                int variant_player_b=VPLAYER_HEURISTIC, int plakoto_options=0,
+                int fevga_options=0, bint plakoto_draw_ends_game=False):
     """Play n_matches matches to `length` points from the score (score_a, score_b).
 
-    Every game starts from `board` (the starting position).  max_cube = 1 plays without the
-    cube.  Returns int64[N_MATCH_TALLIES]: matches won by A, games, sum of games squared,
-    sum of final cubes, A's single / gammon / backgammon wins, B's, games ended by a pass,
-    points scored by A and by B.
+    Every Portes game starts from `board` (the starting position).  max_cube = 1 plays
+    without the cube.  `tavli` (T1-T3, needs max_cube = 1): the games rotate Portes,
+    Plakoto, Fevga, the variant games played by variant_player_a / _b (VPLAYER_*) under
+    the option bits plakoto_options / fevga_options; plakoto_draw_ends_game: P6's option,
+    a draw is a game that nobody scores instead of a replay.  Returns int64[N_MATCH_TALLIES]:
+    matches won by A, games, sum of games squared, sum of final cubes, A's single /
+    gammon (2 points) / backgammon wins, B's, games ended by a pass, points scored by A
+    and by B, then per game type (Portes, Plakoto, Fevga) games decided, A's points, B's
+    points and the sums of their squares, then Plakoto mother-rule wins of A and of B,
+    and Plakoto draws (replayed; counted in the games).
     """
     cdef Board b
     _load_board(board, &b)
@@ -801,6 +831,14 @@ def run_matches(const int8_t[:, ::1] board, Py_ssize_t n_matches, int length, in
         raise ValueError(f"score {score_a}-{score_b} is not one of a {length}-point match")
     if max_cube < 1:
         raise ValueError("max_cube must be at least 1")
+    if tavli:
+        if max_cube != 1:
+            raise ValueError("a tavli match is played without the cube (T1): max_cube must be 1")
+        for p in (variant_player_a, variant_player_b):
+            if p != VPLAYER_RANDOM and p != VPLAYER_HEURISTIC:
+                raise ValueError(f"a variant player is 0 (random) or 1 (heuristic), not {p}")
+        _check_variant(GAME_PLAKOTO, plakoto_options)
+        _check_variant(GAME_FEVGA, fevga_options)
     cdef GameOptions opt
     cdef MatchOptions m
     cdef int players[2]
@@ -823,24 +861,34 @@ def run_matches(const int8_t[:, ::1] board, Py_ssize_t n_matches, int length, in
     m.max_cube = max_cube
     m.winner_starts = winner_starts
     m.met = &met.t
+    m.tavli = tavli
+    m.variant_players[0] = variant_player_a
+    m.variant_players[1] = variant_player_b
+    m.variant_options[0] = plakoto_options
+    m.variant_options[1] = fevga_options
+    m.draw_ends_game = plakoto_draw_ends_game
     tally = np.zeros(N_MATCH_TALLIES, dtype=np.int64)
     cdef int64_t[::1] t = tally
     cdef Rng rng
     rng_seed(&rng, seed)
     cdef MoveGen* g = _new_movegen()
+    cdef VarGen* v = NULL
     cdef Py_ssize_t i
     cdef bint failed = False
     try:
         if player_a == PLAYER_NEURAL_1PLY or player_b == PLAYER_NEURAL_1PLY:
             opt.scratch = _new_movegen()
+        if tavli:
+            v = _new_vargen()
         with nogil:
             for i in range(n_matches):
-                play_match(g, &b, &opt, players, &m, &rng, &t[0])
+                play_match(g, v, &b, &opt, players, &m, &rng, &t[0])
                 if t[MT_GAMES] < 0:
                     failed = True
                     break
     finally:
         free(g)
+        free(v)
         free(opt.scratch)
     if failed:
         raise RuntimeError("a game did not finish (corrupt position?)")

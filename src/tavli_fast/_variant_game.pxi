@@ -135,14 +135,19 @@ cdef int variant_choose(VarGen* v, int n, int player, int game, uint32_t my_pinn
 
 
 cdef int play_variant_game(VarGen* v, const Board* start, uint32_t start_pinned, int game,
-                           int options, const int* players, Rng* rng, int* plies) noexcept nogil:
-    """One game from `start` (player 0 on roll); returns its outcome for player 0."""
+                           int options, const int* players, Rng* rng, int* plies,
+                           const int8_t* forced, int n_forced) noexcept nogil:
+    """One game from `start` (player 0 on roll); returns its outcome for player 0.
+
+    forced[2j:2j+2] (j < n_forced) are the dice of turn j (a 0 pair rolls normally): the
+    stratified first rolls of a rollout and the common dice of the opening statistics.
+    Any first roll may be a double (T3: the starter rolls both dice again)."""
     cdef Board b = start[0]
     cdef uint32_t pinned = start_pinned         # the mover's pinned checkers
     cdef uint32_t opp_pinned
     cdef int ply, side = 0, n, i, d1, d2, end
     for ply in range(VMAX_PLIES):
-        rng_dice(rng, &d1, &d2)
+        roll_for_ply(rng, ply, False, forced, n_forced, &d1, &d2)
         n = generate_variant(v, &b, game, pinned, options, d1, d2)
         if n < 0:
             return V_FAILED

@@ -8,6 +8,15 @@ later games (post-Crawford) have the cube again. Gammons and backgammons score 2
 times the cube. Under the Portes rules there is no cube, no backgammon, and the previous
 game's winner starts the next game.
 
+The tavli match (``tavli=True``, RULES.md T1-T3) is played by the same loop: the games rotate
+Portes, Plakoto, Fevga, without the cube, each worth 1 or 2 points (P7, F7, Portes without
+backgammons), and the previous game's winner starts the next one and rolls both dice (so
+any first roll, doubles included, may be played; the first game's starter is a fair coin).
+A Plakoto game drawn by two pinned mothers (P6) is replayed with the same starter. The two
+players play Portes as named; in Plakoto and Fevga ``random`` plays as the variants'
+``random`` player and every other player as the variants' ``heuristic`` player
+(``variant_player``), as the engine has no other player for those games yet.
+
 The unit of work is a chunk of matches (``MatchChunk``), seeded like rollout chunks, so the
 numbers depend on the seed and the chunk size, never on the number of workers. The driver
 (``driver.py``) runs the ``MatchJob`` on any executor, with progress and checkpoints.
@@ -32,7 +41,8 @@ from .players import game_resources
 from .position import Position
 from .progress import RolloutProgress
 from .rollout import chunk_seed
-from .rules import Rules, get_rules
+from .rules import FevgaRules, PlakotoRules, Rules, game_rules, get_rules, option_names
+from .variants import core_options
 
 __all__ = [
     "DEFAULT_MATCH_CHUNK",
@@ -55,7 +65,18 @@ TALLIES = (
     "wins_a", "games", "games_sq", "cube_sum",
     "single_a", "gammon_a", "backgammon_a", "single_b", "gammon_b", "backgammon_b",  # exclusive
     "passes", "points_a", "points_b",
+    # Per game type: games decided, each player's points, the sums of their squares.
+    *(f"{game}_{name}" for game in ("portes", "plakoto", "fevga")
+      for name in ("games", "points_a", "points_b", "sq_a", "sq_b")),
+    "mother_a", "mother_b",  # Plakoto games won by the mother rule (P5)
+    "draws",  # Plakoto games drawn (P6) and replayed; counted in "games"
 )
+
+#: The tallies of checkpoints written before the tavli match (the rest were zero then).
+_OLD_TALLIES = 13
+
+#: The games of a tavli match, in the order they rotate (T2).
+GAME_TYPES = ("portes", "plakoto", "fevga")
 
 CHECKPOINT_FORMAT = "tavli_fast match checkpoint"
 CHECKPOINT_VERSION = 1
@@ -78,6 +99,9 @@ class MatchRequest:
     chunk_size: int
     bearoff_play: bool = True
     cache_dir: str | None = None
+    tavli: bool = False  # T1-T3: games rotate Portes, Plakoto, Fevga
+    variant_ids: tuple[int, int] = (1, 1)  # A's and B's players in Plakoto and Fevga
+    game_rules: tuple[str, ...] = ()  # tavli: the Plakoto and Fevga options set, by name
 
     @property
     def n_chunks(self) -> int:
@@ -96,6 +120,9 @@ class MatchRequest:
             "seed": self.seed,
             "chunk_size": self.chunk_size,
             "bearoff": self.bearoff_play,
+            # Only tavli requests carry it, so that older checkpoints still match.
+            **({"tavli": True} if self.tavli else {}),
+            **({"game_rules": list(self.game_rules)} if self.game_rules else {}),
         }
 
     def to_dict(self) -> dict[str, Any]:
@@ -108,21 +135,47 @@ def _whole(value: object, name: str, low: int) -> int:
     return int(value)
 
 
+def variant_player(name: str) -> int:
+    """The Plakoto / Fevga player (the core's VPLAYER_*) of a Portes player in a tavli match:
+    ``random`` plays randomly there too, every other player by the variants' heuristic."""
+    from .variant_games import VARIANT_PLAYERS
+
+    return VARIANT_PLAYERS["random" if name == "random" else "heuristic"]
+
+
 def make_match_request(
     length: object = 7,
     matches: object = 1000,
     players: object = ("neural", "neural"),
     score: object = (0, 0),
     post_crawford: bool = False,
-    rules: object = "backgammon",
+    rules: object = None,
     cube: bool = True,
     max_cube: object = DEFAULT_MAX_CUBE,
     seed: object = None,
     chunk_size: object = DEFAULT_MATCH_CHUNK,
     bearoff: bool = True,
     cache_dir: str | os.PathLike | None = None,
+    tavli: bool = False,
+    game_rules: object = None,
 ) -> MatchRequest:
-    """Validate the arguments of a match run; raise ValueError saying precisely what is wrong."""
+    """Validate the arguments of a match run; raise ValueError saying precisely what is wrong.
+
+    ``rules`` None means "backgammon", or "portes" for a tavli match (the only rules it takes).
+    ``tavli``: the games rotate Portes, Plakoto, Fevga (T1-T3), without the cube, from 0-0;
+    ``game_rules``: option names of Plakoto and Fevga for it (``"draw_scores_point"``, ...).
+    """
+    if game_rules is not None and not tavli:
+        raise ValueError("game_rules are the options of Plakoto and Fevga: they need tavli")
+    if tavli:
+        if rules is not None and get_rules(rules).name != "portes":
+            raise ValueError(f"a tavli match plays Portes by the portes rules, not {get_rules(rules).name!r}")
+        if tuple(score) != (0, 0) or post_crawford:  # type: ignore[call-overload]
+            raise ValueError("a tavli match starts at 0-0: which game comes next depends on the "
+                             "games played, so it cannot start from a score")
+        rules, cube = "portes", False
+    elif rules is None:
+        rules = "backgammon"
     n = _whole(length, "the match length", 1)
     table = default_match_table()
     if n > table.size:
@@ -157,7 +210,23 @@ def make_match_request(
         chunk_size=check_count(chunk_size, "chunk_size"),
         bearoff_play=bool(bearoff),
         cache_dir=None if cache_dir is None else os.fspath(cache_dir),
+        tavli=bool(tavli),
+        variant_ids=(variant_player(names[0]), variant_player(names[1])),
+        game_rules=tuple(sorted(name for rules in tavli_rules(game_rules) for name in option_names(rules))),
     )
+
+
+def tavli_rules(options: object) -> tuple[PlakotoRules, FevgaRules]:
+    """The Plakoto and Fevga rules of a tavli match from option names (each name belongs to
+    one of the two games; None: the defaults). ValueError names the options there are."""
+    names = [] if options is None else [options] if isinstance(options, str) else list(options)  # type: ignore[call-overload]
+    plakoto, fevga = tuple(PlakotoRules.__dataclass_fields__), tuple(FevgaRules.__dataclass_fields__)
+    for name in names:
+        if name not in plakoto + fevga:
+            raise ValueError(f"{name!r} is not an option of Plakoto or Fevga: choose from "
+                             f"{', '.join(plakoto + fevga)}")
+    return (game_rules("plakoto", [n for n in names if n in plakoto]),  # type: ignore[return-value]
+            game_rules("fevga", [n for n in names if n in fevga]))
 
 
 @dataclass(frozen=True)
@@ -178,6 +247,11 @@ class MatchChunk:
     max_cube: int  # 1: no cube
     bearoff_play: bool = True
     cache_dir: str | None = None
+    tavli: bool = False
+    variant_ids: tuple[int, int] = (1, 1)
+    plakoto_options: int = 0  # the core's option bits (variants.core_options)
+    fevga_options: int = 0
+    draw_ends_game: bool = False  # P6 option (PlakotoRules.draw_scores_point)
 
 
 @dataclass(frozen=True)
@@ -193,9 +267,16 @@ class MatchChunkResult:
 
     @classmethod
     def from_list(cls, index: int, values: Sequence[int]) -> "MatchChunkResult":
-        if len(values) != 1 + len(TALLIES) or any(int(v) != v or v < 0 for v in values):
+        if len(values) not in (1 + _OLD_TALLIES, 1 + len(TALLIES)) or any(
+            int(v) != v or v < 0 for v in values
+        ):
             raise ValueError(f"match chunk {index}: expected {1 + len(TALLIES)} whole numbers")
-        return cls(index, int(values[0]), tuple(int(v) for v in values[1:]))
+        tallies = [int(v) for v in values[1:]]
+        if len(tallies) == _OLD_TALLIES:
+            # A checkpoint of a Portes / backgammon match from before the tavli match: the
+            # per-type tallies are reported for tavli matches only, so zeros do no harm.
+            tallies += [0] * (len(TALLIES) - _OLD_TALLIES)
+        return cls(index, int(values[0]), tuple(tallies))
 
 
 def _resources(chunk: MatchChunk, load: bool = True) -> dict:
@@ -209,13 +290,17 @@ def run_match_chunk(chunk: MatchChunk) -> MatchChunkResult:
         Position.initial().board, chunk.n_matches, chunk.length, chunk.score[0], chunk.score[1],
         chunk.post_crawford, chunk.player_a, chunk.player_b, chunk.seed,
         chunk.first_roll_no_doubles, chunk.backgammons, chunk.max_cube, chunk.winner_starts,
-        default_match_table(), **_resources(chunk),
+        default_match_table(), **_resources(chunk), tavli=chunk.tavli,
+        variant_player_a=chunk.variant_ids[0], variant_player_b=chunk.variant_ids[1],
+        plakoto_options=chunk.plakoto_options, fevga_options=chunk.fevga_options,
+        plakoto_draw_ends_game=chunk.draw_ends_game,
     )
     return MatchChunkResult(chunk.index, chunk.n_matches, tuple(int(v) for v in tallies))
 
 
 def plan_match_chunks(request: MatchRequest) -> list[MatchChunk]:
     """All chunks of the request, in index order."""
+    plakoto, fevga = tavli_rules(request.game_rules)
     return [
         MatchChunk(
             index=c,
@@ -232,6 +317,11 @@ def plan_match_chunks(request: MatchRequest) -> list[MatchChunk]:
             max_cube=request.max_cube if request.cube else 1,
             bearoff_play=request.bearoff_play,
             cache_dir=request.cache_dir,
+            tavli=request.tavli,
+            variant_ids=request.variant_ids,
+            plakoto_options=core_options("plakoto", plakoto),
+            fevga_options=core_options("fevga", fevga),
+            draw_ends_game=plakoto.draw_scores_point,
         )
         for c in range(request.n_chunks)
     ]
@@ -298,6 +388,28 @@ class MatchResult:
     def to_json(self, indent: int | None = 2) -> str:
         return json.dumps(self.to_dict(), indent=indent)
 
+    def game_types(self) -> dict[str, dict[str, float]]:
+        """Per game type (Portes, Plakoto, Fevga): the games decided, each player's points, and
+        A's share of the points won in that type with its standard error.
+
+        The share is the ratio of A's points to all points of that type's games; its SE is
+        the delta-method estimate over those games, taken as independent (games of one
+        match are nearly so: only the starter depends on the previous game).
+        """
+        out = {}
+        for game in GAME_TYPES:
+            n, a, b, sq_a, sq_b = (self._t(f"{game}_{k}") for k in
+                                   ("games", "points_a", "points_b", "sq_a", "sq_b"))
+            share = se = math.nan
+            if a + b:
+                share = a / (a + b)
+                # sum (x - R y)^2 with y = x + z and x z = 0 in every game (one side scores).
+                resid = (1 - share) ** 2 * sq_a + share**2 * sq_b
+                mean_y = (a + b) / n
+                se = math.sqrt(resid / n / n) / mean_y if n > 1 else math.nan
+            out[game] = {"games": n, "points_a": a, "points_b": b, "share_a": share, "share_a_se": se}
+        return out
+
     @property
     def gammon_rates(self) -> tuple[float, float]:
         """The share of games A and B won by a gammon or backgammon."""
@@ -329,6 +441,10 @@ class MatchResult:
             "gammon_rate": list(self.gammon_rates),
             "per_game": self.rates(),
             "points": [self._t("points_a"), self._t("points_b")],
+            **({"tavli": True, "game_types": {k: {n: num(v) for n, v in d.items()}
+                                              for k, d in self.game_types().items()},
+                "mother_wins": [self._t("mother_a"), self._t("mother_b")],
+                "draws": self._t("draws")} if r.tavli else {}),
             "elapsed_s": self.elapsed_s,
             "jobs": self.jobs,
             "chunk_size": r.chunk_size,
@@ -354,6 +470,12 @@ class MatchResult:
         if not self.matches:
             lines.append("No match was completed.")
             return "\n".join(lines)
+        if r.tavli:
+            lines[0] = (f"Tavli matches to {r.length} points (Portes, Plakoto, Fevga in turn, no cube): "
+                        f"{self.matches:,}" + (f" of {r.matches:,}" if self.matches != r.matches else "")
+                        + f", seed {r.seed}")
+            lines += ["", *self._tavli_lines()]
+            return "\n".join(lines)
         lines.append("")
         lines.append(f"{'player':<22} {'MWC':>8} {'SE':>8}   gammons/game  backgammons/game")
         rates = self.rates()
@@ -373,6 +495,33 @@ class MatchResult:
             + (f", {self.worker_restarts} worker restart(s)" if self.worker_restarts else "")
         )
         return "\n".join(lines)
+
+    def _tavli_lines(self) -> list[str]:
+        r = self.request
+        names = [f"{r.players[0]} (A)", f"{r.players[1]} (B)"]
+        lines = [f"{'player':<22} {'MWC':>8} {'SE':>8}   2-point wins/game  mother wins/game"]
+        g = self.games or 1
+        for i, who in enumerate("ab"):
+            lines.append(f"{names[i]:<22} {self.win[i]:8.4f} {self.se[i]:8.4f}   "
+                         f"{self._t('gammon_' + who) / g:17.4f}  {self._t('mother_' + who) / g:16.4f}")
+        lines += ["", f"{'game':<8} {'games':>9} {'points A':>9} {'points B':>9}   share of points won by A"]
+        for game, d in self.game_types().items():
+            lines.append(f"{game:<8} {d['games']:9,} {d['points_a']:9,} {d['points_b']:9,}   "
+                         f"{d['share_a']:.4f} (SE {d['share_a_se']:.4f})")
+        lines += [
+            "",
+            f"Games per match {self.games_per_match:.3f} (SE {self.games_per_match_se:.3f}), "
+            f"Plakoto draws {'(no points, not replayed)' if 'draw_scores_point' in r.game_rules else 'replayed'} "
+            f"{self._t('draws'):,}",
+            *([f"Options: {', '.join(r.game_rules)}"] if r.game_rules else []),
+            "Players in Plakoto and Fevga: "
+            + ", ".join(f"{name} plays {'random' if name == 'random' else 'heuristic'}"
+                        for name in dict.fromkeys(r.players)),
+            f"{self.elapsed_s:.2f} s, {self.matches / self.elapsed_s if self.elapsed_s > 0 else math.nan:,.1f} "
+            f"matches/s, {self.jobs} job(s)"
+            + (f", {self.worker_restarts} worker restart(s)" if self.worker_restarts else ""),
+        ]
+        return lines
 
 
 def read_match_checkpoint(path: str | os.PathLike) -> dict[str, Any]:
@@ -400,8 +549,11 @@ class MatchJob:
     @classmethod
     def from_checkpoint(cls, doc: dict[str, Any], request: MatchRequest, path: str) -> "MatchJob":
         """The job of ``request`` with the matching chunks of checkpoint ``doc`` done already."""
+        mine = request.identity()
+        # Keys that only tavli requests carry must match when either side has them.
+        mine.update({k: None for k in ("tavli", "game_rules") if k in doc["request"] and k not in mine})
         sizes = {c.index: c.n_matches for c in plan_match_chunks(request)}
-        return cls(request, completed_units(doc, request.identity(), sizes, MatchChunkResult.from_list,
+        return cls(request, completed_units(doc, mine, sizes, MatchChunkResult.from_list,
                                             lambda r: r.matches, path))
 
     def plan(self) -> list[MatchChunk]:

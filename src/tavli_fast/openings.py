@@ -20,6 +20,11 @@ the parent's memory does not grow with the trials. Units are merged in chunk ord
 so the numbers depend on the seed, the trials, the chunk size and the screening settings, never
 on the number of worker processes. This module knows nothing of processes (``parallel.run_units``
 runs the units).
+
+Plakoto and Fevga (``game=``) use the same job: the 21 rolls (T3: the starter rolls both dice
+again, so the first play may be a double), every distinct play of each from the game's start,
+the variants' players, and the same common dice. A 2-point win (by bearing off or by the
+mother rule) counts as a gammon; a draw (P6) counts 0 in every figure.
 """
 
 from __future__ import annotations
@@ -159,11 +164,13 @@ def parse_rolls(text: object, rules: Rules) -> tuple[tuple[int, int], ...]:
     return tuple(sorted(out, key=order.__getitem__))
 
 
-def play_trials(trials: object, rules: object = "backgammon", rolls: object = None) -> int:
+def play_trials(trials: object, rules: object = "backgammon", rolls: object = None,
+                game: str | None = None, game_rules: object = None) -> int:
     """Trials over all plays of the rolls (the size of an openings run before any screening)."""
-    rule_set = get_rules(rules)
+    rule_set = get_rules("portes" if game else rules)
     chosen = [r for r, _ in opening_rolls(rule_set)] if rolls is None else parse_rolls(rolls, rule_set)
-    return check_count(trials) * sum(len(Position.initial().plays(*r)) for r in chosen)
+    return check_count(trials) * sum(len(roll_plays(r, game=game, game_rules=game_rules).notations)
+                                     for r in chosen)
 
 
 def _roll_seed(master_seed: int, roll: tuple[int, int]) -> int:
@@ -186,10 +193,26 @@ class RollPlays:
     notations: tuple[str, ...]
     boards: tuple[bytes, ...]  # after the play, sides switched (opponent on roll), int8 (2, 26)
     position_ids: tuple[str, ...]  # of those positions
+    pinned: tuple[int, ...] = ()  # Plakoto: the pinned mask of the side on roll in each
 
 
-def roll_plays(roll: tuple[int, int], weight: float = 1.0) -> RollPlays:
-    """Every distinct legal play of ``roll`` from the starting position (sorted by notation)."""
+def roll_plays(roll: tuple[int, int], weight: float = 1.0, game: str | None = None,
+               game_rules: object = None) -> RollPlays:
+    """Every distinct legal play of ``roll`` from the starting position (sorted by notation),
+    of Portes or of ``game`` ("plakoto", "fevga", by ``game_rules``: see rules.game_rules);
+    for those the ids are the variant text ids."""
+    if game is not None:
+        from .rules import game_rules as make_rules
+        from .variants import variant_play_notation
+
+        vplays = variant_play_notation(game, None, *roll, make_rules(game, game_rules))  # sorted
+        vafter = [p.position.sides_switched() for p in vplays]
+        return RollPlays(
+            roll=roll, weight=weight, notations=tuple(p.notation for p in vplays),
+            boards=tuple(np.ascontiguousarray(a.core_board(), dtype=np.int8).tobytes() for a in vafter),
+            position_ids=tuple(a.variant_id() for a in vafter),
+            pinned=tuple(a.pinned_mask() for a in vafter),
+        )
     plays = sorted(Position.initial().plays(*roll), key=lambda p: p.notation)
     after = [p.position.sides_switched() for p in plays]
     return RollPlays(
@@ -219,6 +242,9 @@ class OpeningsRequest:
     truncate: bool = True
     cache_dir: str | None = None
     vr: bool = False  # the figures are luck-adjusted (variance reduction by the net)
+    game: str | None = None  # "plakoto" / "fevga"; None: Portes by ``rules``
+    game_rules: tuple[str, ...] = ()  # Plakoto / Fevga: the options set (rules.game_rules)
+    variant_options: int = 0  # ... as the core's option bits
 
     def chunk_bounds(self) -> list[tuple[int, int]]:
         """(first trial, trials) of each chunk; the screening boundary is a chunk boundary."""
@@ -256,6 +282,8 @@ class OpeningsRequest:
             "bearoff": self.bearoff_play,
             "truncate": self.truncate,
             **({"vr": True} if self.vr else {}),  # only when on: older checkpoints still match
+            **({"game": self.game} if self.game else {}),  # older checkpoints still match
+            **({"game_rules": list(self.game_rules)} if self.game_rules else {}),
         }
 
 
@@ -272,15 +300,41 @@ def make_openings_request(
     bearoff: bool = True,
     truncate: bool = True,
     cache_dir: str | None = None,
+    game: str | None = None,
+    game_rules: object = None,
     *,
     vr: bool | None = None,
 ) -> OpeningsRequest:
     """Validate the arguments of an openings run; raise ValueError precisely.
 
+    ``game``: "plakoto" or "fevga" (the 21 rolls of T3, the variants' players, default
+    ``heuristic``; ``rules`` must then be left at backgammon / portes, which it replaces), by
+    ``game_rules`` (a PlakotoRules / FevgaRules or option names; None: the defaults).
     ``vr``: variance reduction (see ``parallel.rollout``), on top of the common dice; every
-    figure is then luck-adjusted. None: on when a neural player plays."""
+    figure is then luck-adjusted. None: on when a neural player plays (never for Plakoto /
+    Fevga, whose players have no net)."""
     n = check_count(trials)
-    names, ids = player_kinds(players if players is not None else default_player())
+    options: tuple[str, ...] = ()
+    bits = 0
+    if game is None and game_rules is not None:
+        raise ValueError("game_rules are the options of Plakoto or Fevga: give game too")
+    if game is not None:
+        from .rules import game_rules as make_rules, option_names
+        from .variant_games import variant_player_ids
+        from .variants import GAME_CODES, core_options
+
+        if game not in GAME_CODES:
+            raise ValueError(f"game must be one of {', '.join(GAME_CODES)}, not {game!r}")
+        chosen_rules = make_rules(game, game_rules)
+        options, bits = option_names(chosen_rules), core_options(game, chosen_rules)
+        get_rules(rules)  # still a known name
+        if vr:
+            raise ValueError(f"variance reduction uses the neural net, which plays backgammon / "
+                             f"Portes, not {game}")
+        names, ids = variant_player_ids(game, players if players is not None else "heuristic")
+        rules, bearoff, truncate = "portes", False, False  # T3 rolls; no databases there
+    else:
+        names, ids = player_kinds(players if players is not None else default_player())
     rule_set = get_rules(rules)
     seed_value = check_seed(seed)
     size = check_count(chunk_size, "chunk_size")
@@ -302,7 +356,7 @@ def make_openings_request(
     elif screen_trials is not None:
         raise ValueError("screen_trials needs screen (the equity threshold)")
     return OpeningsRequest(
-        rolls=tuple(roll_plays(r, weights[r]) for r in chosen),
+        rolls=tuple(roll_plays(r, weights[r], game, options) for r in chosen),
         players=names,
         player_ids=ids,
         rules=rule_set,
@@ -315,7 +369,10 @@ def make_openings_request(
         bearoff_play=bool(bearoff),
         truncate=bool(truncate),
         cache_dir=cache_dir,
-        vr=needs_net(ids) if vr is None else bool(vr),
+        vr=game is None and (needs_net(ids) if vr is None else bool(vr)),
+        game=game,
+        game_rules=options,
+        variant_options=bits,
     )
 
 
@@ -339,6 +396,9 @@ class OpeningUnit:
     cache_dir: str | None
     reply: tuple[int, int] | None = None  # the opponent's first roll, forced (reply statistics)
     vr: bool = False  # luck-adjusted figures
+    game: int = -1  # Portes (-1), or the core's Plakoto / Fevga number
+    pinned: tuple[int, ...] = ()  # Plakoto: the pinned mask of the side on roll, per board
+    variant_options: int = 0  # Plakoto / Fevga: the core's option bits
 
 
 @dataclass(frozen=True)
@@ -381,9 +441,18 @@ def plan_units(request: OpeningsRequest, phase: int, survivors: Sequence[Sequenc
                     backgammons=bool(request.rules.backgammons), stratify=request.stratify,
                     bearoff_play=request.bearoff_play, truncate=request.truncate,
                     cache_dir=request.cache_dir, vr=request.vr,
+                    **(_variant_fields(request, rp, cands) if request.game else {}),
                 )
             )
     return units
+
+
+def _variant_fields(request: OpeningsRequest, rp: RollPlays, cands: Sequence[int]) -> dict[str, Any]:
+    """The OpeningUnit fields of a Plakoto / Fevga run."""
+    from .variants import GAME_CODES
+
+    return {"game": GAME_CODES[request.game], "pinned": tuple(rp.pinned[i] for i in cands),  # type: ignore[index]
+            "variant_options": request.variant_options}
 
 
 def common_dice(unit: OpeningUnit) -> np.ndarray:
@@ -409,8 +478,32 @@ def _first_mover_moments(opp: np.ndarray, n: int) -> tuple[float, ...]:
     return tuple(float(v) for v in (*sums, *sq))
 
 
+# Each Plakoto / Fevga outcome of the side on roll (variant_games.OUTCOMES: his win single,
+# double, mother, loss single, double, mother, draw) as the six figures of the FIRST MOVER,
+# his opponent: win, 2-point win, -, 2-point loss, -, points. A draw (P6) is 0 in all, so
+# win + loss is not 1 and the Portes conversion (_first_mover_moments) does not apply.
+_VARIANT_FIGURES = np.array(
+    [[0, 0, 0, 0, 0, -1], [0, 0, 0, 1, 0, -2], [0, 0, 0, 1, 0, -2],
+     [1, 0, 0, 0, 0, 1], [1, 1, 0, 0, 0, 2], [1, 1, 0, 0, 0, 2], [0, 0, 0, 0, 0, 0]],
+    dtype=np.float64,
+)
+
+
+def _variant_figures(unit: OpeningUnit, i: int, board: np.ndarray, seed: int,
+                     players: tuple[int, int], dice: np.ndarray) -> tuple[np.ndarray, int]:
+    """Candidate i's games of a Plakoto / Fevga unit: per game the first mover's figures
+    (float64[n_games, 6]) and the sum of the plies."""
+    from .variant_games import play_variant_trials
+
+    counts, outcomes = play_variant_trials(board, unit.pinned[i], unit.game, unit.variant_options,
+                                           unit.n_games, players, seed, dice)
+    return _VARIANT_FIGURES[outcomes], int(counts[7])
+
+
 def unit_resources(unit: OpeningUnit, load: bool = True) -> dict:
     """The bear-off tables and net the unit's games need (see players.game_resources)."""
+    if unit.game >= 0:
+        return {}  # the Plakoto / Fevga players need neither
     return game_resources((unit.player_on_roll, unit.first_mover), unit.bearoff_play,
                           unit.truncate, unit.cache_dir, load=load, net=unit.vr)
 
@@ -437,6 +530,13 @@ def run_unit(unit: OpeningUnit) -> UnitResult:
     for i, raw in enumerate(unit.boards):
         board = np.frombuffer(raw, dtype=np.int8).reshape(2, 26).copy()
         vr = np.zeros(2 * _K) if unit.vr else None
+        if unit.game >= 0:
+            figs, n_plies = _variant_figures(unit, i, board, seed, players, dice)
+            equities[i] = -figs[:, _EQ]  # the side on roll's, as run_games gives them
+            moments.append(tuple(float(v) for v in (*figs.sum(axis=0), *(figs**2).sum(axis=0))))
+            truncated.append(0)
+            plies.append(n_plies)
+            continue
         counts, m = _core.run_games(
             board, unit.n_games, players[0], players[1], seed, False, unit.backgammons, dice,
             bearoff_play=unit.bearoff_play, truncate=unit.truncate,
@@ -586,7 +686,8 @@ def request_from_checkpoint(doc: dict[str, Any]) -> OpeningsRequest:
         rules=saved["rules"], rolls=",".join(saved["rolls"]), screen=saved["screen"],
         screen_trials=saved["screen_trials"] if saved["screen"] is not None else None,
         chunk_size=saved["chunk_size"], stratify=saved["stratify"], bearoff=saved["bearoff"],
-        truncate=saved["truncate"], cache_dir=saved.get("cache_dir"),
+        truncate=saved["truncate"], cache_dir=saved.get("cache_dir"), game=saved.get("game"),
+        game_rules=saved.get("game_rules"),
         vr=saved.get("vr", False),  # checkpoints from before variance reduction have none
     )
 

@@ -143,6 +143,7 @@ class OpeningsResult:
     notes: tuple[str, ...] = ()
     checkpoint: str | None = None
     first_mover: dict[str, float] = field(default_factory=dict)
+    game: str | None = None  # "plakoto" / "fevga"; None: Portes by ``rules``
 
     def __post_init__(self) -> None:
         if not self.first_mover:
@@ -171,6 +172,7 @@ class OpeningsResult:
             "first_mover": {k: _num(v) for k, v in self.first_mover.items()},
             "players": list(self.players),
             "rules": self.rules,
+            **({"game": self.game} if self.game else {}),
             "seed": self.seed,
             "trials": self.trials,
             "chunk_size": self.chunk_size,
@@ -205,10 +207,14 @@ class OpeningsResult:
 
     def __str__(self) -> str:
         lines = [
-            f"Opening statistics: {self.players[0]} (first mover) vs {self.players[1]}, rules "
-            f"{self.rules}, {self.trials:,} trials per play, seed {self.seed}",
-            "Figures are the first mover's (cubeless money equity); after the opening play the "
-            "opponent is on roll.",
+            f"Opening statistics: {self.players[0]} (first mover) vs {self.players[1]}, "
+            + (f"game {self.game}" if self.game else f"rules {self.rules}")
+            + f", {self.trials:,} trials per play, seed {self.seed}",
+            ("Figures are the first mover's (points a game; 'W g' / 'L g' are 2-point games, by "
+             "bearing off or the mother rule; a draw counts 0); after the opening play the "
+             "opponent is on roll." if self.game else
+             "Figures are the first mover's (cubeless money equity); after the opening play the "
+             "opponent is on roll."),
             "Note: " + COMMON_DICE_NOTE + ".",
         ]
         if self.screen is not None:
@@ -316,6 +322,8 @@ def openings(
     scheduler: str | None = None,
     client: Any = None,
     vr: bool | None = None,
+    game: str | None = None,
+    game_rules: object = None,
 ) -> OpeningsResult:
     """Roll out every legal play of every opening roll; rank the plays; the first mover's odds.
 
@@ -330,7 +338,10 @@ def openings(
     ``RolloutProgress`` (trials over all plays) after each unit of work. scheduler / client:
     run the units on a Dask cluster instead of the local pool, with the same numbers (see
     ``tavli_fast.rollout``). vr: variance reduction, on top of the common dice (every figure
-    luck-adjusted, see ``tavli_fast.rollout``); None: on for the neural players.
+    luck-adjusted, see ``tavli_fast.rollout``); None: on for the neural players. game:
+    ``"plakoto"`` or ``"fevga"``: the 21 rolls of T3 (the first play may be a double), the
+    variants' players (default ``heuristic``), figures in points; game_rules: the game's
+    options (a ``PlakotoRules`` / ``FevgaRules`` or option names).
     """
     check_jobs(jobs)
     previous = 0.0
@@ -344,7 +355,7 @@ def openings(
     else:
         request = make_openings_request(
             trials, players, seed, rules, rolls, screen, screen_trials, chunk_size, stratify,
-            bearoff, truncate, cache_dir, vr=vr,
+            bearoff, truncate, cache_dir, game, game_rules, vr=vr,
         )
         job = OpeningsJob(request)
     path = os.fspath(checkpoint) if checkpoint is not None else None
@@ -352,13 +363,15 @@ def openings(
         outcome = run_job(job, executor, progress=progress, checkpoint=path,
                           previous_elapsed=previous)
     notes = []
-    if players is None and resume is None:
+    if players is None and resume is None and request.game is None:
         notes.append(f"players: {request.players[0]} for both sides, the strongest player available "
                      "(choose with --player/--players)")
     if request.vr:
         notes.append(VR_NOTE)
     if outcome.restarts:
         notes.append(f"{outcome.restarts} worker pool restart(s) after a worker died")
+    if request.game_rules:
+        notes.append(f"{request.game} options: {', '.join(request.game_rules)}")
     all_rolls = len(request.rolls) == (15 if request.rules.first_roll_no_doubles else 21)
     if not all_rolls:
         notes.append("the first mover's figures average only the rolls analysed (weights renormalised)")
@@ -368,6 +381,7 @@ def openings(
         trials=request.trials, chunk_size=request.chunk_size, screen=request.screen,
         screen_trials=request.screen_trials, jobs=executor.workers, elapsed_s=outcome.elapsed_s,
         interrupted=outcome.interrupted, all_rolls=all_rolls, notes=tuple(notes), checkpoint=path,
+        game=request.game,
     )
 
 __all__ += ["read_checkpoint", "COMMON_DICE_NOTE", "OPENING_FIGURES"]  # re-exported

@@ -80,7 +80,7 @@ def _run(
 def rollout(
     position: object = "start",
     trials: object = 10_000,
-    players: object = ("pubeval", "pubeval"),
+    players: object = None,
     seed: int | None = None,
     jobs: int | None = None,
     rules: object = "backgammon",
@@ -103,6 +103,8 @@ def rollout(
     vr: bool | None = None,
     truncate_plies: int | None = None,
     move_filter: tuple[int, float] | None = None,
+    game: str | None = None,
+    game_rules: object = None,
 ) -> RolloutResult:
     """Roll out ``position`` for ``trials`` games and return a ``RolloutResult``.
 
@@ -125,7 +127,12 @@ def rollout(
     ``chunk_size``, never on ``jobs``. scheduler: run the chunks on a Dask cluster, given its
     scheduler's address (``"tcp://10.0.0.5:8786"``), or client: a connected
     ``distributed.Client``; either needs the ``[dask]`` extra, and the numbers are those of a
-    local run.
+    local run. game: ``"plakoto"`` or ``"fevga"`` rolls out that game (RULES.md P1-P7,
+    F1-F7) from ``"start"``, its text id or a position of it, with the players ``random`` and
+    ``heuristic`` (the default there; pubeval is the default for Portes); the result adds the
+    mother-rule wins and losses and the draws (``result.variant``), and a 2-point win counts
+    as a gammon. No truncation, bear-off databases or cube in those games. game_rules: the
+    game's options, a ``PlakotoRules`` / ``FevgaRules`` or option names (``"runner_to_quarter"``).
 
     Expert settings (issue 10):
 
@@ -157,7 +164,7 @@ def rollout(
     doc = read_checkpoint(os.fspath(resume)) if resume is not None else None
     request = make_request(
         position, trials, players, _seed_or_saved(seed, doc), rules, stratify, chunk_size,
-        target_se, min_trials, bearoff, truncate, cache_dir, cubeful, max_cube,
+        target_se, min_trials, bearoff, truncate, cache_dir, cubeful, max_cube, game, game_rules,
         ply=ply, vr=vr, truncate_plies=truncate_plies, move_filter=move_filter,
     )
     job, checkpoint, previous_elapsed = _start_or_resume(RolloutJob, request, doc, resume, checkpoint)
@@ -219,7 +226,7 @@ def play_matches(
     *,
     score: object = (0, 0),
     post_crawford: bool = False,
-    rules: object = "backgammon",
+    rules: object = None,
     cube: bool = True,
     max_cube: object = 64,
     seed: int | None = None,
@@ -233,23 +240,31 @@ def play_matches(
     cache_dir: str | os.PathLike | None = None,
     scheduler: str | None = None,
     client: Any = None,
+    tavli: bool = False,
+    game_rules: object = None,
 ) -> MatchResult:
     """Play ``matches`` whole matches to ``length`` points and return a ``MatchResult``.
 
     players: A and B (two names, ``"A,B"``, or one name for both). score: points A and B
     have already won; a score with a player 1-away starts with the Crawford game unless
-    ``post_crawford``. rules: ``"backgammon"`` (cube, backgammons, R5 opening roll) or
+    ``post_crawford``. rules: ``"backgammon"`` (the default; cube, backgammons, R5 opening roll) or
     ``"portes"`` (no cube, no backgammons, the winner starts the next game). cube=False
     plays without the cube; max_cube caps it (R23: 64). Seeds, jobs, chunks, checkpoints
     and progress work as in ``rollout``, and so do ``scheduler`` / ``client`` (a Dask
-    cluster). Raises ValueError for bad arguments (length < 1, a score that has already won,
-    post_crawford with no player 1-away, ...).
+    cluster). tavli: play tavli matches (T1-T3): the games rotate Portes, Plakoto, Fevga
+    without the cube, from 0-0; ``random`` plays the variants randomly, every other player by
+    the variants' heuristic (``match.variant_player``); the result adds each game type's
+    share of the points (``MatchResult.game_types``); game_rules: the Plakoto and Fevga
+    options of a tavli match, by name (``"draw_scores_point"``: a Plakoto draw is a game that
+    nobody scores, not replayed; ``"runner_to_quarter"``, ...). Raises ValueError for bad arguments
+    (length < 1, a score that has already won, post_crawford with no player 1-away, a score
+    or rules other than portes with tavli, ...).
     """
     check_jobs(jobs)
     doc = read_match_checkpoint(os.fspath(resume)) if resume is not None else None
     request = make_match_request(length, matches, players, score, post_crawford, rules, cube,
                                  max_cube, _seed_or_saved(seed, doc), chunk_size, bearoff,
-                                 cache_dir)
+                                 cache_dir, tavli, game_rules)
     job, path, previous_elapsed = _start_or_resume(MatchJob, request, doc, resume, checkpoint)
     with make_executor(jobs, start_method, scheduler=scheduler, client=client) as executor:
         outcome = run_job(job, executor, progress=progress, checkpoint=path,

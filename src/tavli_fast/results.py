@@ -23,6 +23,14 @@ _LABELS = {
     "equity": "equity (cubeless)",
 }
 
+# Plakoto and Fevga: no backgammons; a "gammon" is any 2-point game (P5, P7, F7).
+_VARIANT_LABELS = {
+    "win": "win",
+    "win_gammon": "win 2 points",
+    "lose_gammon": "lose 2 points",
+    "equity": "points a game",
+}
+
 
 @dataclass
 class RolloutResult:
@@ -62,6 +70,7 @@ class RolloutResult:
     truncate: bool = False
     cubeful: CubefulFigures | None = None  # cubeful rollouts: ND, DT, DP, the action (cubeful.py)
     truncate_plies: int = 0  # > 0: games stopped after that many plies (the net's estimate counted)
+    game: str | None = None  # "plakoto" / "fevga"; None: Portes / backgammon
     _figures: tuple[dict[str, float], dict[str, float]] | None = field(
         default=None, repr=False, compare=False
     )
@@ -104,7 +113,22 @@ class RolloutResult:
 
     @property
     def lose(self) -> float:
-        return 1.0 - self.win
+        draws = self.totals.variant[2] if self.totals.variant and self.games else 0
+        return 1.0 - self.win - draws / max(self.games, 1)
+
+    @property
+    def variant(self) -> dict[str, tuple[float, float]]:
+        """Plakoto: the rates of mother-rule wins and losses (P5) and of draws (P6, no
+        points), each with its standard error (empty for Portes and Fevga, which have
+        neither). A 2-point win, by bearing off or by the mother rule, is in ``win_gammon``."""
+        if self.game != "plakoto" or not self.games or self.totals.variant is None:
+            return {}
+        n = self.games
+        out = {}
+        for name, k in zip(("mother_win", "mother_loss", "draw"), self.totals.variant):
+            p = k / n
+            out[name] = (p, math.sqrt(p * (1 - p) / n))
+        return out
 
     @property
     def win_gammon(self) -> float:
@@ -203,6 +227,9 @@ class RolloutResult:
             "truncate_plies": self.truncate_plies,
             **({"cubeful": self.cubeful.to_dict()} if self.cubeful is not None else {}),
             **({"vr": self.vr} if self.vr is not None else {}),
+            **({"game": self.game, **{k: num(v) for k, (v, _) in self.variant.items()},
+                "variant_se": {k: num(se) for k, (_, se) in self.variant.items()}}
+               if self.game else {}),
         }
 
     def to_json(self, indent: int | None = 2) -> str:
@@ -217,7 +244,8 @@ class RolloutResult:
         lines.append(
             f"Rollout: {self.games:,} trials"
             + (f" of {self.trials_requested:,}" if self.games != self.trials_requested else "")
-            + f", {self.players[0]} (on roll) vs {self.players[1]}, rules {self.rules}, seed {self.seed}"
+            + f", {self.players[0]} (on roll) vs {self.players[1]}, "
+            + (f"game {self.game}" if self.game else f"rules {self.rules}") + f", seed {self.seed}"
         )
         if self.stratified:
             lines.append("Stratified dice for the first rolls (" + " x ".join(map(str, self.strata)) + " strata)")
@@ -237,13 +265,16 @@ class RolloutResult:
             lines.append("No trial was completed.")
             return "\n".join(lines)
         fig, se = self._fig()
+        labels = _VARIANT_LABELS if self.game else _LABELS
         vr = self.vr
         if vr is not None:
             lines.append("Luck-adjusted (variance reduction: each roll's luck by the net taken off; "
                          "the same expectation, smaller SEs):")
-            lines += _figure_table(vr, vr["se"])
+            lines += _figure_table(vr, vr["se"], labels)
             lines += ["", "Plain (each game's result as played):"]
-        lines += _figure_table(fig, se)
+        lines += _figure_table(fig, se, labels)
+        for name, (value, err) in self.variant.items():
+            lines.append(_figure_line(name.replace("_", " "), value, err, ""))
         if self.cubeful is not None:
             lines += ["", *_cubeful_lines(self.cubeful)]
         lines.append("")
@@ -258,13 +289,17 @@ class RolloutResult:
         return "\n".join(lines)
 
 
-def _figure_table(fig: dict[str, float], se: dict[str, float], z: float = 1.959963984540054) -> list[str]:
-    """The figures with their SEs and 95 % confidence intervals, one line each."""
+def _figure_line(label: str, value: float, se: float, sign: str, z: float = 1.959963984540054) -> str:
+    """One figure with its SE and 95 % confidence interval."""
+    lo, hi = value - z * se, value + z * se
+    return f"{label:<18} {value:{sign}8.4f} {se:8.4f}   [{lo:{sign}.4f}, {hi:{sign}.4f}]"
+
+
+def _figure_table(fig: dict[str, float], se: dict[str, float], labels: dict[str, str]) -> list[str]:
+    """The figures that have a label, with their SEs and 95 % confidence intervals."""
     lines = [f"{'':<18} {'value':>8} {'SE':>8}   95% CI"]
-    for k in FIGURES:
-        lo, hi = fig[k] - z * se[k], fig[k] + z * se[k]
-        sign = "+" if k == "equity" else ""
-        lines.append(f"{_LABELS[k]:<18} {fig[k]:{sign}8.4f} {se[k]:8.4f}   [{lo:{sign}.4f}, {hi:{sign}.4f}]")
+    for k in (k for k in FIGURES if k in labels):
+        lines.append(_figure_line(labels[k], fig[k], se[k], "+" if k == "equity" else ""))
     return lines
 
 
@@ -312,7 +347,7 @@ def build_result(
                                fig["win"], fig["win_gammon"])
     return RolloutResult(
         position=request.position,
-        position_id=request.position.position_id(),
+        position_id=request.position_text if request.game else request.position.position_id(),
         xgid=request.position_text if request.forced_dice else None,
         players=request.players,
         rules=request.rules.name,
@@ -336,4 +371,5 @@ def build_result(
         truncate=request.truncate,
         cubeful=cube,
         truncate_plies=request.truncate_plies,
+        game=request.game,
     )

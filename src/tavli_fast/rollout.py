@@ -13,6 +13,13 @@ master seed and the global trial index, so the merged numbers (merged in chunk o
 depend on how many processes ran the chunks, nor in which order they finished.
 
 All figures are for the player on roll in the rolled-out position ("player 0").
+
+Plakoto and Fevga (``game="plakoto"|"fevga"``, RULES.md P1-P7, F1-F7) are rolled out by the
+same job: a chunk then plays the variants' games (``variant_games.play_variant_trials``), its
+first two rolls stratified over the 36 rolls (any first roll may be a double, T3). Their
+outcomes fill the same counts (a 2-point win, bearing off or by the mother rule, is counted
+as a gammon, no backgammons), and ``ChunkResult.variant`` adds the mother-rule wins and
+losses (P5) and the draws (P6, no points) that the counts do not hold.
 """
 
 from __future__ import annotations
@@ -21,7 +28,7 @@ import logging
 import math
 import os
 import time
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from numbers import Integral, Real
 from typing import Any, Iterable, Sequence
 
@@ -129,6 +136,13 @@ class RolloutChunk:
     vr: bool = False  # luck-adjusted figures too (variance reduction by the net)
     truncate_plies: int = 0  # > 0: stop after that many plies, count the net's estimate
     move_filter: tuple[int, float] = DEFAULT_MOVE_FILTER  # the 1-ply players' filter
+    game: int = -1  # Portes (-1), or the core's Plakoto / Fevga number (variants.GAME_CODES)
+    pinned: int = 0  # Plakoto: the pinned mask of the side on roll
+    variant_options: int = 0  # Plakoto / Fevga: the core's option bits
+
+
+#: Numbers a Plakoto / Fevga chunk adds: mother-rule wins, mother-rule losses, draws.
+VARIANT_SUMS = 3
 
 
 @dataclass(frozen=True)
@@ -153,6 +167,7 @@ class ChunkResult:
     moments: tuple[float, ...] | None = None
     cube: tuple[float, ...] | None = None
     vr: tuple[float, ...] | None = None
+    variant: tuple[int, int, int] | None = None  # Plakoto / Fevga: mother wins, losses, draws
 
     def __post_init__(self) -> None:
         if self.moments is None:
@@ -163,29 +178,38 @@ class ChunkResult:
 
     def to_list(self) -> list[float]:
         return [self.games, *self.counts, self.plies_sum, self.plies_sumsq, self.truncated,
-                *self.moments, *(self.cube or ()), *(self.vr or ())]
+                *self.moments, *(self.cube or ()), *(self.vr or ()), *(self.variant or ())]
 
     @classmethod
     def from_list(cls, index: int, values: Sequence[float]) -> "ChunkResult":
-        """The inverse of ``to_list``: the plain numbers, then the cube sums and the luck-adjusted
-        sums when present (their counts tell them apart: 22, 32, 34 or 44 numbers)."""
+        """The inverse of ``to_list``: the plain numbers, then the cube sums, the luck-adjusted
+        sums or the Plakoto / Fevga sums when present (their counts tell them apart: 22, 25,
+        32, 34 or 44 numbers)."""
         plain = 10 + 2 * len(FIGURES)
-        sizes = {plain: (0, 0), plain + CUBE_SUMS: (CUBE_SUMS, 0), plain + VR_SUMS: (0, VR_SUMS),
-                 plain + CUBE_SUMS + VR_SUMS: (CUBE_SUMS, VR_SUMS)}
+        sizes = {plain: (0, 0, 0), plain + CUBE_SUMS: (CUBE_SUMS, 0, 0),
+                 plain + VR_SUMS: (0, VR_SUMS, 0), plain + CUBE_SUMS + VR_SUMS: (CUBE_SUMS, VR_SUMS, 0),
+                 plain + VARIANT_SUMS: (0, 0, VARIANT_SUMS)}
         if len(values) not in sizes:
             raise ValueError(f"chunk {index}: expected one of {sorted(sizes)} numbers, got {len(values)}")
-        n_cube, n_vr = sizes[len(values)]
+        n_cube, n_vr, n_variant = sizes[len(values)]
         games, *counts, plies_sum, plies_sumsq, truncated = (int(v) for v in values[:10])
         moments = tuple(float(v) for v in values[10:plain])
         cube = tuple(float(v) for v in values[plain:plain + n_cube]) or None
         vr = tuple(float(v) for v in values[plain + n_cube:plain + n_cube + n_vr]) or None
-        if sum(counts) + truncated != games or min(games, plies_sum, plies_sumsq, truncated, *counts) < 0:
+        variant = tuple(int(v) for v in values[len(values) - n_variant:]) if n_variant else None
+        draws = variant[2] if variant else 0
+        if sum(counts) + truncated + draws != games or min(
+            games, plies_sum, plies_sumsq, truncated, *counts, *(variant or ())
+        ) < 0:
             raise ValueError(f"chunk {index}: counts do not add up to its games")
-        return cls(index, games, tuple(counts), plies_sum, plies_sumsq, truncated, moments, cube, vr)  # type: ignore[arg-type]
+        return cls(index, games, tuple(counts), plies_sum, plies_sumsq, truncated, moments, cube,  # type: ignore[arg-type]
+                   vr, variant)  # type: ignore[arg-type]
 
 
 def chunk_resources(chunk: RolloutChunk, load: bool = True) -> dict:
     """The bear-off tables and net the chunk's games need (see players.game_resources)."""
+    if chunk.game >= 0:
+        return {}  # the Plakoto / Fevga players need neither
     return game_resources((chunk.player0, chunk.player1), chunk.bearoff_play, chunk.truncate,
                           chunk.cache_dir, load=load,
                           net=chunk.vr or chunk.truncate_plies > 0)
@@ -195,6 +219,19 @@ def prepare_chunk(chunk: RolloutChunk) -> None:
     """Build the bear-off databases the chunk's games need, if missing, without loading them
     (once per machine, before its workers start)."""
     chunk_resources(chunk, load=False)
+
+
+def _variant_chunk_result(chunk: RolloutChunk, dice: np.ndarray | None) -> ChunkResult:
+    """Play a Plakoto / Fevga chunk and fold its seven outcomes into a ChunkResult."""
+    from .variant_games import play_variant_trials
+
+    board = np.frombuffer(chunk.board, dtype=np.int8).reshape(2, 26).copy()
+    c, _ = play_variant_trials(board, chunk.pinned, chunk.game, chunk.variant_options,
+                               chunk.n_games, (chunk.player0, chunk.player1), chunk.seed, dice)
+    # win single, double, mother, lose single, double, mother, draw (variant_games.OUTCOMES)
+    counts = (int(c[0]), int(c[1] + c[2]), 0, int(c[3]), int(c[4] + c[5]), 0)
+    return ChunkResult(chunk.index, chunk.n_games, counts, int(c[7]), int(c[8]),
+                       variant=(int(c[2]), int(c[5]), int(c[6])))
 
 
 def run_chunk(chunk: RolloutChunk) -> ChunkResult:
@@ -212,6 +249,11 @@ def run_chunk(chunk: RolloutChunk) -> ChunkResult:
         )
     elif chunk.forced_dice is not None:
         first_dice = np.tile(np.asarray(chunk.forced_dice, dtype=np.int8), (chunk.n_games, 1))
+    if chunk.game >= 0:
+        result = _variant_chunk_result(chunk, first_dice)
+        log.debug("chunk %d: %d games in %.3f s (pid %d)", chunk.index, chunk.n_games,
+                  time.perf_counter() - start, os.getpid())
+        return result
     resources = chunk_resources(chunk)
     if chunk.cube_branches:
         resources.update(cube_branches=chunk.cube_branches, met=branch_met(chunk.cube_branches))
@@ -260,6 +302,7 @@ class Totals:
     moments: tuple[float, ...] = (0.0,) * (2 * len(FIGURES))
     cube: tuple[float, ...] | None = None  # cubeful rollouts: the summed cube sums
     vr: tuple[float, ...] | None = None  # variance reduction: the summed luck-adjusted sums
+    variant: tuple[int, ...] | None = None  # Plakoto / Fevga: mother wins, losses, draws
 
     def add(self, r: ChunkResult | "Totals") -> "Totals":
         if (self.cube is None) != (r.cube is None) and self.games and r.games:
@@ -275,6 +318,7 @@ class Totals:
             tuple(a + b for a, b in zip(self.moments, r.moments)),  # type: ignore[arg-type]
             _add_sums(self.cube, r.cube),
             _add_sums(self.vr, r.vr),
+            _add_sums(self.variant, r.variant),  # type: ignore[arg-type]
         )
 
     @property
@@ -427,6 +471,10 @@ class RolloutRequest:
     vr: bool = False
     truncate_plies: int = 0
     move_filter: tuple[int, float] = DEFAULT_MOVE_FILTER
+    game: str | None = None  # "plakoto" / "fevga"; None: Portes by ``rules``
+    pinned: int = 0  # Plakoto: the pinned mask of the side on roll
+    game_rules: tuple[str, ...] = ()  # Plakoto / Fevga: the options set (rules.game_rules)
+    variant_options: int = 0  # ... as the core's option bits
 
     @property
     def cubeful(self) -> bool:
@@ -462,6 +510,8 @@ class RolloutRequest:
             **({"truncate_plies": self.truncate_plies} if self.truncate_plies else {}),
             **({"move_filter": list(self.move_filter)}
                if tuple(self.move_filter) != DEFAULT_MOVE_FILTER else {}),
+            **({"game": self.game} if self.game else {}),
+            **({"game_rules": list(self.game_rules)} if self.game_rules else {}),
         }
 
     def to_dict(self) -> dict[str, Any]:
@@ -478,7 +528,7 @@ class RolloutRequest:
 def make_request(
     position: object = "start",
     trials: object = 10_000,
-    players: object = ("pubeval", "pubeval"),
+    players: object = None,
     seed: object = None,
     rules: object = "backgammon",
     stratify: bool = True,
@@ -490,6 +540,8 @@ def make_request(
     cache_dir: str | os.PathLike | None = None,
     cubeful: bool = False,
     max_cube: object = DEFAULT_MAX_CUBE,
+    game: object = None,
+    game_rules: object = None,
     *,
     ply: object = None,
     vr: bool | None = None,
@@ -498,11 +550,27 @@ def make_request(
 ) -> RolloutRequest:
     """Validate the arguments of a rollout; raise ValueError / InvalidPositionError precisely.
 
+    ``players``: None means pubeval for Portes and heuristic for Plakoto / Fevga.
     ``cubeful``: follow the doubling cube too (``cubeful.py``); games are then played to the
-    end (no truncation), and ``max_cube`` caps the cube (R23: 64). ``ply``, ``vr``,
-    ``truncate_plies`` and ``move_filter`` are the expert settings described in
-    ``parallel.rollout``.
+    end (no truncation), and ``max_cube`` caps the cube (R23: 64). ``game``: "plakoto" or
+    "fevga" rolls out that game (``position``: "start", a text id or a position of it), by
+    ``game_rules`` (a PlakotoRules / FevgaRules, or option names; None: the defaults).
+    ``ply``, ``vr``, ``truncate_plies`` and ``move_filter`` are the expert settings of the
+    neural players described in ``parallel.rollout``.
     """
+    if game is None and game_rules is not None:
+        raise ValueError("game_rules are the options of Plakoto or Fevga: give game too")
+    if game is not None:
+        given = [k for k, v in (("ply", ply), ("vr", vr), ("truncate_plies", truncate_plies),
+                                ("move_filter", move_filter)) if v]
+        if given:
+            raise ValueError(f"{', '.join(given)}: settings of the neural players, who play "
+                             f"backgammon / Portes, not {game}")
+        return _variant_request(game, position, players, cubeful, game_rules,
+                                make_request("start", trials, "pubeval", seed, rules, stratify,
+                                             chunk_size, target_se, min_trials, False, False))
+    if players is None:
+        players = ("pubeval", "pubeval")
     pos, is_start = resolve_position(position)
     n = check_count(trials)
     names, ids = player_kinds(apply_ply(player_names(players), ply))
@@ -572,6 +640,38 @@ def make_request(
         vr=use_vr,
         truncate_plies=cut,
         move_filter=filt,
+    )
+
+
+def _variant_request(game: object, position: object, players: object, cubeful: bool,
+                     options: object, checked: RolloutRequest) -> RolloutRequest:
+    """A Plakoto / Fevga request: ``checked`` holds the validated settings the games share
+    with Portes (trials, seed, chunks, stratification, the stop rule)."""
+    from .variant_games import variant_player_ids
+    from .variant_position import GAMES, variant_position
+    from .rules import game_rules, option_names
+    from .variants import GAME_CODES, core_options, require_variant_in_progress
+
+    if game not in GAME_CODES:
+        raise ValueError(f"game must be one of {', '.join(GAMES)}, not {game!r}")
+    if cubeful:
+        raise ValueError(f"{game} is played without the doubling cube (T1): no cubeful rollout")
+    if isinstance(position, str) and position.strip().lower() == "start":
+        position = None
+    pos = variant_position(str(game), position)  # type: ignore[arg-type]
+    require_variant_in_progress(pos)
+    chosen = game_rules(str(game), options)
+    names, ids = variant_player_ids(str(game), players if players is not None else "heuristic")
+    notes = ("the first roll may be a double (T3: the starter rolls both dice again)",) if (
+        pos == type(pos).initial()) else ()
+    if option_names(chosen):
+        notes += (f"{game} options: {', '.join(option_names(chosen))}",)
+    return replace(
+        checked, position=pos, position_text=pos.variant_id(),  # type: ignore[arg-type]
+        board=np.ascontiguousarray(pos.core_board(), dtype=np.int8).tobytes(),
+        players=names, player_ids=ids, first_roll_no_doubles=False, forced_dice=None,
+        notes=notes, bearoff_play=False, truncate=False, game=str(game), pinned=pos.pinned_mask(),
+        game_rules=option_names(chosen), variant_options=core_options(str(game), chosen),
     )
 
 
@@ -649,9 +749,19 @@ def plan_chunks(request: RolloutRequest) -> list[RolloutChunk]:
                 vr=request.vr,
                 truncate_plies=request.truncate_plies,
                 move_filter=request.move_filter,
+                game=_game_code(request.game),
+                pinned=request.pinned,
+                variant_options=request.variant_options,
             )
         )
     return chunks
+
+
+def _game_code(game: str | None) -> int:
+    """The core's number of a Plakoto / Fevga game; -1 for Portes."""
+    from .variants import GAME_CODES
+
+    return -1 if game is None else GAME_CODES[game]
 
 
 # ---------------------------------------------------------------------------------------------
@@ -689,6 +799,8 @@ def request_from_checkpoint(doc: dict[str, Any], **overrides: Any) -> RolloutReq
         vr=req.get("vr", False),  # checkpoints from before variance reduction have none
         truncate_plies=req.get("truncate_plies", 0),
         move_filter=req.get("move_filter"),
+        game=req.get("game"),
+        game_rules=req.get("game_rules"),
     )
     args.update({k: v for k, v in overrides.items() if v is not None})
     return make_request(**args)
@@ -700,9 +812,15 @@ def _completed_from_checkpoint(
     """Chunk results of the checkpoint that belong to ``request``'s plan (by index and size)."""
     if doc["request"].get("board") != request.identity()["board"]:
         raise ValueError(f"checkpoint {path} is for another position")
+    mine = request.identity()
+    # Keys that only some requests carry must match when either side has them.
+    mine.update({k: None for k in _OPTIONAL_KEYS if k in doc["request"] and k not in mine})
     sizes = {c.index: c.n_games for c in plan_chunks(request)}
-    return completed_units(doc, request.identity(), sizes, ChunkResult.from_list,
-                           lambda r: r.games, path)
+    return completed_units(doc, mine, sizes, ChunkResult.from_list, lambda r: r.games, path)
+
+
+#: Identity keys that only some requests carry (so that older checkpoints still match).
+_OPTIONAL_KEYS = ("cubeful", "max_cube", "vr", "truncate_plies", "move_filter", "game", "game_rules")
 
 
 class RolloutJob:

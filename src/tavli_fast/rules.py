@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-__all__ = ["Rules", "RULES", "get_rules", "PlakotoRules", "FevgaRules"]
+__all__ = ["Rules", "RULES", "get_rules", "PlakotoRules", "FevgaRules", "game_rules", "option_names"]
 
 
 @dataclass(frozen=True)
@@ -80,3 +80,29 @@ class FevgaRules:
     runner_to_quarter: bool = False
     start_quarter_each_move: bool = False
     prime_never_built: bool = False
+
+
+def game_rules(game: str, options: object = None) -> PlakotoRules | FevgaRules:
+    """The rules of ``game`` ("plakoto" / "fevga"): the defaults for None, ``options`` itself
+    when it is that game's rules object, else the options named (a sequence of names, each
+    set True). ValueError names the options of the game."""
+    cls = {"plakoto": PlakotoRules, "fevga": FevgaRules}.get(game)
+    if cls is None:
+        raise ValueError(f"game must be plakoto or fevga, not {game!r}")
+    if options is None:
+        return cls()
+    if isinstance(options, (PlakotoRules, FevgaRules)):
+        if not isinstance(options, cls):
+            raise ValueError(f"{game} takes {cls.__name__}, not {type(options).__name__}")
+        return options
+    names = [options] if isinstance(options, str) else list(options)  # type: ignore[call-overload]
+    known = tuple(cls.__dataclass_fields__)
+    for name in names:
+        if name not in known:
+            raise ValueError(f"{name!r} is not an option of {game}: choose from {', '.join(known)}")
+    return cls(**{name: True for name in names})
+
+
+def option_names(rules: PlakotoRules | FevgaRules) -> tuple[str, ...]:
+    """The options set in ``rules`` (those that differ from the first reading), by name."""
+    return tuple(name for name, value in vars(rules).items() if value)

@@ -8,7 +8,8 @@ the compiled core (``_variant_game.pxi``), from the start or any position; the f
 be a double (T3: the starter rolls both dice again).
 
 ``random_game_positions`` gives every position of seeded random games, for the parity tests
-and ``bench/bench_variants.py``.
+and ``bench/bench_variants.py``. ``play_variant_trials`` plays the games of one rollout chunk
+or openings unit (``rollout.py``, ``openings.py``) and returns each game's outcome.
 """
 
 from __future__ import annotations
@@ -28,16 +29,48 @@ from .variants import GAME_CODES, core_options, position_after, require_variant_
 
 __all__ = [
     "VARIANT_PLAYERS",
+    "OUTCOMES",
+    "POINTS",
+    "variant_player_ids",
+    "play_variant_trials",
     "VariantSimulationResult",
     "simulate_variant",
     "random_game_positions",
 ]
 
 VARIANT_PLAYERS: dict[str, int] = {"random": 0, "heuristic": 1}
-_OUTCOMES = (
+#: The exclusive outcomes of a game for player 0, in the core's order, and their points.
+OUTCOMES = (
     "win_single", "win_double", "win_mother", "lose_single", "lose_double", "lose_mother", "draw",
 )
-_POINTS = (1, 2, 2, -1, -2, -2, 0)
+POINTS = (1, 2, 2, -1, -2, -2, 0)
+
+
+def variant_player_ids(game: str, players: object) -> tuple[tuple[str, str], tuple[int, int]]:
+    """(names, core ids) of two Plakoto / Fevga players; ValueError names the known ones."""
+    names = player_names(players)
+    for name in names:
+        if name not in VARIANT_PLAYERS:
+            raise ValueError(
+                f"unknown {game} player {name!r}: choose one of {', '.join(VARIANT_PLAYERS)}"
+            )
+    return names, (VARIANT_PLAYERS[names[0]], VARIANT_PLAYERS[names[1]])
+
+
+def play_variant_trials(
+    board: np.ndarray, pinned: int, game: int, options: int, n_games: int,
+    players: tuple[int, int], seed: int, dice: np.ndarray | None = None,
+) -> tuple[np.ndarray, np.ndarray]:
+    """Play ``n_games`` games in the core (GIL released) from ``board`` (player 0 on roll).
+
+    ``dice[i, 2j:2j+2]`` forces roll j of game i (0 = roll normally). Returns (counts
+    int64[9] as ``_core.run_variant_games`` gives them, outcomes int8[n_games] indexing
+    ``OUTCOMES``).
+    """
+    outcomes = np.empty(n_games, dtype=np.int8)
+    counts = _core.run_variant_games(board, pinned, game, options, n_games, players[0],
+                                     players[1], seed, first_dice=dice, outcomes=outcomes)
+    return counts, outcomes
 
 
 @dataclass(frozen=True)
@@ -79,7 +112,7 @@ class VariantSimulationResult:
             p = k / n
             return p, math.sqrt(p * (1 - p) / n)
 
-        counts = [getattr(self, name) for name in _OUTCOMES]
+        counts = [getattr(self, name) for name in OUTCOMES]
         out = {
             "win": share(self.wins),
             "double_win": share(self.win_double),
@@ -88,8 +121,8 @@ class VariantSimulationResult:
             "mother_loss": share(self.lose_mother),
             "draw": share(self.draw),
         }
-        mean = sum(c * v for c, v in zip(counts, _POINTS)) / n
-        second = sum(c * v * v for c, v in zip(counts, _POINTS)) / n
+        mean = sum(c * v for c, v in zip(counts, POINTS)) / n
+        second = sum(c * v * v for c, v in zip(counts, POINTS)) / n
         var = max(second - mean * mean, 0.0) * n / (n - 1) if n > 1 else 0.0
         out["points"] = (mean, math.sqrt(var / n))
         out["plies"] = (self.plies_mean, self.plies_std / math.sqrt(n))
@@ -120,18 +153,13 @@ def simulate_variant(
     before = variant_position(game, position)
     require_variant_in_progress(before)
     n = check_count(games, "games")
-    names = player_names(players)
-    for name in names:
-        if name not in VARIANT_PLAYERS:
-            raise ValueError(
-                f"unknown {game} player {name!r}: choose one of {', '.join(VARIANT_PLAYERS)}"
-            )
+    names, ids = variant_player_ids(game, players)
     seed = check_seed(seed)
     options = core_options(game, rules)
     t0 = time.perf_counter()
     counts = _core.run_variant_games(
         before.core_board(), before.pinned_mask(), GAME_CODES[game], options, n,
-        VARIANT_PLAYERS[names[0]], VARIANT_PLAYERS[names[1]], seed,
+        ids[0], ids[1], seed,
     )
     elapsed = time.perf_counter() - t0
     mean = counts[7] / n
@@ -143,7 +171,7 @@ def simulate_variant(
         players=names,
         rules={k: bool(v) for k, v in vars(chosen).items()},
         games=n,
-        **{name: int(c) for name, c in zip(_OUTCOMES, counts[:7])},
+        **{name: int(c) for name, c in zip(OUTCOMES, counts[:7])},
         plies_mean=float(mean),
         plies_std=float(math.sqrt(var * n / (n - 1))) if n > 1 else 0.0,
         seed=seed,

@@ -3,6 +3,7 @@
     tavli-match --length 7 --players neural,pubeval --matches 10000
     tavli-match --length 5 --score 4,3 --post-crawford --matches 4000 --seed 1
     tavli-match --length 5 --rules portes --players neural,greedy
+    tavli-match --tavli --length 5 --players neural,random --matches 2000
 
 Exit status: 0 done; 2 bad usage or bad input (one line on stderr); 1 the run failed; 130
 interrupted by Ctrl-C -- the result of the matches completed so far is printed first (and
@@ -76,6 +77,14 @@ def build_parser() -> OneLineParser:
     p.add_argument("--rules", default=None,
                    help="backgammon (default) or portes (no cube, no backgammons, the previous "
                    "game's winner starts)")
+    p.add_argument("--tavli", action="store_true",
+                   help="a tavli match (T1-T3): games rotate Portes, Plakoto, Fevga, no cube, the "
+                   "previous game's winner starts; in Plakoto and Fevga 'random' plays randomly "
+                   "and every other player by the variants' heuristic")
+    p.add_argument("--option", action="append", default=None, metavar="NAME",
+                   help="with --tavli, an option of Plakoto or Fevga, repeatable (Plakoto: pinned_home_counts, "
+                   "draw_scores_point; Fevga: runner_to_quarter, start_quarter_each_move, "
+                   "prime_never_built; RULES.md P4, P6, F4-F6)")
     p.add_argument("--no-cube", action="store_true", help="play without the doubling cube")
     p.add_argument("--max-cube", type=int, default=None, metavar="V",
                    help="the highest cube value (default 64, rule R23)")
@@ -117,6 +126,8 @@ def run(args: argparse.Namespace) -> int:
         "chunk_size": args.chunk_size,
         "bearoff": False if args.no_bearoff else None,
         "cache_dir": args.cache_dir,
+        "tavli": True if args.tavli else None,
+        "game_rules": args.option,
     }
     if args.resume is not None:
         saved = read_match_checkpoint(args.resume)["request"]
@@ -128,9 +139,20 @@ def run(args: argparse.Namespace) -> int:
         settings["score"] = tuple(settings["score"])
     elif args.checkpoint is not None:
         _check_writable(args.checkpoint, "--checkpoint")
+    tavli = bool(settings["tavli"])
+    if tavli:
+        given = [o for o, v in (("--score", args.score), ("--post-crawford", args.post_crawford),
+                                ("--no-cube", args.no_cube), ("--max-cube", args.max_cube))
+                 if v not in (None, False)]
+        if given:
+            raise UsageError(f"{', '.join(given)} cannot be used with --tavli (a tavli match "
+                             "starts at 0-0 and has no cube)")
+        if settings["rules"] not in (None, "portes"):
+            raise UsageError(f"--rules {settings['rules']}: a tavli match plays Portes by the portes rules")
     defaults = {"length": 7, "matches": DEFAULT_MATCHES, "players": ("neural", "neural"),
-                "score": (0, 0), "post_crawford": False, "rules": "backgammon", "cube": True,
-                "max_cube": 64, "bearoff": True}
+                "score": (0, 0), "post_crawford": False,
+                "rules": "portes" if tavli else "backgammon", "cube": not tavli,
+                "max_cube": 64, "bearoff": True, "tavli": False}
     for key, value in defaults.items():
         if settings[key] is None:
             settings[key] = value

@@ -57,6 +57,13 @@ def build_parser() -> OneLineParser:
     p.add_argument("--rolls", default=None, metavar="R,R",
                    help="only these opening rolls, e.g. 31,62 (default: all)")
     p.add_argument("--rules", default=None, help="backgammon (default) or portes (doubles may open)")
+    p.add_argument("--game", default=None, choices=("plakoto", "fevga"),
+                   help="Plakoto or Fevga instead of Portes: the 21 rolls (T3), players random or "
+                   "heuristic (the default)")
+    p.add_argument("--option", action="append", default=None, metavar="NAME",
+                   help="an option of the game, repeatable (Plakoto: pinned_home_counts, "
+                   "draw_scores_point; Fevga: runner_to_quarter, start_quarter_each_move, "
+                   "prime_never_built; RULES.md P4, P6, F4-F6)")
     p.add_argument("--screen", type=_threshold, default=None, metavar="X",
                    help="screen first: every play gets a short run, and only plays within X (equity) "
                    "of the best get the full trials")
@@ -113,29 +120,33 @@ def run(args: argparse.Namespace) -> int:
     if args.resume is not None:
         given = [o for o, v in (("--trials", args.trials), ("--players/--player", players_from_args(args)),
                                 ("--seed", args.seed), ("--rolls", args.rolls), ("--rules", args.rules),
+                                ("--game", args.game), ("--option", args.option),
                                 ("--screen", args.screen), ("--chunk-size", args.chunk_size))
                  if v is not None]
         if given:
             raise UsageError(f"--resume takes its settings from the checkpoint; do not give {', '.join(given)}")
+    if args.game is not None and args.rules is not None:
+        raise UsageError("--rules is for Portes; --game plays the game's own rules (T3 opening rolls)")
     players = players_from_args(args)
     trials = args.trials if args.trials is not None else DEFAULT_TRIALS
     settings = dict(
         trials=trials, players=players, seed=args.seed, rules=args.rules or "backgammon",
         rolls=args.rolls, screen=args.screen, screen_trials=args.screen_trials,
         stratify=not args.no_stratify, bearoff=not args.no_bearoff, truncate=not args.no_truncate,
-        cache_dir=args.cache_dir, vr=args.vr,
+        cache_dir=args.cache_dir, game=args.game, game_rules=args.option, vr=args.vr,
     )
     if args.chunk_size is not None:
         settings["chunk_size"] = args.chunk_size
     from ..openings import play_trials
 
     if args.resume is None:
-        total = play_trials(trials, settings["rules"], args.rolls)
+        total = play_trials(trials, settings["rules"], args.rolls, args.game, args.option)
     else:
         from ..openings_report import read_checkpoint
 
         saved = read_checkpoint(args.resume)["request"]
-        total = play_trials(saved["trials"], saved["rules"], ",".join(saved["rolls"]))
+        total = play_trials(saved["trials"], saved["rules"], ",".join(saved["rolls"]), saved.get("game"),
+                            saved.get("game_rules"))
     with TqdmProgress(total, enabled=not (args.no_progress or args.json)) as bar:
         if args.resume is not None:
             result = openings(**executor, progress=bar, resume=args.resume,
@@ -160,6 +171,7 @@ def _run_replies(args: argparse.Namespace, executor: dict) -> int:
     from ..progress import TqdmProgress
 
     unsupported = [o for o, v in (("--csv", args.csv), ("--plot", args.plot), ("--screen", args.screen),
+                                  ("--game", args.game),
                                   ("--checkpoint", args.checkpoint), ("--resume", args.resume))
                    if v is not None]
     if unsupported:

@@ -122,6 +122,13 @@ def build_parser() -> OneLineParser:
     add_executor_options(p)
     p.add_argument("--seed", type=_seed, default=None, help="master seed (default: random, always printed)")
     p.add_argument("--rules", default=None, help="backgammon (default) or portes")
+    p.add_argument("--game", default=None, choices=("plakoto", "fevga"),
+                   help="roll out Plakoto or Fevga instead of Portes (--position: start or the "
+                   "game's text id; players random or heuristic, the default)")
+    p.add_argument("--option", action="append", default=None, metavar="NAME",
+                   help="an option of the game, repeatable (Plakoto: pinned_home_counts, "
+                   "draw_scores_point; Fevga: runner_to_quarter, start_quarter_each_move, "
+                   "prime_never_built; RULES.md P4, P6, F4-F6)")
     p.add_argument("--json", action="store_true", help="print one JSON document")
     p.add_argument("--no-progress", action="store_true", help="no progress bar on stderr")
     p.add_argument("--checkpoint", default=None, metavar="FILE", help="keep progress in FILE (JSON)")
@@ -208,6 +215,8 @@ def run(args: argparse.Namespace) -> int:
         "vr": args.vr,
         "truncate_plies": args.truncate_plies,
         "move_filter": _move_filter(args),
+        "game": args.game,
+        "game_rules": args.option,
     }
     if args.resume is not None:
         saved = read_checkpoint(args.resume)["request"]
@@ -221,7 +230,8 @@ def run(args: argparse.Namespace) -> int:
     elif args.checkpoint is not None:
         _check_writable(args.checkpoint, "--checkpoint")
     defaults = {
-        "position": "start", "trials": DEFAULT_TRIALS, "players": DEFAULT_PLAYERS,
+        "position": "start", "trials": DEFAULT_TRIALS,
+        "players": ("heuristic",) * 2 if settings["game"] else DEFAULT_PLAYERS,
         "rules": "backgammon", "chunk_size": None, "stratify": True,
         "bearoff": True, "truncate": True, "cubeful": False, "max_cube": 64,
     }
