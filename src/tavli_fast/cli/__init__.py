@@ -9,7 +9,7 @@ from __future__ import annotations
 import argparse
 import logging
 import sys
-from typing import Callable, NoReturn, Sequence
+from typing import Any, Callable, NoReturn, Sequence
 
 __all__ = [
     "EXIT_INTERRUPTED",
@@ -185,3 +185,47 @@ def run_command(prog: str, parser: argparse.ArgumentParser,
     except RuntimeError as e:
         print(f"{prog}: failed: {' '.join(str(e).split())}", file=sys.stderr)
         return 1
+
+
+def settings_from_checkpoint(args: argparse.Namespace, settings: dict[str, Any],
+                             read_request: Callable[[str], dict[str, Any]],
+                             tuples: Sequence[str] = ("players",),
+                             predating: dict[str, Any] | None = None) -> None:
+    """For a command that can be resumed: check that its checkpoint file can be written,
+    and with --resume fill the settings not given (None) from the checkpoint's saved request.
+    `tuples`: settings that JSON saved as lists; `predating`: values of settings that older
+    checkpoints lack (they were saved before the setting existed)."""
+    from .rollout import _check_writable
+
+    if args.resume is None:
+        if args.checkpoint is not None:
+            _check_writable(args.checkpoint, "--checkpoint")
+        return
+    saved = {**(predating or {}), **read_request(args.resume)}
+    _check_writable(args.checkpoint or args.resume, "--checkpoint")
+    for key in settings:
+        if settings[key] is None and key in saved:
+            settings[key] = saved[key]
+    for key in tuples:
+        if settings.get(key) is not None:
+            settings[key] = tuple(settings[key])
+
+
+def fill_defaults(settings: dict[str, Any], defaults: dict[str, Any]) -> None:
+    """Give the settings still unset (None) their default values."""
+    for key, value in defaults.items():
+        if settings.get(key) is None:
+            settings[key] = value
+
+
+def print_result(prog: str, args: argparse.Namespace, result: Any) -> int:
+    """Print a long run's result (JSON with --json) and return the exit status: 130 when it
+    was interrupted, saying how to continue it when a checkpoint holds it."""
+    print(result.to_json() if args.json else str(result))
+    sys.stdout.flush()
+    if not result.interrupted:
+        return 0
+    path = args.checkpoint or args.resume
+    if path:
+        print(f"{prog}: interrupted; continue with --resume {path}", file=sys.stderr)
+    return EXIT_INTERRUPTED

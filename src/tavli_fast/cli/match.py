@@ -17,16 +17,18 @@ import sys
 from typing import Any, Sequence
 
 from . import (
-    EXIT_INTERRUPTED,
     OneLineParser,
     UsageError,
     add_executor_options,
     executor_settings,
+    fill_defaults,
     parse_count,
     players_from_args,
+    print_result,
     run_command,
+    settings_from_checkpoint,
 )
-from .rollout import _check_writable, _known_players, _seed, _VersionAction
+from .rollout import _known_players, _seed, _VersionAction
 
 PROG = "tavli-match"
 DEFAULT_MATCHES = 1000
@@ -129,16 +131,8 @@ def run(args: argparse.Namespace) -> int:
         "tavli": True if args.tavli else None,
         "game_rules": args.option,
     }
-    if args.resume is not None:
-        saved = read_match_checkpoint(args.resume)["request"]
-        _check_writable(args.checkpoint or args.resume, "--checkpoint")
-        for key in settings:
-            if settings[key] is None and key in saved:
-                settings[key] = saved[key]
-        settings["players"] = tuple(settings["players"])
-        settings["score"] = tuple(settings["score"])
-    elif args.checkpoint is not None:
-        _check_writable(args.checkpoint, "--checkpoint")
+    settings_from_checkpoint(args, settings, lambda path: read_match_checkpoint(path)["request"],
+                             tuples=("players", "score"))
     tavli = bool(settings["tavli"])
     if tavli:
         given = [o for o, v in (("--score", args.score), ("--post-crawford", args.post_crawford),
@@ -149,13 +143,10 @@ def run(args: argparse.Namespace) -> int:
                              "starts at 0-0 and has no cube)")
         if settings["rules"] not in (None, "portes"):
             raise UsageError(f"--rules {settings['rules']}: a tavli match plays Portes by the portes rules")
-    defaults = {"length": 7, "matches": DEFAULT_MATCHES, "players": ("neural", "neural"),
-                "score": (0, 0), "post_crawford": False,
-                "rules": "portes" if tavli else "backgammon", "cube": not tavli,
-                "max_cube": 64, "bearoff": True, "tavli": False}
-    for key, value in defaults.items():
-        if settings[key] is None:
-            settings[key] = value
+    fill_defaults(settings, {"length": 7, "matches": DEFAULT_MATCHES, "players": ("neural", "neural"),
+                             "score": (0, 0), "post_crawford": False,
+                             "rules": "portes" if tavli else "backgammon", "cube": not tavli,
+                             "max_cube": 64, "bearoff": True, "tavli": False})
     if settings["chunk_size"] is None:
         del settings["chunk_size"]
     if settings["rules"] == "portes" and args.max_cube is not None:
@@ -164,14 +155,7 @@ def run(args: argparse.Namespace) -> int:
     with TqdmProgress(settings["matches"], enabled=not (args.no_progress or args.json)) as bar:
         result = play_matches(**settings, checkpoint=args.checkpoint, resume=args.resume,
                               progress=bar, **executor)
-    print(result.to_json() if args.json else str(result))
-    sys.stdout.flush()
-    if result.interrupted:
-        if args.checkpoint or args.resume:
-            print(f"{PROG}: interrupted; continue with --resume {args.checkpoint or args.resume}",
-                  file=sys.stderr)
-        return EXIT_INTERRUPTED
-    return 0
+    return print_result(PROG, args, result)
 
 
 def main(argv: Sequence[str] | None = None) -> int:

@@ -13,15 +13,17 @@ import sys
 from typing import Any, Sequence
 
 from . import (
-    EXIT_INTERRUPTED,
-    add_executor_options,
-    executor_settings,
     OneLineParser,
     UsageError,
+    add_executor_options,
     compiled_core_status,
+    executor_settings,
+    fill_defaults,
     parse_count,
     players_from_args,
+    print_result,
     run_command,
+    settings_from_checkpoint,
 )
 
 PROG = "tavli-rollout"
@@ -218,26 +220,15 @@ def run(args: argparse.Namespace) -> int:
         "game": args.game,
         "game_rules": args.option,
     }
-    if args.resume is not None:
-        saved = read_checkpoint(args.resume)["request"]
-        _check_writable(args.checkpoint or args.resume, "--checkpoint")
-        # Settings a checkpoint may lack (it predates them): their values at the time.
-        saved = {"vr": False, "truncate_plies": 0, **saved}
-        for key in settings:
-            if settings[key] is None and key in saved:
-                settings[key] = saved[key]
-        settings["players"] = tuple(settings["players"])
-    elif args.checkpoint is not None:
-        _check_writable(args.checkpoint, "--checkpoint")
-    defaults = {
+    # Settings a checkpoint may lack (it predates them): their values at the time.
+    settings_from_checkpoint(args, settings, lambda path: read_checkpoint(path)["request"],
+                             predating={"vr": False, "truncate_plies": 0})
+    fill_defaults(settings, {
         "position": "start", "trials": DEFAULT_TRIALS,
         "players": ("heuristic",) * 2 if settings["game"] else DEFAULT_PLAYERS,
-        "rules": "backgammon", "chunk_size": None, "stratify": True,
+        "rules": "backgammon", "stratify": True,
         "bearoff": True, "truncate": True, "cubeful": False, "max_cube": 64,
-    }
-    for key, value in defaults.items():
-        if settings[key] is None and value is not None:
-            settings[key] = value
+    })
     if settings["chunk_size"] is None:
         del settings["chunk_size"]
     if args.resume is None and settings["players"] == DEFAULT_PLAYERS and players_from_args(args) is None \
@@ -252,14 +243,7 @@ def run(args: argparse.Namespace) -> int:
             resume=args.resume,
             progress=bar,
         )
-    print(result.to_json() if args.json else str(result))
-    sys.stdout.flush()
-    if result.interrupted:
-        if args.checkpoint or args.resume:
-            print(f"{PROG}: interrupted; continue with --resume {args.checkpoint or args.resume}",
-                  file=sys.stderr)
-        return EXIT_INTERRUPTED
-    return 0
+    return print_result(PROG, args, result)
 
 
 def main(argv: Sequence[str] | None = None) -> int:
