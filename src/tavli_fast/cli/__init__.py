@@ -106,7 +106,7 @@ def players_from_args(args: argparse.Namespace) -> tuple[str, str] | None:
 
 def add_executor_options(p: argparse.ArgumentParser) -> None:
     """``--jobs``, ``--start-method`` (the local pool) and ``--scheduler`` (a Dask cluster)."""
-    p.add_argument("--jobs", "-j", type=_jobs, default=None, metavar="N",
+    p.add_argument("--jobs", "-j", type=positive_int, default=None, metavar="N",
                    help="worker processes (default: the CPUs available)")
     p.add_argument("--start-method", choices=("fork", "forkserver", "spawn"), default=None,
                    help="how worker processes are started (default forkserver)")
@@ -115,7 +115,8 @@ def add_executor_options(p: argparse.ArgumentParser) -> None:
                    "tcp://10.0.0.5:8786 (needs pip install 'tavli_fast[dask]'; same numbers)")
 
 
-def _jobs(text: str) -> int:
+def positive_int(text: str) -> int:
+    """An argparse type: a whole number of at least 1 (written plainly: 7, not 7.0 or 1e1)."""
     try:
         value = int(text)
     except ValueError:

@@ -24,6 +24,7 @@ from . import (
     fill_defaults,
     parse_count,
     players_from_args,
+    positive_int,
     print_result,
     run_command,
     settings_from_checkpoint,
@@ -45,16 +46,6 @@ def _score(text: str) -> tuple[int, int]:
     return a, b
 
 
-def _length(text: str) -> int:
-    try:
-        value = int(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"{text!r} is not a whole number") from None
-    if value < 1:
-        raise argparse.ArgumentTypeError(f"a match is at least 1 point long, not {value}")
-    return value
-
-
 def build_parser() -> OneLineParser:
     p = OneLineParser(
         prog=PROG,
@@ -64,7 +55,7 @@ def build_parser() -> OneLineParser:
         epilog="Exit status: 0 ok, 2 bad input, 1 run failed, 130 interrupted (partial result "
         "printed). With --checkpoint FILE, an interrupted run is continued by --resume FILE.",
     )
-    p.add_argument("--length", type=_length, default=None, metavar="N", help="points to win (default 7)")
+    p.add_argument("--length", type=positive_int, default=None, metavar="N", help="points to win (default 7)")
     p.add_argument("--matches", "-n", type=parse_count, default=None, metavar="N",
                    help=f"matches to play (default {DEFAULT_MATCHES:,})")
     who = p.add_mutually_exclusive_group()
