@@ -159,7 +159,7 @@ def test_bad_arguments_raise_precise_errors():
     (["--tavli", "--score", "2,1"], "--score cannot be used with --tavli"),
     (["--tavli", "--max-cube", "4"], "--max-cube cannot be used with --tavli"),
     (["--tavli", "--rules", "backgammon"], "portes rules"),
-    (["--tavli", "--length", "0"], "at least 1 point"),
+    (["--tavli", "--length", "0"], "--length: must be at least 1"),
     (["--tavli", "--players", "pubeval,heuristic"], "heuristic"),
 ])
 def test_cli_bad_input_is_one_line_and_exit_status_2(args, message):
