@@ -200,3 +200,45 @@ def test_match_cli_json_has_the_promised_keys():
     assert doc["length"] == 3 and doc["matches"] == 40 and doc["players"] == ["pubeval", "random"]
     assert doc["score"] == [0, 0] and len(doc["win"]) == 2 and len(doc["se"]) == 2
     assert doc["win"][0] + doc["win"][1] == pytest.approx(1.0)
+
+
+# ------------------------------------------------------------------------ score-aware play
+
+
+def test_r24_at_double_match_point_the_neural_player_plays_for_the_win_not_the_gammon():
+    # At 1-away/1-away gammons are worth nothing (every price 0): the 0-ply neural player
+    # then picks the play with the best chance to win, where in money it weighs gammons.
+    import numpy as np
+
+    from helpers import random_positions
+    from tavli_fast import _core
+    from tavli_fast.cube import default_match_table
+    from tavli_fast.neural import default_net
+
+    net = default_net()
+    dmp = np.array(_core.gammon_prices_of(1, 1, 1, default_match_table()))
+    assert dmp.tolist() == [0.0, 0.0, 0.0, 0.0]
+    neural = int(_core.PlayerKind.PLAYER_NEURAL)
+    differ = 0
+    for p in random_positions(120, 3):
+        if p.is_game_over():
+            continue
+        for d1, d2 in ((6, 5), (3, 1), (6, 2)):
+            plays = [q.position.board for q in p.plays(d1, d2)]
+            if len(plays) < 2 or any(b[0, 0] == 15 for b in plays):
+                continue
+
+            def mover(board):  # the mover's probabilities after its play
+                q = net.evaluate(np.ascontiguousarray(board[::-1]))
+                return 1.0 - q[0], q[3], q[4], q[1], q[2]
+
+            money = _core.choose(p.board, d1, d2, neural, 0, bearoff_play=False, net=net)
+            at_dmp = _core.choose(p.board, d1, d2, neural, 0, bearoff_play=False, net=net, prices=dmp)
+            wins = [mover(b)[0] for b in plays]
+            equities = [2 * w - 1 + g - lg + bg - lbg for w, g, bg, lg, lbg in map(mover, plays)]
+            chosen = next(i for i, b in enumerate(plays) if np.array_equal(b, at_dmp))
+            assert wins[chosen] == pytest.approx(max(wins), abs=1e-5)   # the fast paths differ by < 1e-6
+            chosen = next(i for i, b in enumerate(plays) if np.array_equal(b, money))
+            assert equities[chosen] == pytest.approx(max(equities), abs=1e-5)
+            differ += not np.array_equal(money, at_dmp)
+    assert differ >= 3                   # the prices do change plays

@@ -637,9 +637,12 @@ def run_games(const int8_t[:, ::1] board, Py_ssize_t n_games, int player0, int p
 
 def choose(const int8_t[:, ::1] board, int die1, int die2, int player, uint64_t seed,
            BearoffTables bearoff=None, bint bearoff_play=True, NeuralNet net=None,
-           int filter_candidates=NN_1PLY_CANDIDATES, double filter_window=NN_1PLY_WINDOW):
+           int filter_candidates=NN_1PLY_CANDIDATES, double filter_window=NN_1PLY_WINDOW,
+           const double[::1] prices=None):
     """The board (sides not switched) that `player` moves to with (die1, die2); the 1-ply
-    player uses the move filter (filter_candidates, filter_window) as in run_games."""
+    player uses the move filter (filter_candidates, filter_window) as in run_games.
+    `prices`: the mover's gammon prices (win gammon, lose gammon, win bg, lose bg) that the
+    0-ply neural player uses in a match (gammon_prices_of); None: money."""
     cdef Board b
     cdef Rng rng
     cdef GameOptions opt
@@ -664,7 +667,10 @@ def choose(const int8_t[:, ::1] board, int die1, int die2, int player, uint64_t 
     if player == PLAYER_NEURAL_1PLY:
         opt.scratch = _new_movegen()
     try:
-        i = choose_play(_scratch, &b, n, player, &opt, &rng, NULL)
+        if prices is not None and prices.shape[0] != 4:
+            raise ValueError("gammon prices are four numbers")
+        i = choose_play(_scratch, &b, n, player, &opt, &rng, NULL,
+                        &prices[0] if prices is not None else NULL)
     finally:
         free(opt.scratch)
     out = np.empty((2, 26), dtype=np.int8)
@@ -775,6 +781,16 @@ def cube_action_code(double nd, double dt, double dp, double win, double win_gam
                      bint can_double, bint beaver_money, bint jacoby_centred):
     """The proper cube action (an ACT_* code, cube.ACTIONS) from three cubeful equities."""
     return cube_action(nd, dt, dp, win, win_gammon, can_double, beaver_money, jacoby_centred)
+
+
+def gammon_prices_of(int value, int away_me, int away_opp, MatchTableC met):
+    """The match prices (win gammon, lose gammon, win backgammon, lose backgammon) of the side
+    on roll at this score and cube, in units of a single game (money would be 1, 1, 1, 1)."""
+    cdef CubeState s
+    cdef double prices[4]
+    _cube_state(&s, value, CUBE_CENTRE, max(value, 1), False, False, away_me, away_opp, False, met)
+    gammon_prices(&s, prices)
+    return (prices[0], prices[1], prices[2], prices[3])
 
 
 def cube_efficiency_of(const int8_t[:, ::1] board):

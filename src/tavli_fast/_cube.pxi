@@ -249,19 +249,27 @@ cdef void _cash_points(const CubeState* s, const _Ratios* r, double* cp_me, doub
     cp_opp[0] = cp[1][0]
 
 
-cdef double match_cubeless(const double* p, const CubeState* s) noexcept nogil:
-    """Normalised cubeless equity U at the current cube: gammons weighted by their prices."""
+cdef void gammon_prices(const CubeState* s, double* prices) noexcept nogil:
+    """The match prices of a gammon and a backgammon at the current cube, for the side on
+    roll: prices[0] its gammon, [1] the opponent's, [2] its extra for a backgammon, [3] the
+    opponent's (in units of a single game, so money play would be 1, 1, 1, 1)."""
     cdef const MatchTable* t = s.met
     cdef bint post = cube_after_crawford(s)
     cdef int a = s.away_me, b = s.away_opp, c = s.value
     cdef double win = met_mwc(t, a - c, b, post), lose = met_mwc(t, a, b - c, post)
     cdef double span = win - lose
-    cdef double g_me, bg_me, g_opp, bg_opp
-    g_me = max(0.0, 2.0 * (met_mwc(t, a - 2 * c, b, post) - win) / span)
-    bg_me = max(0.0, 2.0 * (met_mwc(t, a - 3 * c, b, post) - met_mwc(t, a - 2 * c, b, post)) / span)
-    g_opp = max(0.0, 2.0 * (lose - met_mwc(t, a, b - 2 * c, post)) / span)
-    bg_opp = max(0.0, 2.0 * (met_mwc(t, a, b - 2 * c, post) - met_mwc(t, a, b - 3 * c, post)) / span)
-    return (2.0 * p[0] - 1.0 + p[1] * g_me - p[3] * g_opp + p[2] * bg_me - p[4] * bg_opp)
+    prices[0] = max(0.0, 2.0 * (met_mwc(t, a - 2 * c, b, post) - win) / span)
+    prices[1] = max(0.0, 2.0 * (lose - met_mwc(t, a, b - 2 * c, post)) / span)
+    prices[2] = max(0.0, 2.0 * (met_mwc(t, a - 3 * c, b, post) - met_mwc(t, a - 2 * c, b, post)) / span)
+    prices[3] = max(0.0, 2.0 * (met_mwc(t, a, b - 2 * c, post) - met_mwc(t, a, b - 3 * c, post)) / span)
+
+
+cdef double match_cubeless(const double* p, const CubeState* s) noexcept nogil:
+    """Normalised cubeless equity U at the current cube: gammons weighted by their prices."""
+    cdef double prices[4]
+    gammon_prices(s, prices)
+    return (2.0 * p[0] - 1.0 + p[1] * prices[0] - p[3] * prices[1] + p[2] * prices[2]
+            - p[4] * prices[3])
 
 
 cdef double match_cubeful_mwc(const double* p, double x, const CubeState* s) noexcept nogil:

@@ -86,9 +86,11 @@ cdef inline int loser_result(const Board* b, bint backgammons) noexcept nogil:
 
 
 cdef inline int choose_play(MoveGen* g, const Board* before, int n, int player,
-                            const GameOptions* opt, Rng* rng, double* next_table) noexcept nogil:
+                            const GameOptions* opt, Rng* rng, double* next_table,
+                            const double* prices=NULL) noexcept nogil:
     """Index in g.out[0:n] of the play `player` picks from `before`.  `next_table` (or NULL)
-    receives the opponent's roll table when the 1-ply look made one, else next_table[0] = -1."""
+    receives the opponent's roll table when the 1-ply look made one, else next_table[0] = -1.
+    `prices`: in a match, the mover's gammon prices for the 0-ply neural player (NULL: money)."""
     cdef int i, best = 0
     cdef double v, best_v
     cdef bint race
@@ -103,7 +105,7 @@ cdef inline int choose_play(MoveGen* g, const Board* before, int n, int player,
         if i >= 0:
             return i
     if player == PLAYER_NEURAL:
-        return neural_choose(opt.net, g, n)
+        return neural_choose(opt.net, g, n, prices)
     if player == PLAYER_NEURAL_1PLY:
         return neural_choose_1ply(opt.net, g, n, opt.scratch, &opt.filter, next_table)
     # Tesauro's rule (and gnubg's): race or contact weights by the position
@@ -242,6 +244,8 @@ cdef GameResult play_game(MoveGen* g, const Board* start, const GameOptions* opt
     cdef bint have_p
     cdef double w
     cdef double table[NN_ROLLS * NN_OUTPUTS]   # the luck of the coming roll (opt.vr)
+    cdef double prices[4]                       # the mover's gammon prices in a match
+    cdef const double* priced
     cdef GameResult r
     cdef CubeState cube[MAX_BRANCHES]
     cdef bint done[MAX_BRANCHES]
@@ -291,7 +295,14 @@ cdef GameResult play_game(MoveGen* g, const Board* start, const GameOptions* opt
         n = generate_plays(g, &b, d1, d2)
         if n < 0:
             return r
-        b = g.out[choose_play(g, &b, n, opt.players[side], opt, rng, table if opt.vr else NULL)]
+        # In a match the 0-ply neural player values gammons at the score's prices (by the
+        # first branch's cube: checker play is shared by the branches).
+        priced = NULL
+        if opt.n_branches and cube_is_match(&cube[0]) and opt.players[side] == PLAYER_NEURAL:
+            gammon_prices(&cube[0], prices)
+            priced = prices
+        b = g.out[choose_play(g, &b, n, opt.players[side], opt, rng, table if opt.vr else NULL,
+                              priced)]
         r.plies += 1
         if b.c[0][0] == 15:
             k = loser_result(&b, opt.backgammons)

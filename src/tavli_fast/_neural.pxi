@@ -245,6 +245,15 @@ cdef inline double nn_equity(const double* p) noexcept nogil:
             + p[NN_WIN_BACKGAMMON] - p[NN_LOSE_BACKGAMMON])
 
 
+cdef inline double nn_equity_priced(const double* p, const double* prices) noexcept nogil:
+    """The equity with gammons and backgammons at their prices (a match score's, see
+    _cube.pxi gammon_prices: win gammon, lose gammon, win bg, lose bg); NULL: money."""
+    if prices == NULL:
+        return nn_equity(p)
+    return (2.0 * p[NN_WIN] - 1.0 + prices[0] * p[NN_WIN_GAMMON] - prices[1] * p[NN_LOSE_GAMMON]
+            + prices[2] * p[NN_WIN_BACKGAMMON] - prices[3] * p[NN_LOSE_BACKGAMMON])
+
+
 cdef inline void nn_swap_sides(const double* p, double* q) noexcept nogil:
     """The same probabilities seen by the other player."""
     q[NN_WIN] = 1.0 - p[NN_WIN]
@@ -421,15 +430,15 @@ cdef inline double nn_play_equity(const NeuralNetC* net, const NNBase* base,
 
 
 cdef int nn_best_play_probs(const NeuralNetC* net, const NNBase* base, const Board* plays,
-                            int n, double* best_probs) noexcept nogil:
-    """Index of the play with the best 0-ply equity among plays[0:n] (the first of equals);
-    its probabilities (for its mover) go to best_probs."""
+                            int n, double* best_probs, const double* prices=NULL) noexcept nogil:
+    """Index of the play with the best 0-ply equity among plays[0:n] (the first of equals),
+    gammons at `prices` (NULL: money); its probabilities (for its mover) go to best_probs."""
     cdef int i, best = 0
     cdef double v, best_v = -1e300
     cdef double p[NN_OUTPUTS]
     for i in range(n):
         nn_play_probs(net, base, &plays[i], p)
-        v = nn_equity(p)
+        v = nn_equity_priced(p, prices)
         if v > best_v:
             best_v = v
             best = i
@@ -580,12 +589,14 @@ cdef double neural_1ply_equity(const NeuralNetC* net, MoveGen* g, const Board* a
     return -nn_roll_table_equity(t)
 
 
-cdef int neural_choose(const NeuralNetC* net, const MoveGen* g, int n) noexcept nogil:
-    """Index of the play with the best 0-ply equity among g.out[0:n] (generated from g.root)."""
+cdef int neural_choose(const NeuralNetC* net, const MoveGen* g, int n,
+                       const double* prices=NULL) noexcept nogil:
+    """Index of the play with the best 0-ply equity among g.out[0:n] (generated from g.root),
+    gammons at `prices` in a match (NULL: money)."""
     cdef NNBase base
-    cdef double v
+    cdef double p[NN_OUTPUTS]
     nn_base_prepare(net, &g.root, &base)
-    return nn_best_play(net, &base, g.out, n, &v)
+    return nn_best_play_probs(net, &base, g.out, n, p, prices)
 
 
 cdef int neural_choose_1ply(const NeuralNetC* net, const MoveGen* g, int n, MoveGen* scratch,
