@@ -295,10 +295,12 @@ cdef GameResult play_game(MoveGen* g, const Board* start, const GameOptions* opt
         n = generate_plays(g, &b, d1, d2)
         if n < 0:
             return r
-        # In a match the 0-ply neural player values gammons at the score's prices (by the
-        # first branch's cube: checker play is shared by the branches).
+        # In a match with the cube the 0-ply neural player values gammons at the score's
+        # prices (by the first branch's cube: checker play is shared by the branches). The
+        # table's prices assume the cube, so matches without it are played for money equity.
         priced = NULL
-        if opt.n_branches and cube_is_match(&cube[0]) and opt.players[side] == PLAYER_NEURAL:
+        if (opt.n_branches and cube_is_match(&cube[0]) and cube[0].max_value > 1
+                and opt.players[side] == PLAYER_NEURAL):
             gammon_prices(&cube[0], prices)
             priced = prices
         b = g.out[choose_play(g, &b, n, opt.players[side], opt, rng, table if opt.vr else NULL,
