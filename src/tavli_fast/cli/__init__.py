@@ -115,6 +115,14 @@ def add_executor_options(p: argparse.ArgumentParser) -> None:
                    "tcp://10.0.0.5:8786 (needs pip install 'tavli_fast[dask]'; same numbers)")
 
 
+def add_game_option(p: argparse.ArgumentParser, scope: str = "an option of the game") -> None:
+    """``--option NAME`` (repeatable): an option of Plakoto or Fevga (rules.py)."""
+    p.add_argument("--option", action="append", default=None, metavar="NAME",
+                   help=f"{scope}, repeatable (Plakoto: pinned_home_counts, draw_scores_point; "
+                   "Fevga: runner_to_quarter, start_quarter_each_move, prime_never_built; "
+                   "RULES.md P4, P6, F4-F6)")
+
+
 def positive_int(text: str) -> int:
     """An argparse type: a whole number of at least 1 (written plainly: 7, not 7.0 or 1e1)."""
     try:

@@ -17,6 +17,7 @@ import sys
 from typing import Any, Sequence
 
 from . import (
+    add_game_option,
     OneLineParser,
     UsageError,
     add_executor_options,
@@ -74,10 +75,7 @@ def build_parser() -> OneLineParser:
                    help="a tavli match (T1-T3): games rotate Portes, Plakoto, Fevga, no cube, the "
                    "previous game's winner starts; in Plakoto and Fevga 'random' plays randomly "
                    "and every other player by the variants' heuristic")
-    p.add_argument("--option", action="append", default=None, metavar="NAME",
-                   help="with --tavli, an option of Plakoto or Fevga, repeatable (Plakoto: pinned_home_counts, "
-                   "draw_scores_point; Fevga: runner_to_quarter, start_quarter_each_move, "
-                   "prime_never_built; RULES.md P4, P6, F4-F6)")
+    add_game_option(p, "with --tavli, an option of Plakoto or Fevga")
     p.add_argument("--no-cube", action="store_true", help="play without the doubling cube")
     p.add_argument("--max-cube", type=int, default=None, metavar="V",
                    help="the highest cube value (default 64, rule R23)")

@@ -12,6 +12,7 @@ import sys
 from typing import Sequence
 
 from . import (
+    add_game_option,
     EXIT_INTERRUPTED,
     OneLineParser,
     UsageError,
@@ -60,10 +61,7 @@ def build_parser() -> OneLineParser:
     p.add_argument("--game", default=None, choices=("plakoto", "fevga"),
                    help="Plakoto or Fevga instead of Portes: the 21 rolls (T3), players random or "
                    "heuristic (the default)")
-    p.add_argument("--option", action="append", default=None, metavar="NAME",
-                   help="an option of the game, repeatable (Plakoto: pinned_home_counts, "
-                   "draw_scores_point; Fevga: runner_to_quarter, start_quarter_each_move, "
-                   "prime_never_built; RULES.md P4, P6, F4-F6)")
+    add_game_option(p)
     p.add_argument("--screen", type=_threshold, default=None, metavar="X",
                    help="screen first: every play gets a short run, and only plays within X (equity) "
                    "of the best get the full trials")

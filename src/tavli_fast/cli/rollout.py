@@ -13,6 +13,7 @@ import sys
 from typing import Any, Sequence
 
 from . import (
+    add_game_option,
     OneLineParser,
     UsageError,
     add_executor_options,
@@ -127,10 +128,7 @@ def build_parser() -> OneLineParser:
     p.add_argument("--game", default=None, choices=("plakoto", "fevga"),
                    help="roll out Plakoto or Fevga instead of Portes (--position: start or the "
                    "game's text id; players random or heuristic, the default)")
-    p.add_argument("--option", action="append", default=None, metavar="NAME",
-                   help="an option of the game, repeatable (Plakoto: pinned_home_counts, "
-                   "draw_scores_point; Fevga: runner_to_quarter, start_quarter_each_move, "
-                   "prime_never_built; RULES.md P4, P6, F4-F6)")
+    add_game_option(p)
     p.add_argument("--json", action="store_true", help="print one JSON document")
     p.add_argument("--no-progress", action="store_true", help="no progress bar on stderr")
     p.add_argument("--checkpoint", default=None, metavar="FILE", help="keep progress in FILE (JSON)")
