@@ -21,7 +21,7 @@ from dataclasses import dataclass
 from typing import Any, Sequence
 
 from . import _core
-from .cube import DOUBLING, OWNER_CODES, action_words, default_match_table
+from .cube import DOUBLING, OWNER_CODES, action_words, cube_state_args, default_match_table
 from .errors import InvalidPositionError
 from .position import Position
 
@@ -39,19 +39,11 @@ def check_max_cube(max_cube: object) -> int:
 
 
 def _state(position: Position, max_cube: int) -> tuple:
-    """The kernels' cube tuple (value, owner, max, jacoby, beaver, away_me, away_opp, crawford)."""
-    ctx = position.context
-    match = ctx.match_length > 0
-    return (
-        ctx.cube_value,
-        OWNER_CODES[ctx.cube_owner],
-        max_cube,
-        ctx.jacoby,
-        ctx.beaver,
-        ctx.match_length - ctx.score[0] if match else 0,
-        ctx.match_length - ctx.score[1] if match else 0,
-        ctx.crawford,
-    )
+    """The kernels' cube tuple (value, owner, max, jacoby, beaver, away_me, away_opp, crawford):
+    ``cube.cube_state_args`` without the table, in the kernels' order."""
+    args = cube_state_args(position.context, max_cube=max_cube)
+    return tuple(args[k] for k in ("value", "owner", "max_value", "jacoby", "beaver", "away_me",
+                                   "away_opp", "crawford"))
 
 
 def cube_branches(position: Position, max_cube: int = DEFAULT_MAX_CUBE) -> tuple[tuple, ...]:
