@@ -393,3 +393,46 @@ def test_cli_bad_input_exits_2_with_one_line(args):
     lines = proc.stderr.strip().splitlines()
     assert len(lines) == 1 and lines[0].startswith("tavli-openings: error:"), proc.stderr
     assert "Traceback" not in proc.stderr
+
+
+def _cli_settings(monkeypatch, args: list[str]) -> dict:
+    """The settings tavli-openings passes to ``openings`` for `args` (the run itself skipped)."""
+    import tavli_fast.openings_report as report
+
+    seen: dict = {}
+
+    class Stop(Exception):
+        pass
+
+    def fake_openings(**kwargs):
+        seen.update(kwargs)
+        raise Stop
+
+    monkeypatch.setattr(report, "openings", fake_openings)
+    with pytest.raises(Stop):
+        openings_main([*args, "--no-progress"])
+    return seen
+
+
+def test_cli_defaults_screen_then_full_trials_without_vr(monkeypatch):
+    """Issue 10's defaults: a short run of 12,960 for every play, 90,720 for the plays within
+    0.06 of their roll's best, the net at 0 ply without VR (plain games reach an SE sooner)."""
+    s = _cli_settings(monkeypatch, [])
+    assert (s["trials"], s["screen"], s["screen_trials"], s["vr"]) == (90_720, 0.06, 12_960, False)
+    assert s["players"] is None  # the library's default player: the strongest there is
+    # 90,720 games at the neural player's standard deviation of about 1.31 give an SE below 0.005.
+    assert 1.31 / math.sqrt(s["trials"]) < 0.005
+
+
+def test_cli_screening_and_vr_follow_the_options(monkeypatch):
+    s = _cli_settings(monkeypatch, ["--no-screen", "--player", "neural"])
+    assert s["screen"] is None and s["screen_trials"] is None and s["trials"] == 90_720
+    assert s["vr"] is None  # a named neural player: the library turns VR on
+    s = _cli_settings(monkeypatch, ["--trials", "1296"])  # a short run of all trials screens nothing
+    assert s["screen"] is None and s["trials"] == 1296
+    s = _cli_settings(monkeypatch, ["--trials", "1e5"])
+    assert (s["screen"], s["screen_trials"]) == (0.06, None)  # the library's max(1296, trials/7)
+    s = _cli_settings(monkeypatch, ["--screen", "0.1", "--vr"])
+    assert (s["screen"], s["screen_trials"], s["vr"]) == (0.1, 12_960, True)
+    s = _cli_settings(monkeypatch, ["--game", "plakoto", "--trials", "2592"])
+    assert s["vr"] is None and s["screen"] == 0.06

@@ -330,7 +330,7 @@ def openings(
     trials: per play. players: first mover, opponent (one name for both; default the strongest
     player available, ``neural`` or else ``pubeval``). rolls: e.g. ``"31,62"`` (default: all
     opening rolls of the rules: 15, or 21 for ``portes``). screen: an equity threshold; every
-    play first gets ``screen_trials`` trials (default max(1296, trials/10)) and only the plays
+    play first gets ``screen_trials`` trials (default max(1296, trials/7)) and only the plays
     within ``screen`` of the best get the full ``trials``. All plays of a roll share the same
     dice (common random numbers). The numbers depend on the seed, trials, chunk_size and the
     screening, never on ``jobs``. checkpoint: a JSON file kept up to date; resume: continue such

@@ -25,7 +25,13 @@ from . import (
 from .rollout import _check_writable, _seed
 
 PROG = "tavli-openings"
-DEFAULT_TRIALS = 1296  # one block of stratified first two rolls per play; about a minute for 15 rolls
+from ..openings import DEFAULT_CHUNK_SIZE, DEFAULT_SCREEN, DEFAULT_SCREEN_TRIALS, DEFAULT_TRIALS
+
+# With no players named, the net at 0 ply plays without variance reduction: at 0 ply the luck
+# tables cost about 46 times a plain game and cut the variance 16-fold, so plain games reach a
+# given SE in a third of the time (README, performance). Naming a neural player turns VR on.
+DEFAULT_VR = False
+DEFAULT_REPLY_TRIALS = DEFAULT_CHUNK_SIZE  # per reply roll (--replies)
 
 
 def _threshold(text: str) -> float:
@@ -48,7 +54,8 @@ def build_parser() -> OneLineParser:
         epilog="Exit status: 0 ok, 2 bad input, 1 run failed, 130 interrupted (partial result printed).",
     )
     p.add_argument("--trials", "-n", type=parse_count, default=None, metavar="N",
-                   help=f"trials per play (1e4 and 10_000 work; default {DEFAULT_TRIALS:,})")
+                   help=f"trials per play (1e4 and 10_000 work; default {DEFAULT_TRIALS:,}, "
+                   f"or {DEFAULT_REPLY_TRIALS:,} per reply roll with --replies)")
     who = p.add_mutually_exclusive_group()
     who.add_argument("--players", default=None, metavar="A,B",
                      help="first mover, then opponent (default: the strongest player available)")
@@ -62,16 +69,20 @@ def build_parser() -> OneLineParser:
                    help="Plakoto or Fevga instead of Portes: the 21 rolls (T3), players random or "
                    "heuristic (the default)")
     add_game_option(p)
-    p.add_argument("--screen", type=_threshold, default=None, metavar="X",
-                   help="screen first: every play gets a short run, and only plays within X (equity) "
-                   "of the best get the full trials")
+    screen = p.add_mutually_exclusive_group()
+    screen.add_argument("--screen", type=_threshold, default=None, metavar="X",
+                        help="screen first: every play gets a short run, and only plays within X "
+                        f"(equity) of its roll's best get the full trials (default {DEFAULT_SCREEN})")
+    screen.add_argument("--no-screen", action="store_true",
+                        help="no screening: every play gets the full trials")
     p.add_argument("--screen-trials", type=parse_count, default=None, metavar="N",
-                   help="trials of the short run (default max(1296, trials/10))")
+                   help=f"trials of the short run (default {DEFAULT_SCREEN_TRIALS:,} with the default "
+                   "trials, else max(1296, trials/7))")
     p.add_argument("--replies", default=None, metavar="PLAY",
                    help="reply statistics instead: roll out the opening PLAY of the one roll given "
                    "by --rolls (e.g. --rolls 31 --replies '8/5 6/5') against each of the 21 replies")
     p.add_argument("--chunk-size", type=parse_count, default=None, metavar="N",
-                   help="trials per unit of work (default 1296; results depend on it, not on --jobs)")
+                   help=f"trials per unit of work (default {DEFAULT_CHUNK_SIZE}; results depend on it, not on --jobs)")
     p.add_argument("--json", action="store_true", help="print one JSON document")
     p.add_argument("--csv", default=None, metavar="FILE", help="write one row per play to FILE")
     p.add_argument("--plot", default=None, metavar="FILE.png",
@@ -87,7 +98,8 @@ def build_parser() -> OneLineParser:
     vr = p.add_mutually_exclusive_group()
     vr.add_argument("--vr", dest="vr", action="store_true", default=None,
                     help="variance reduction: take each roll's luck by the net off every figure "
-                    "(default: on for the neural players)")
+                    "(default: on when a neural player is named; off for the default player, the "
+                    "net at 0 ply, where plain games reach a given SE about 3 times sooner)")
     vr.add_argument("--no-vr", dest="vr", action="store_false", help="no variance reduction")
     p.add_argument("--cache-dir", default=None, metavar="DIR", help="where the bear-off databases are kept")
     p.add_argument("-v", "--verbose", action="count", default=0, help="more log output")
@@ -119,7 +131,9 @@ def run(args: argparse.Namespace) -> int:
         given = [o for o, v in (("--trials", args.trials), ("--players/--player", players_from_args(args)),
                                 ("--seed", args.seed), ("--rolls", args.rolls), ("--rules", args.rules),
                                 ("--game", args.game), ("--option", args.option),
-                                ("--screen", args.screen), ("--chunk-size", args.chunk_size))
+                                ("--screen", args.screen), ("--no-screen", args.no_screen or None),
+                                ("--screen-trials", args.screen_trials), ("--chunk-size", args.chunk_size),
+                                ("--vr/--no-vr", args.vr))
                  if v is not None]
         if given:
             raise UsageError(f"--resume takes its settings from the checkpoint; do not give {', '.join(given)}")
@@ -127,11 +141,20 @@ def run(args: argparse.Namespace) -> int:
         raise UsageError("--rules is for Portes; --game plays the game's own rules (T3 opening rolls)")
     players = players_from_args(args)
     trials = args.trials if args.trials is not None else DEFAULT_TRIALS
+    screen, screen_trials = args.screen, args.screen_trials
+    if screen is None and not args.no_screen and (
+            screen_trials is not None or max(DEFAULT_CHUNK_SIZE, trials // 7) < trials):
+        screen = DEFAULT_SCREEN  # (a short run of all the trials would screen nothing)
+    if screen is not None and screen_trials is None and args.trials is None:
+        screen_trials = DEFAULT_SCREEN_TRIALS
+    vr = args.vr
+    if vr is None and players is None and args.game is None:
+        vr = DEFAULT_VR     # the default player's benchmarked setting
     settings = dict(
         trials=trials, players=players, seed=args.seed, rules=args.rules or "backgammon",
-        rolls=args.rolls, screen=args.screen, screen_trials=args.screen_trials,
+        rolls=args.rolls, screen=screen, screen_trials=screen_trials,
         stratify=not args.no_stratify, bearoff=not args.no_bearoff, truncate=not args.no_truncate,
-        cache_dir=args.cache_dir, game=args.game, game_rules=args.option, vr=args.vr,
+        cache_dir=args.cache_dir, game=args.game, game_rules=args.option, vr=vr,
     )
     if args.chunk_size is not None:
         settings["chunk_size"] = args.chunk_size
@@ -169,14 +192,14 @@ def _run_replies(args: argparse.Namespace, executor: dict) -> int:
     from ..progress import TqdmProgress
 
     unsupported = [o for o, v in (("--csv", args.csv), ("--plot", args.plot), ("--screen", args.screen),
-                                  ("--game", args.game),
+                                  ("--no-screen", args.no_screen or None), ("--game", args.game),
                                   ("--checkpoint", args.checkpoint), ("--resume", args.resume))
                    if v is not None]
     if unsupported:
         raise UsageError(f"--replies does not support {', '.join(unsupported)}")
     if args.rolls is None or "," in args.rolls:
         raise UsageError("--replies needs exactly one opening roll in --rolls, e.g. --rolls 31")
-    trials = args.trials if args.trials is not None else DEFAULT_TRIALS
+    trials = args.trials if args.trials is not None else DEFAULT_REPLY_TRIALS
     settings: dict = dict(
         trials=trials, players=players_from_args(args), seed=args.seed, rules=args.rules or "backgammon",
         stratify=not args.no_stratify, bearoff=not args.no_bearoff, truncate=not args.no_truncate,
