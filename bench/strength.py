@@ -3,6 +3,7 @@
     python bench/strength.py --games 20000 --seed 1                    # neural vs pubeval
     python bench/strength.py --player neural-1ply --games 1000
     python bench/strength.py --games 20000 --rollout                   # also the issue's formula
+    python bench/strength.py --weights net.npz --gnubg 10000 --jobs 2 --calibration 10000
 
 Common dice: game i is played twice, once with each player moving first, and both games
 use the same dice sequence (the first MAX_FORCED rolls of game i are drawn here and forced in
@@ -17,6 +18,14 @@ as if the two rollouts were independent (an upper bound: their dice are partly c
 
 Also printed: the player's self-play outcome split and mean game length, next to GNU
 Backgammon's published self-play figures (73.0 / 25.8 / 1.2 %, 55.6 plies).
+
+``--gnubg N`` plays N dice sequences (each twice) against GNU Backgammon's 0-ply player
+(gnubg_nn, a test-only oracle; never a training target), split over ``--jobs`` processes.
+``--calibration N`` (issue 13): the net's predicted probabilities for the first mover at the
+opening (the mean over the 15 non-double opening rolls of the probabilities after its best
+0-ply play) against the outcomes of N self-play games played to the end, each figure with its
+binomial SE and the difference in SEs. ``--weights FILE`` measures that weights file's net
+instead of the shipped one.
 """
 
 from __future__ import annotations
@@ -103,21 +112,20 @@ def _game_value(board: np.ndarray) -> int:
     return 3 if board[1, 19:26].any() else 2
 
 
-def gnubg_match(player: str, n_games: int, seed: int, net=None) -> dict:
-    """ppg of `player` against GNU Backgammon's 0-ply player (gnubg_nn, test-only), common
-    dice, each dice sequence played twice with sides swapped; a Python game loop."""
+def _gnubg_values(player: str, n_games: int, seed: int, lo: int, hi: int,
+                  weights: str | None) -> np.ndarray:
+    """float[hi - lo, 2]: `player`'s points in the games of dice sequences lo..hi-1 against
+    gnubg 0-ply, first with it moving first, then second (one process's share)."""
     import gnubg_nn
 
     kind = player_id(player)
-    if net is None and needs_net((kind,)):
-        net = default_net()
+    net = _net(weights) if needs_net((kind,)) else None
     tables = default_database().tables
     dice = common_dice(n_games, seed).reshape(n_games, MAX_FORCED, 2)
-    rng = np.random.default_rng([seed, 1])     # rolls beyond MAX_FORCED
+    rng = np.random.default_rng([seed, 1, lo])     # rolls beyond MAX_FORCED
     start = Position.initial().board
-    values = np.zeros((n_games, 2))
-    t0 = time.perf_counter()
-    for i in range(n_games):
+    values = np.zeros((hi - lo, 2))
+    for i in range(lo, hi):
         for ours_first in (0, 1):
             board, side, ply = start.copy(), 0, 0
             while True:
@@ -130,10 +138,34 @@ def gnubg_match(player: str, n_games: int, seed: int, net=None) -> dict:
                 ply += 1
                 if board[0, 0] == 15:
                     v = _game_value(board)
-                    values[i, ours_first] = v if ours else -v
+                    values[i - lo, ours_first] = v if ours else -v
                     break
                 board = np.ascontiguousarray(board[::-1])
                 side ^= 1
+    return values
+
+
+def _net(weights: str | None):
+    if weights is None:
+        return default_net()
+    from tavli_fast.neural import load_net
+
+    return load_net(weights)[0]
+
+
+def gnubg_match(player: str, n_games: int, seed: int, weights: str | None = None,
+                jobs: int = 1) -> dict:
+    """ppg of `player` against GNU Backgammon's 0-ply player (gnubg_nn, test-only), common
+    dice, each dice sequence played twice with sides swapped; a Python game loop in `jobs`
+    processes (the numbers do not depend on it but for the rare rolls beyond MAX_FORCED)."""
+    from concurrent.futures import ProcessPoolExecutor
+
+    t0 = time.perf_counter()
+    cuts = np.linspace(0, n_games, max(1, jobs) + 1).astype(int)
+    with ProcessPoolExecutor(max(1, jobs)) as pool:
+        parts = pool.map(_gnubg_values, *zip(*[(player, n_games, seed, lo, hi, weights)
+                                                 for lo, hi in zip(cuts[:-1], cuts[1:])]))
+        values = np.concatenate(list(parts))
     elapsed = time.perf_counter() - t0
     diff = values.mean(axis=1)
     wins = int((values > 0).sum())
@@ -161,6 +193,36 @@ def self_play(player: str, n_games: int, seed: int) -> dict:
             "plies_mean": r.plies_mean}
 
 
+def calibration(n_games: int, seed: int, weights: str | None = None) -> dict:
+    """The net's predicted first-mover probabilities at the opening against the outcomes of
+    `n_games` 0-ply self-play games played to the end (issue 13's gammon calibration)."""
+    net = _net(weights)
+    start = Position.initial().board
+    predicted = np.zeros(5)
+    for d1 in range(1, 7):
+        for d2 in range(d1 + 1, 7):       # R5: the 15 non-doubles, equally likely
+            plays = np.ascontiguousarray(_core.generate(start, d1, d2))
+            eq = net.play_equities(start, plays)
+            predicted += _after_probs(net, plays[int(np.argmax(eq))]) / 15
+    counts, _ = _core.run_games(start, n_games, player_id("neural"), player_id("neural"), seed,
+                                True, True, None, None, False, False, net=net)
+    n = int(counts[:6].sum())
+    wins, lg, lbg = counts[:3].sum(), counts[4:6].sum(), counts[5]
+    observed = np.array([wins, counts[1:3].sum(), counts[2], lg, lbg]) / n
+    se = np.sqrt(observed * (1 - observed) / n)
+    names = ("win", "win_gammon", "win_backgammon", "lose_gammon", "lose_backgammon")
+    return {"games": n, "seed": seed, "figures": {
+        k: {"predicted": float(p), "observed": float(o), "se": float(e),
+            "z": float((p - o) / e) if e > 0 else float("nan")}
+        for k, p, o, e in zip(names, predicted, observed, se)}}
+
+
+def _after_probs(net, after: np.ndarray) -> np.ndarray:
+    """The first mover's probabilities after its play (the opponent on roll next)."""
+    q = net.evaluate(np.ascontiguousarray(after[::-1]))
+    return np.array([1 - q[0], q[3], q[4], q[1], q[2]])
+
+
 def main(argv: list[str] | None = None) -> int:
     p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     p.add_argument("--player", default="neural")
@@ -173,6 +235,9 @@ def main(argv: list[str] | None = None) -> int:
                    help="also N dice sequences against gnubg 0-ply (needs gnubg-nn)")
     p.add_argument("--jobs", type=int, default=None)
     p.add_argument("--checkpoint", help="measure the net of a training checkpoint (match only)")
+    p.add_argument("--weights", help="measure this weights file's net (default: the shipped one)")
+    p.add_argument("--calibration", type=int, default=0, metavar="N",
+                   help="also the opening calibration over N self-play games")
     p.add_argument("--json", action="store_true")
     args = p.parse_args(argv)
     if args.checkpoint:
@@ -183,27 +248,38 @@ def main(argv: list[str] | None = None) -> int:
         print(json.dumps({"games_done": state.games_done, **m}) if args.json else
               f"{state.games_done} games trained: {m['ppg']:+.4f} ppg (SE {m['ppg_se']:.4f}) "
               f"vs {m['opponent']}, wins {100 * m['win_rate']:.2f}%")
-        if args.gnubg:
-            g = gnubg_match(args.player, args.gnubg, args.seed, state.net)
-            print(f"  vs gnubg 0-ply: {g['ppg']:+.4f} ppg (SE {g['ppg_se']:.4f}) over {g['games']} games")
         return 0
-    report: dict = {"net": {k: v for k, v in default_net_info().items() if k != "training"},
-                    "match": paired_match(args.player, args.opponent, args.games, args.seed)}
+    info = default_net_info() if args.weights is None else __import__(
+        "tavli_fast.neural", fromlist=["load_net"]).load_net(args.weights)[1]
+    report: dict = {"net": {k: v for k, v in info.items() if k != "training"}}
+    if args.games:
+        report["match"] = paired_match(args.player, args.opponent, args.games, args.seed,
+                                       _net(args.weights))
     if args.rollout:
         report["rollout"] = rollout_match(args.player, args.opponent, 2 * args.games, args.seed,
                                           args.jobs)
     if args.gnubg:
-        report["gnubg"] = gnubg_match(args.player, args.gnubg, args.seed)
+        report["gnubg"] = gnubg_match(args.player, args.gnubg, args.seed, args.weights,
+                                      args.jobs or 1)
+    if args.calibration:
+        report["calibration"] = calibration(args.calibration, args.seed, args.weights)
     if args.self_play:
         report["self_play"] = self_play(args.player, args.self_play, args.seed)
     if args.json:
         print(json.dumps(report, indent=2))
         return 0
-    m = report["match"]
     print(f"net {report['net'].get('version')} ({report['net'].get('hidden')} hidden)")
-    print(f"{m['player']} vs {m['opponent']}: {m['ppg']:+.4f} ppg (SE {m['ppg_se']:.4f}), "
-          f"wins {100 * m['win_rate']:.2f}% (SE {100 * m['win_rate_se']:.2f}) over {m['games']} games "
-          f"with common dice, seed {m['seed']}, {m['elapsed_s']:.0f} s")
+    m = report.get("match")
+    if m:
+        print(f"{m['player']} vs {m['opponent']}: {m['ppg']:+.4f} ppg (SE {m['ppg_se']:.4f}), "
+              f"wins {100 * m['win_rate']:.2f}% (SE {100 * m['win_rate_se']:.2f}) over {m['games']} games "
+              f"with common dice, seed {m['seed']}, {m['elapsed_s']:.0f} s")
+    if "calibration" in report:
+        c = report["calibration"]
+        print(f"calibration at the opening, {c['games']} self-play games (first mover):")
+        for k, f in c["figures"].items():
+            print(f"  {k:16s} predicted {f['predicted']:.4f}  observed {f['observed']:.4f} "
+                  f"± {f['se']:.4f}  ({f['z']:+.1f} SE)")
     if "rollout" in report:
         r = report["rollout"]
         print(f"two rollouts of {r['trials']} (seed {r['seed']}): {r['ppg']:+.4f} ppg "

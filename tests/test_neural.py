@@ -693,3 +693,91 @@ def test_a_rollout_chunk_loads_the_shipped_net_for_the_neural_players():
     assert r.games == 40 and sum(r.counts) == 40
     again = run_chunk(chunk)
     assert again.counts == r.counts            # the neural player is deterministic given the dice
+
+
+# ------------------------------------------------------------ issue 13's extra features
+
+
+def reference_extra_features(board: np.ndarray) -> list[float]:
+    """Escapes, pip loss and dance of each side, from the description in _neural.pxi."""
+    out: list[float] = []
+    rolls = [(d1, d2) for d1 in range(1, 7) for d2 in range(1, 7)]
+    for side in range(2):
+        mine, theirs = board[side].astype(int), board[1 - side].astype(int)
+        blocks = {25 - q for q in range(1, 25) if theirs[q] >= 2}  # their points, my numbering
+        rear = 25 if mine[25] else max([p for p in range(1, 25) if mine[p]], default=0)
+        front = [p for p in blocks if p < rear]
+        if rear == 0:
+            escapes = 0.0
+        elif not front:
+            escapes = 1.0
+        else:
+            low = min(front)
+
+            def escape(path):
+                at = rear
+                for d in path:
+                    at -= d
+                    if at < 1 or at in blocks:
+                        return False
+                    if at < low:
+                        return True
+                return False
+
+            escapes = sum(any(escape(p) for p in ([[a] * 4] if a == b else [[a, b], [b, a]]))
+                          for a, b in rolls) / 36
+        starts = [25 - q for q in range(1, 25) if theirs[q]] + ([0] if theirs[25] else [])
+        lost = 0
+        for a, b in rolls:
+            hit = set()
+            for m in starts:
+                for path in ([[a] * 4] if a == b else [[a, b], [b, a]]):
+                    at = m
+                    for d in path:
+                        at += d
+                        if at > 24 or mine[at] >= 2:
+                            break
+                        if mine[at] == 1:
+                            hit.add(at)
+            lost += 25 - min(hit) if hit else 0
+        closed = sum(theirs[q] >= 2 for q in range(1, 7))
+        out += [escapes, lost / (36 * 24), closed ** 2 / 36 if mine[25] else 0.0]
+    return out
+
+
+def test_extra_features_match_the_reference_on_random_games():
+    net = _core.NeuralNet(*[np.zeros(s) for s in ((209, 16), (16,), (5, 16), (5,))])
+    boards = net.selfplay_positions(4, _core.rng_state(9), 1.0)  # random plays: varied, hits
+    assert any(b[:, 25].any() for b in boards)  # some checkers on the bar
+    for b in boards:
+        x = _core.neural_inputs(np.ascontiguousarray(b), inputs=209)
+        np.testing.assert_allclose(x[203:], reference_extra_features(b), atol=1e-12)
+        np.testing.assert_array_equal(x[:203], reference_inputs(b))
+
+
+def test_extra_features_by_hand():
+    """Escapes, pip loss and dance counted by hand on one position."""
+    board = np.zeros((2, 26), dtype=np.int8)
+    board[0, 24] = 1      # my rearmost checker, alone on 24
+    board[0, 6] = 14      # the rest made at home: no blot of mine in reach
+    board[1, 6] = 11      # their 6, 7 and 8 points made: my 19, 18 and 17
+    board[1, 7] = 2
+    board[1, 8] = 2
+    x = _core.neural_inputs(board, inputs=209)
+    np.testing.assert_allclose(x[203:], reference_extra_features(board), atol=1e-12)
+    # Escaping from 24 means reaching 16 or lower without landing on 19, 18 or 17:
+    # 6-2 (22, 16), 5-3 (21, 16), 6-3 (21, 15), 5-4 (20, 15), 6-4 (20, 14), twice each;
+    # 4-4 (20, 16). Not 6-5 (18 or 19 first), 5-5 (19), 6-6 (18), 3-3 (21, 18), 2-2 (.., 18).
+    assert x[203] == pytest.approx(11 / 36)
+    # My only blot is on 24 (their ace point), in reach of their 6, 7 and 8 points; a hit there
+    # costs me 1 pip, so the pip loss is the shots feature (rolls that hit / 36) / 24.
+    assert x[198] > 0 and x[204] == pytest.approx(x[198] / 24)
+    assert x[205] == 0.0  # nobody on the bar
+    # Their side: my home board has one point made (my 6 = their 19), their rearmost checker is
+    # on their 8 behind it... their 6/7/8 are below my 6 point in their numbering, so no block
+    # is in front of them: escapes 1.
+    assert x[206] == 1.0
+    board[0, 25], board[0, 6] = 1, 13      # one of mine on the bar: their home board has one
+    x = _core.neural_inputs(board, inputs=209)  # point made (their 6), so I dance on 1-1 only
+    assert x[205] == pytest.approx(1 / 36)
+    assert x[207] == 0.0  # they have no blot: no pip loss

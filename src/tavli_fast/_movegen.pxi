@@ -14,11 +14,13 @@ cdef extern from *:
     static inline int tf_clz(unsigned int x) { return __builtin_clz(x); }
     static inline int tf_ctz64(unsigned long long x) { return x ? __builtin_ctzll(x) : 64; }
     static inline int tf_clz64(unsigned long long x) { return x ? __builtin_clzll(x) : 64; }
+    static inline int tf_popcount64(unsigned long long x) { return __builtin_popcountll(x); }
     """
     int tf_ctz(unsigned int x) noexcept nogil
     int tf_clz(unsigned int x) noexcept nogil
     int tf_ctz64(unsigned long long x) noexcept nogil
     int tf_clz64(unsigned long long x) noexcept nogil
+    int tf_popcount64(unsigned long long x) noexcept nogil
 
 from libc.string cimport memset, memcpy
 

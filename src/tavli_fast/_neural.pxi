@@ -20,6 +20,15 @@
 #        rearmost checker, / 6 (a prime of 6 holds it completely)
 #   202: contact: 1 while some checker of one side must still pass one of the
 #        other's, 0 in a pure race
+# A net may have NN_EXTRA_FEATURES more (w1 with 209 rows, issue 13), for side s at 203 + 3 s:
+#   + 0: escapes: the fraction of its 36 rolls that let side s's rearmost checker pass
+#        the opponent's made points in front of it (one checker, landing on open points;
+#        1 when none is in front)
+#   + 1: pip loss: of the opponent's 36 rolls, the mean over the rolls of the most pips a
+#        hit of one of side s's blots would cost it (a blot on point p loses 25 - p), / 24
+#   + 2: dance: while side s has checkers on the bar, the fraction of its 36 rolls that
+#        enter none of them (both dice on made points), else 0
+# (gnubg's nets have inputs of the same ideas; these are our own definitions.)
 # Few inputs are non-zero (about 40), so the first layer adds up the weight
 # rows of the active inputs only: w1 is stored input-major, [NN_INPUTS][H].
 #
@@ -47,11 +56,17 @@ cdef enum:
     NN_OUTPUTS = 5
     NN_SIDE_INPUTS = 99
     NN_BASE_INPUTS = 198
-    NN_FEATURE_INPUTS = 5
-    NN_INPUTS = 203             # the most a net has: base inputs plus the features
+    NN_V2_FEATURES = 5          # the hand features of net v2
+    NN_EXTRA_FEATURES = 6       # issue 13's: escapes, pip loss, dance, for each side
+    NN_FEATURE_INPUTS = 11      # the most features a net has
+    NN_V2_INPUTS = 203
+    NN_INPUTS = 209             # the most a net has: base inputs plus all the features
     NN_SHOTS_UNIT = 198
     NN_PRIME_UNIT = 199
     NN_CONTACT_UNIT = 202
+    NN_ESCAPE_UNIT = 203
+    NN_PIPLOSS_UNIT = 204
+    NN_DANCE_UNIT = 205
     NN_MAX_HIDDEN = 1024
     NN_BAR_UNIT = 96
     NN_OFF_UNIT = 97
@@ -78,7 +93,7 @@ ctypedef struct MoveFilter:
     double window               # equity window below the best 0-ply play, >= 0
 
 ctypedef struct NeuralNetC:
-    int n_inputs                # NN_BASE_INPUTS, or NN_INPUTS with the hand features
+    int n_inputs                # NN_BASE_INPUTS, NN_V2_INPUTS or NN_INPUTS (the features it has)
     int n_hidden
     double* w1                  # [n_inputs][n_hidden]: the weights leaving input i, contiguous
     double* b1                  # [n_hidden]
@@ -127,12 +142,17 @@ cdef inline void _nn_masks(const int8_t* row, NNMasks* m) noexcept nogil:
     _nn_mask_bar(m, row[BAR])
 
 
-cdef inline int _nn_shots(uint64_t blots, uint64_t made, uint64_t hitters) noexcept nogil:
+cdef inline int _nn_shots(uint64_t blots, uint64_t made, uint64_t hitters,
+                          int* loss) noexcept nogil:
     """Of the 36 rolls, how many let one checker from `hitters` land on `blots`, stopping
     only on points outside `made` (all masks in the blots' owner's numbering, where the
-    hitters move up; bit 0 is the hitters' bar).  Branch-free over the rolls."""
-    cdef int a, b, k, count = 0
+    hitters move up; bit 0 is the hitters' bar).  If `loss` is not NULL it receives the
+    sum over the 36 rolls of the most pips a hit costs the owner (25 - the lowest point
+    hit).  Branch-free over the rolls but for the loss."""
+    cdef int a, b, k, count = 0, lost = 0
     cdef uint64_t step, hit, via
+    if loss != NULL:
+        loss[0] = 0
     if blots == 0:
         return 0
     for a in range(1, 7):
@@ -144,31 +164,66 @@ cdef inline int _nn_shots(uint64_t blots, uint64_t made, uint64_t hitters) noexc
             hit |= step & blots
             step &= ~made
         count += hit != 0
+        if hit and loss != NULL:
+            lost += 25 - tf_ctz64(hit)
         for b in range(a + 1, 7):
             via = ((hitters << a) & ~made) << b | ((hitters << b) & ~made) << a
-            count += 2 * ((((hitters << a) | (hitters << b) | via) & blots) != 0)
+            hit = ((hitters << a) | (hitters << b) | via) & blots
+            count += 2 * (hit != 0)
+            if hit and loss != NULL:
+                lost += 2 * (25 - tf_ctz64(hit))
+    if loss != NULL:
+        loss[0] = lost
+    return count
+
+
+cdef inline int _nn_escapes(int rear, uint64_t blocks) noexcept nogil:
+    """Of the 36 rolls, how many let one checker on point `rear` get below the lowest of
+    the points `blocks` in front of it (all in the mover's numbering, moving down), every
+    landing spot open; 36 when no block is in front."""
+    cdef uint64_t front = blocks & (((<uint64_t>1) << rear) - 1)
+    cdef uint64_t start = (<uint64_t>1) << rear, target, step, hit, via
+    cdef int a, b, k, count = 0
+    if front == 0:
+        return 36
+    target = (((<uint64_t>1) << tf_ctz64(front)) - 1) & ~(<uint64_t>1)
+    for a in range(1, 7):
+        step = start
+        hit = 0
+        for k in range(4):
+            step = (step >> a) & ~blocks
+            hit |= step & target
+        count += hit != 0
+        for b in range(a + 1, 7):
+            via = (((start >> a) & ~blocks) >> b) | (((start >> b) & ~blocks) >> a)
+            count += 2 * ((((start >> a) | (start >> b) | via) & target) != 0)
     return count
 
 
 cdef inline void _nn_feature_values(const int8_t* on_roll, const int8_t* other,
-                                    double* f) noexcept nogil:
-    """The NN_FEATURE_INPUTS hand features, dense: f[k] is input NN_BASE_INPUTS + k."""
+                                    double* f, int nf) noexcept nogil:
+    """The first `nf` hand features (NN_V2_FEATURES or NN_FEATURE_INPUTS), dense: f[k] is
+    input NN_BASE_INPUTS + k."""
     cdef NNMasks m[2]
     _nn_masks(on_roll, &m[0])
     _nn_masks(other, &m[1])
-    _nn_features_of_masks(m, f)
+    _nn_features_of_masks(m, f, nf)
 
 
-cdef inline void _nn_features_of_masks(const NNMasks* m, double* f) noexcept nogil:
-    """The hand features from the masks of the side on roll (m[0]) and the other (m[1])."""
-    cdef uint64_t blots, run
-    cdef int s, length
+cdef inline void _nn_features_of_masks(const NNMasks* m, double* f, int nf) noexcept nogil:
+    """The first `nf` hand features from the masks of the side on roll (m[0]) and the other
+    (m[1])."""
+    cdef uint64_t blots, run, home
+    cdef int s, length, lost, open_points
     cdef int rear[2]
+    cdef bint extra = nf > NN_V2_FEATURES
     for s in range(2):
         # In side s's numbering the opponent's checkers are its mirror masks.
         blots = m[s].occupied & ~m[s].made & ~((<uint64_t>1) << 25)
         f[NN_SHOTS_UNIT - NN_BASE_INPUTS + 2 * s] = _nn_shots(
-            blots, m[s].made, m[1 - s].occupied_mirror) / 36.0
+            blots, m[s].made, m[1 - s].occupied_mirror, &lost if extra else NULL) / 36.0
+        if extra:
+            f[NN_PIPLOSS_UNIT - NN_BASE_INPUTS + 3 * s] = lost / (36.0 * 24.0)
         rear[s] = 63 - tf_clz64(m[s].occupied) if m[s].occupied else 0
         run = m[1 - s].made_mirror & (((<uint64_t>1) << rear[s]) - 1)
         length = 0
@@ -176,6 +231,15 @@ cdef inline void _nn_features_of_masks(const NNMasks* m, double* f) noexcept nog
             run &= run << 1
             length += 1
         f[NN_PRIME_UNIT - NN_BASE_INPUTS + 2 * s] = length / 6.0
+        if extra:
+            f[NN_ESCAPE_UNIT - NN_BASE_INPUTS + 3 * s] = (
+                _nn_escapes(rear[s], m[1 - s].made_mirror) / 36.0 if rear[s] else 0.0)
+            # Entering from the bar (25) with die d lands on 25 - d: points 19..24.
+            home = m[1 - s].made_mirror & ((<uint64_t>0x3F) << 19)
+            open_points = 6 - tf_popcount64(home)
+            f[NN_DANCE_UNIT - NN_BASE_INPUTS + 3 * s] = (
+                (6 - open_points) * (6 - open_points) / 36.0
+                if m[s].occupied & ((<uint64_t>1) << 25) else 0.0)
     # Contact: the opponent's rearmost checker (lowest in my numbering) is behind my rearmost.
     f[NN_CONTACT_UNIT - NN_BASE_INPUTS] = (
         1.0 if m[0].occupied and m[1].occupied and tf_ctz64(m[1].occupied_mirror) < rear[0]
@@ -270,7 +334,7 @@ cdef void neural_probs_exact(const NeuralNetC* net, const int8_t* on_roll, const
     cdef tf_rows r
     cdef double f[NN_FEATURE_INPUTS]
     cdef double hidden[NN_MAX_HIDDEN]
-    _nn_rows(&r, on_roll, other, f if net.n_inputs > NN_BASE_INPUTS else NULL)
+    _nn_rows(&r, on_roll, other, f, nn_features_of(net))
     nn_forward(net, &r, hidden, p)
     nn_make_consistent(p)
 
@@ -326,18 +390,23 @@ cdef inline void _nn_rows_side(tf_rows* r, const int8_t* row, int base, NNMasks*
         _rows_put(r, base + NN_PIP_UNIT, pips / 167.0)
 
 
+cdef inline int nn_features_of(const NeuralNetC* net) noexcept nogil:
+    """How many hand features the net has (0, NN_V2_FEATURES or NN_FEATURE_INPUTS)."""
+    return net.n_inputs - NN_BASE_INPUTS
+
+
 cdef inline void _nn_rows(tf_rows* r, const int8_t* on_roll, const int8_t* other,
-                          double* features) noexcept nogil:
+                          double* features, int nf) noexcept nogil:
     """The fast path's rows of the position (`on_roll` to play against `other`); with the
-    hand features, whose values also go to features[0:NN_FEATURE_INPUTS], unless it is NULL."""
+    first `nf` hand features, whose values also go to features[0:nf]."""
     cdef NNMasks m[2]
     cdef int k
     _rows_clear(r)
     _nn_rows_side(r, on_roll, 0, &m[0])
     _nn_rows_side(r, other, NN_SIDE_INPUTS, &m[1])
-    if features != NULL:
-        _nn_features_of_masks(m, features)
-        for k in range(NN_FEATURE_INPUTS):
+    if nf > 0:
+        _nn_features_of_masks(m, features, nf)
+        for k in range(nf):
             if features[k] != 0.0:
                 _rows_put(r, NN_BASE_INPUTS + k, features[k])
 
@@ -347,7 +416,7 @@ cdef void neural_probs(const NeuralNetC* net, const int8_t* on_roll, const int8_
     """Consistent probabilities for `on_roll`, about to roll against `other` (fast path)."""
     cdef tf_rows r
     cdef double f[NN_FEATURE_INPUTS]
-    _nn_rows(&r, on_roll, other, f if net.n_inputs > NN_BASE_INPUTS else NULL)
+    _nn_rows(&r, on_roll, other, f, nn_features_of(net))
     tf_forward(net.fb1, net.fw1, net.hp, &r, net.fw2, net.fb2, p)
     nn_make_consistent(p)
 
@@ -357,7 +426,7 @@ ctypedef struct NNBase:
     # row 0).  A play is evaluated with the opponent on roll, so the sums are those of
     # (on roll = before.c[1], other = before.c[0]).
     Board before
-    bint features
+    int nf                      # the net's hand features
     double feat[NN_FEATURE_INPUTS]
     float h[NN_MAX_HIDDEN]
 
@@ -366,8 +435,8 @@ cdef void nn_base_prepare(const NeuralNetC* net, const Board* before, NNBase* ba
     """The base for evaluating the plays from `before` (row 0 about to move)."""
     cdef tf_rows r
     base.before = before[0]
-    base.features = net.n_inputs > NN_BASE_INPUTS
-    _nn_rows(&r, before.c[1], before.c[0], base.feat if base.features else NULL)
+    base.nf = nn_features_of(net)
+    _nn_rows(&r, before.c[1], before.c[0], base.feat, base.nf)
     tf_sums(net.fb1, net.fw1, net.hp, &r, base.h)
 
 
@@ -412,9 +481,9 @@ cdef void nn_play_probs(const NeuralNetC* net, const NNBase* base, const Board* 
     _rows_clear(&r)
     _nn_delta_side(&r, base.before.c[1], after.c[1], 0)                # now on roll
     _nn_delta_side(&r, base.before.c[0], after.c[0], NN_SIDE_INPUTS)   # has moved
-    if base.features:
-        _nn_feature_values(after.c[1], after.c[0], f)
-        for k in range(NN_FEATURE_INPUTS):
+    if base.nf:
+        _nn_feature_values(after.c[1], after.c[0], f, base.nf)
+        for k in range(base.nf):
             if f[k] != base.feat[k]:
                 _rows_put(&r, NN_BASE_INPUTS + k, f[k] - base.feat[k])
     tf_forward(base.h, net.fw1, net.hp, &r, net.fw2, net.fb2, q)
@@ -686,7 +755,7 @@ cdef void nn_td_update(NeuralNetC* net, const int8_t* on_roll, const int8_t* oth
     cdef int a, i, j, o, h = net.n_hidden
     cdef double s, v
     cdef double* row
-    _nn_rows(&x, on_roll, other, f if net.n_inputs > NN_BASE_INPUTS else NULL)
+    _nn_rows(&x, on_roll, other, f, nn_features_of(net))
     nn_forward(net, &x, hidden, out)
     for o in range(NN_OUTPUTS):
         delta[o] = alpha * (target[o] - out[o])
@@ -753,6 +822,65 @@ cdef int nn_train_game(NeuralNetC* net, MoveGen* g, Rng* rng, double alpha,
     return -1
 
 
+# ---------------------------------------------------------------- supervised training data
+
+cdef int nn_sample_game(const NeuralNetC* net, MoveGen* g, Rng* rng, double explore,
+                        int8_t* out, Py_ssize_t cap, Py_ssize_t* count) noexcept nogil:
+    """One 0-ply self-play game from the start, appending every position before a roll after
+    the opening one (row 0 on roll, 52 bytes each) to `out` while `count` < `cap`.  With
+    probability `explore` a turn plays a uniformly random legal play instead of the best: the
+    positions then cover more than the net's own style of play.  Returns 0, or -1 if the game
+    did not end or a roll had more plays than `g` holds."""
+    cdef Board b
+    cdef NNBase base
+    cdef double v
+    cdef int8_t tmp[26]
+    cdef int d1, d2, n, best, plies = 0
+    board_start(&b)
+    while plies < 100000:
+        if plies > 0 and count[0] < cap:
+            memcpy(out + count[0] * 52, b.c, 52)
+            count[0] += 1
+        rng_dice(rng, &d1, &d2)
+        while plies == 0 and d1 == d2:          # R5: no double on the opening play
+            rng_dice(rng, &d1, &d2)
+        n = generate_plays(g, &b, d1, d2)
+        if n < 0:
+            return -1
+        if explore > 0.0 and <double>rng_below(rng, 1000000) < explore * 1000000.0:
+            best = <int>rng_below(rng, <uint64_t>n)
+        else:
+            nn_base_prepare(net, &b, &base)
+            best = nn_best_play(net, &base, g.out, n, &v)
+        b = g.out[best]
+        plies += 1
+        if b.c[0][OFF] == 15:
+            return 0
+        memcpy(tmp, b.c[0], 26)                 # switch sides: the opponent is on roll
+        memcpy(b.c[0], b.c[1], 26)
+        memcpy(b.c[1], tmp, 26)
+    return -1
+
+
+cdef int nn_1ply_probs(const NeuralNetC* net, MoveGen* g, const Board* before,
+                       double* p) noexcept nogil:
+    """The 1-ply probabilities of `before` for its side on roll (row 0, before rolling): the
+    mean over the 36 rolls of its probabilities after its best 0-ply play.  Returns 0, or -1
+    if a roll has more plays than `g` holds."""
+    cdef double t[NN_ROLLS * NN_OUTPUTS]
+    cdef int a, b, k
+    cdef double w
+    if nn_roll_table(net, g, before, t) < 0:
+        return -1
+    memset(p, 0, NN_OUTPUTS * sizeof(double))
+    for a in range(1, 7):
+        for b in range(a, 7):
+            w = (1.0 if a == b else 2.0) / 36.0
+            for k in range(NN_OUTPUTS):
+                p[k] += w * t[nn_roll_index(a, b) * NN_OUTPUTS + k]
+    return 0
+
+
 cdef inline void board_start(Board* b) noexcept nogil:
     """The starting position (R3): 2 on the 24-point, 5 on 13, 3 on 8, 5 on 6, each side."""
     cdef int s
@@ -766,7 +894,8 @@ cdef inline void board_start(Board* b) noexcept nogil:
 
 # ---------------------------------------------------------------- Python API
 
-NEURAL_INPUTS = NN_INPUTS
+NEURAL_INPUTS = NN_V2_INPUTS                # the raw inputs and v2's hand features
+NEURAL_EXTENDED_INPUTS = NN_INPUTS          # ... and issue 13's escapes, pip loss, dance
 NEURAL_BASE_INPUTS = NN_BASE_INPUTS
 NEURAL_OUTPUTS = NN_OUTPUTS
 FILTER_CANDIDATES = NN_1PLY_CANDIDATES      # the 1-ply move filter's defaults and bound
@@ -778,7 +907,7 @@ cdef class NeuralNet:
     C view `&net.c` for nogil code.
 
     NeuralNet(w1, b1, w2, b2): w1 (I, H) input-major, b1 (H,), w2 (5, H), b2 (5,), where
-    I is 198 (the raw inputs) or 203 (with the hand features).
+    I is 198 (the raw inputs), 203 (with v2's hand features) or 209 (with issue 13's too).
     The arrays are copied; `arrays()` returns copies of the current weights.
     """
     cdef NeuralNetC c
@@ -790,8 +919,9 @@ cdef class NeuralNet:
         b1 = np.array(b1, dtype=np.float64, order="C", copy=True)
         w2 = np.array(w2, dtype=np.float64, order="C", copy=True)
         b2 = np.array(b2, dtype=np.float64, order="C", copy=True)
-        if w1.ndim != 2 or w1.shape[0] not in (NN_BASE_INPUTS, NN_INPUTS):
-            raise ValueError(f"w1 must have shape ({NN_BASE_INPUTS} or {NN_INPUTS}, hidden), "
+        if w1.ndim != 2 or w1.shape[0] not in (NN_BASE_INPUTS, NN_V2_INPUTS, NN_INPUTS):
+            raise ValueError(f"w1 must have shape ({NN_BASE_INPUTS}, {NN_V2_INPUTS} or {NN_INPUTS}, "
+                             "hidden), "
                              f"not {w1.shape}")
         h = w1.shape[1]
         if not 1 <= h <= NN_MAX_HIDDEN:
@@ -914,6 +1044,64 @@ cdef class NeuralNet:
             free(g)
         return v
 
+    def selfplay_positions(self, Py_ssize_t games, uint64_t[::1] rng_state,
+                           double explore=0.0):
+        """int8[m, 2, 26]: the positions before each roll (row 0 on roll; the opening
+        position excluded) of `games` 0-ply self-play games, GIL released.  `explore`: the
+        chance that a turn plays a random legal play instead of the best.  rng_state: the
+        4 words of the generator's state, read and written back (as for `train`)."""
+        if rng_state.shape[0] != 4:
+            raise ValueError("rng_state has 4 words")
+        if not 0.0 <= explore <= 1.0:
+            raise ValueError(f"explore is a probability, not {explore}")
+        cdef Py_ssize_t cap = 128 * games + 1024, count = 0, i
+        out = np.empty((cap, 2, 26), dtype=np.int8)
+        cdef int8_t[:, :, ::1] o = out
+        cdef Rng rng
+        cdef int k, failed = 0
+        for k in range(4):
+            rng.s[k] = rng_state[k]
+        cdef MoveGen* g = _new_movegen()
+        try:
+            with nogil:
+                for i in range(games):
+                    if nn_sample_game(&self.c, g, &rng, explore, &o[0, 0, 0], cap, &count) < 0:
+                        failed = 1
+                        break
+        finally:
+            free(g)
+        for k in range(4):
+            rng_state[k] = rng.s[k]
+        if failed:
+            raise RuntimeError("a self-play game did not finish")
+        return out[:count].copy()
+
+    def probs_1ply_many(self, const int8_t[:, :, ::1] boards):
+        """float64[m, 5]: the 1-ply probabilities of each board for its side on roll (row 0,
+        before rolling): the mean over the 36 rolls of its 0-ply probabilities after its best
+        play.  GIL released.  The games must be in progress."""
+        cdef Py_ssize_t i, m = boards.shape[0]
+        cdef int failed = 0
+        if boards.shape[1] != 2 or boards.shape[2] != 26:
+            raise ValueError("boards must have shape (m, 2, 26)")
+        for i in range(m):
+            if boards[i, 0, OFF] == 15 or boards[i, 1, OFF] == 15:
+                raise ValueError(f"board {i}: the game is over")
+        out = np.empty((m, NN_OUTPUTS), dtype=np.float64)
+        cdef double[:, ::1] o = out
+        cdef MoveGen* g = _new_movegen()
+        try:
+            with nogil:
+                for i in range(m):
+                    if nn_1ply_probs(&self.c, g, <const Board*>&boards[i, 0, 0], &o[i, 0]) < 0:
+                        failed = 1
+                        break
+        finally:
+            free(g)
+        if failed:
+            raise RuntimeError("a roll had more plays than the generator holds")
+        return out
+
     def train(self, Py_ssize_t games, uint64_t[::1] rng_state, double alpha,
               bint backgammons=True):
         """Play `games` TD(0) self-play games, updating these weights in place.
@@ -953,17 +1141,46 @@ cdef class NeuralNet:
         return counts
 
 
-def neural_inputs(const int8_t[:, ::1] board, bint features=True):
-    """float64[203] (or [198] without the hand features): the net's inputs for the board
-    (row 0 on roll), dense."""
+cdef int _input_count(object inputs) except -1:
+    if inputs not in (NN_BASE_INPUTS, NN_V2_INPUTS, NN_INPUTS):
+        raise ValueError(f"inputs is {NN_BASE_INPUTS}, {NN_V2_INPUTS} or {NN_INPUTS}, not {inputs!r}")
+    return <int>inputs
+
+
+def neural_inputs_many(const int8_t[:, :, ::1] boards, inputs=NN_V2_INPUTS):
+    """float32[m, inputs]: the dense inputs of each board (row 0 on roll) for a net of
+    `inputs` inputs (198, 203 or 209: NeuralNet.n_inputs), GIL released."""
+    cdef Py_ssize_t m = boards.shape[0], i
+    cdef int n = _input_count(inputs), nf = n - NN_BASE_INPUTS
+    cdef tf_rows r
+    cdef double f[NN_FEATURE_INPUTS]
+    cdef int a, j
+    cdef double v
+    if boards.shape[1] != 2 or boards.shape[2] != 26:
+        raise ValueError("boards must have shape (m, 2, 26)")
+    out = np.zeros((m, n), dtype=np.float32)
+    cdef float[:, ::1] o = out
+    with nogil:
+        for i in range(m):
+            _nn_rows(&r, &boards[i, 0, 0], &boards[i, 1, 0], f, nf)
+            for a in range(_rows_count(&r)):
+                v = _rows_item(&r, a, &j)
+                o[i, j] = <float>v
+    return out
+
+
+def neural_inputs(const int8_t[:, ::1] board, bint features=True, inputs=None):
+    """float64[203] (or [198] without the hand features; or [inputs] when `inputs`, 198, 203
+    or 209, is given): the net's inputs for the board (row 0 on roll), dense."""
     cdef Board b
     cdef tf_rows r
     cdef double f[NN_FEATURE_INPUTS]
-    cdef int a, i
+    cdef int a, i, n
     cdef double v
+    n = _input_count(inputs) if inputs is not None else (NN_V2_INPUTS if features else NN_BASE_INPUTS)
     _load_board(board, &b)
-    _nn_rows(&r, b.c[0], b.c[1], f if features else NULL)
-    out = np.zeros(NN_INPUTS if features else NN_BASE_INPUTS, dtype=np.float64)
+    _nn_rows(&r, b.c[0], b.c[1], f, n - NN_BASE_INPUTS)
+    out = np.zeros(n, dtype=np.float64)
     cdef double[::1] o = out
     for a in range(_rows_count(&r)):
         v = _rows_item(&r, a, &i)

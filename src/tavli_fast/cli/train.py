@@ -7,6 +7,11 @@
     tavli-train --average a.npz b.npz c.npz --export weights.npz --net-version v2
     tavli-train --init-from weights.npz --alpha 0.003 --games 5e5 --checkpoint run.npz
 
+Supervised refinement on the net's own 1-ply look-ahead (issue 13; ``supervise.py``):
+
+    tavli-train --targets data/ --games 60000 --seed 1 -j 2    # positions + 1-ply targets
+    tavli-train --fit data/ --epochs 8 --checkpoint fit.npz --export v3.npz --net-version v3
+
 Progress goes to stderr (every --log-every games); the seed is echoed.
 """
 
@@ -16,7 +21,8 @@ import argparse
 import sys
 
 from .. import __version__
-from . import EXIT_INTERRUPTED, OneLineParser, parse_count, run_command
+from . import (EXIT_INTERRUPTED, OneLineParser, add_executor_options, executor_settings,
+               parse_count, run_command)
 
 PROG = "tavli-train"
 
@@ -54,6 +60,21 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--log-every", type=parse_count, default=10_000)
     p.add_argument("--average", nargs="+", metavar="CHECKPOINT",
                    help="instead of training: export the mean of these checkpoints' nets")
+    sup = p.add_argument_group("supervised refinement (issue 13)")
+    sup.add_argument("--targets", metavar="DIR",
+                     help="instead of TD training: play --games 0-ply self-play games with the net "
+                     "(--init-from, default the shipped one) and write their positions with 1-ply "
+                     "targets into DIR; run it again to resume")
+    sup.add_argument("--explore", type=float, default=0.05,
+                     help="with --targets: the chance that a turn plays a random legal play "
+                     "(default 0.05)")
+    sup.add_argument("--fit", metavar="DIR",
+                     help="instead of TD training: fit the net (--init-from, default the shipped "
+                     "one) to the targets in DIR; --checkpoint saves (and resumes) every epoch")
+    sup.add_argument("--epochs", type=parse_count, default=8, help="with --fit (default 8)")
+    sup.add_argument("--fit-rate", type=_rate, default=3e-4, help="Adam's rate (default 3e-4)")
+    sup.add_argument("--batch", type=parse_count, default=256, help="with --fit (default 256)")
+    add_executor_options(sup)
     p.add_argument("--export", help="write the trained weights as a weights file (neural.load_net)")
     p.add_argument("--net-version", dest="net_version", default=None, help="version name for --export")
     p.add_argument("-q", "--quiet", action="count", default=0, help="no progress lines")
@@ -66,6 +87,8 @@ def run(args: argparse.Namespace) -> int:
     from .. import neural, train
     from ..inputs import check_seed
 
+    if args.targets or args.fit:
+        return _supervised(args)
     if args.average:
         if not args.export or args.games is not None or args.resume:
             raise ValueError("--average takes checkpoints and --export, not --games or --resume")
@@ -98,6 +121,57 @@ def run(args: argparse.Namespace) -> int:
         neural.save_net(args.export, state.net, args.net_version or f"seed{state.seed}-{state.games_done}",
                         training=state.meta())
     print(f"{state.games_done} games, seed {state.seed}, {state.elapsed_s:.0f} s")
+    return 0
+
+
+def _supervised(args: argparse.Namespace) -> int:
+    import logging
+    import os
+
+    import numpy as np
+
+    from .. import _core, neural, supervise
+    from ..inputs import check_seed
+
+    if args.targets and args.fit:
+        raise ValueError("--targets makes the data, --fit uses it: give one of them")
+    if args.resume or args.average:
+        raise ValueError("--resume and --average are for TD training, not --targets / --fit")
+    net = neural.load_net(args.init_from)[0] if args.init_from else neural.default_net()
+    if args.targets:
+        if args.games is None:
+            raise ValueError("--targets needs --games")
+        if not 0.0 <= args.explore <= 1.0:
+            raise ValueError(f"--explore is a probability, not {args.explore}")
+        seed = check_seed(args.seed) if not os.path.exists(os.path.join(args.targets, "targets.json")) \
+            else args.seed
+        record = supervise.make_targets(args.targets, net, args.games, seed, args.explore,
+                                        **executor_settings(args))
+        print(f"{record['positions_written']} positions written to {args.targets} in "
+              f"{record['elapsed_s']:.0f} s (seed {record['seed']}, {record['games']} games)")
+        return EXIT_INTERRUPTED if record["interrupted"] else 0
+    logging.getLogger("tavli_fast.supervise").setLevel(logging.INFO)
+    boards, probs = supervise.load_targets(args.fit)
+    order = np.random.default_rng(check_seed(args.seed if args.seed is not None else 0)).permutation(len(boards))
+    boards, probs = boards[order], probs[order]
+    inputs = _core.neural_inputs_many(boards, net.n_inputs)
+    if args.checkpoint and os.path.exists(args.checkpoint):
+        state = supervise.FitState.load(args.checkpoint)
+    else:
+        state = supervise.FitState.start(net, check_seed(args.seed if args.seed is not None else 0))
+    try:
+        supervise.fit(state, inputs, probs, args.epochs, rate=args.fit_rate, batch=args.batch,
+                      holdout=min(20_000, len(boards) // 10), checkpoint=args.checkpoint)
+    except KeyboardInterrupt:
+        print(f"{PROG}: interrupted (resume from the last checkpoint)", file=sys.stderr)
+        return EXIT_INTERRUPTED
+    if args.export:
+        neural.save_net(args.export, state.net(), args.net_version or f"fit-{state.epoch}",
+                        training={"supervised": {"targets": args.fit, "positions": len(boards),
+                                                 "epochs": state.epoch, "rate": args.fit_rate,
+                                                 "batch": args.batch, "history": state.history}})
+    print(f"{state.epoch} epochs on {len(boards)} positions; held-out equity error "
+          f"{state.history[-1]['holdout_equity_mae']:.4f}" if state.history else "nothing to do")
     return 0
 
 

@@ -1,0 +1,309 @@
+"""Supervised refinement of the neural evaluator on targets from our own deeper search.
+
+TD(0) self-play levels off (``train.py``); the next step that is known to work is to teach the
+net what a deeper search of its own says. Two steps, each resumable:
+
+1. ``make_targets``: positions from 0-ply self-play games of the current net (a fraction
+   ``explore`` of the turns play a random legal play, so that the positions are not only the
+   net's own style), each labelled with its *1-ply* probabilities (the mean over the 36 rolls
+   of the net's probabilities after its best play). This runs on the driver as a job kind
+   (``TargetsJob``), on the local pool or a Dask cluster; each unit of ``UNIT_GAMES`` games is
+   written as its own shard file in the data directory, so a stopped run resumes by skipping
+   the shards it has, and the shards depend only on (seed, unit index, net), never on the
+   number of workers.
+2. ``fit``: minibatch Adam on the cross-entropy of the five sigmoid outputs against the
+   targets, from the current weights, in float32 numpy; a held-out part of the positions
+   reports the loss and the equity error. ``fit`` checkpoints after every epoch (weights, the
+   optimiser's state, the shuffling generator) and resumes bit for bit.
+
+GNU Backgammon is never a target here: the targets are our own net's 1-ply look-ahead.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+import os
+import re
+import tempfile
+import time
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, Callable
+
+import numpy as np
+
+from . import _core
+from .driver import ProgressCallback, run_job
+from .executors import make_executor
+from .inputs import check_count, check_seed
+from .neural import weights_checksum
+from .progress import RolloutProgress
+
+__all__ = ["UNIT_GAMES", "TargetsJob", "make_targets", "load_targets", "FitState", "fit",
+           "equity_of"]
+
+log = logging.getLogger(__name__)
+
+#: Self-play games per unit of work (about 10,000 positions, 3 s of one core).
+UNIT_GAMES = 200
+_SHARD = re.compile(r"targets-(\d{6})\.npz$")
+
+
+def equity_of(p: np.ndarray) -> np.ndarray:
+    """Cubeless money equity of probabilities [..., 5] (gammons include backgammons)."""
+    return 2.0 * p[..., 0] - 1.0 + p[..., 1] - p[..., 3] + p[..., 2] - p[..., 4]
+
+
+@dataclass(frozen=True)
+class TargetsUnit:
+    index: int
+    seed: int  # of this unit's dice
+    games: int
+    explore: float
+    weights: tuple[np.ndarray, ...]  # (w1, b1, w2, b2) of the net that plays and looks ahead
+    checksum: str
+
+
+_NETS: dict[str, _core.NeuralNet] = {}
+
+
+def targets_worker(unit: TargetsUnit) -> tuple[int, np.ndarray, np.ndarray]:
+    """(index, boards int8[m, 2, 26], 1-ply probabilities float64[m, 5]) of one unit."""
+    net = _NETS.get(unit.checksum)
+    if net is None:
+        _NETS.clear()
+        net = _NETS[unit.checksum] = _core.NeuralNet(*unit.weights)
+    state = _core.rng_state(unit.seed)
+    boards = net.selfplay_positions(unit.games, state, unit.explore)
+    return unit.index, boards, net.probs_1ply_many(boards)
+
+
+def _no_prepare(_: Any) -> None:
+    return None
+
+
+def _unit_seed(seed: int, index: int) -> int:
+    return int(np.random.SeedSequence([seed, index]).generate_state(1, np.uint64)[0])
+
+
+class TargetsJob:
+    """The training-data job: units of `unit_games` games, one shard file each."""
+
+    worker = staticmethod(targets_worker)
+    prepare = staticmethod(_no_prepare)
+
+    def __init__(self, directory: Path, net: _core.NeuralNet, games: int, seed: int,
+                 explore: float, unit_games: int = UNIT_GAMES):
+        self.directory = directory
+        self.unit_games = unit_games
+        self.units = -(-games // unit_games)
+        self.games, self.seed, self.explore = games, seed, explore
+        self.weights = net.arrays()
+        self.checksum = weights_checksum(self.weights)
+        self.have = set(shard_indices(directory))
+        self.resumed = len(self.have)
+        self.positions = 0
+        self._planned = False
+
+    def plan(self) -> list[TargetsUnit]:
+        if self._planned:
+            return []
+        self._planned = True
+        return [TargetsUnit(i, _unit_seed(self.seed, i), self._games_of(i), self.explore,
+                            self.weights, self.checksum)
+                for i in range(self.units) if i not in self.have]
+
+    def _games_of(self, i: int) -> int:
+        return min(self.unit_games, self.games - i * self.unit_games)
+
+    def add(self, result: tuple[int, np.ndarray, np.ndarray]) -> None:
+        index, boards, probs = result
+        _save_atomic(self.directory / f"targets-{index:06d}.npz", boards=boards, probs=probs)
+        self.have.add(index)
+        self.positions += len(boards)
+
+    @property
+    def done(self) -> bool:
+        return len(self.have) >= self.units
+
+    def progress(self, elapsed_s: float, session_s: float) -> RolloutProgress:
+        done = min(self.games, len(self.have) * self.unit_games)
+        rate = (len(self.have) - self.resumed) * self.unit_games / session_s if session_s > 0 else 0.0
+        return RolloutProgress(done, self.games, elapsed_s, rate, float("nan"), float("inf"),
+                               (self.games - done) / rate if rate > 0 else float("inf"))
+
+    def to_checkpoint(self, elapsed_s: float) -> dict[str, Any]:
+        return {"kind": "targets", "units_done": len(self.have), "elapsed_s": elapsed_s}
+
+
+def _save_atomic(path: Path, **arrays: np.ndarray) -> None:
+    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=path.name, suffix=".tmp")
+    try:
+        with os.fdopen(fd, "wb") as f:
+            np.savez(f, **arrays)
+        os.replace(tmp, path)
+    except BaseException:
+        if os.path.exists(tmp):
+            os.unlink(tmp)
+        raise
+
+
+def shard_indices(directory: str | os.PathLike) -> list[int]:
+    """The unit indices of the shard files in `directory`, sorted."""
+    return sorted(int(m.group(1)) for m in (_SHARD.match(p.name) for p in Path(directory).iterdir()) if m)
+
+
+def make_targets(directory: str | os.PathLike, net: _core.NeuralNet, games: object,
+                 seed: object = None, explore: float = 0.05, *, unit_games: int = UNIT_GAMES,
+                 jobs: object = None,
+                 start_method: str | None = None, scheduler: str | None = None,
+                 client: Any = None, progress: ProgressCallback | None = None) -> dict:
+    """Write 1-ply targets of the positions of `games` self-play games into `directory`.
+
+    The directory's ``targets.json`` records the seed, the games, ``explore`` and the net's
+    checksum; running again with the same directory resumes (the same settings are required).
+    Returns that record with the positions written in this call and the elapsed seconds."""
+    games = check_count(games, "games")
+    if not 0.0 <= float(explore) <= 1.0:
+        raise ValueError(f"explore is a probability, not {explore!r}")
+    path = Path(directory)
+    path.mkdir(parents=True, exist_ok=True)
+    meta_path = path / "targets.json"
+    checksum = weights_checksum(net.arrays())
+    if meta_path.exists():
+        record = json.loads(meta_path.read_text())
+        if seed is not None and check_seed(seed) != record["seed"]:
+            raise ValueError(f"{meta_path}: made with seed {record['seed']}, not {seed}")
+        if (record["checksum"], record["explore"], record["unit_games"]) != (
+                checksum, float(explore), unit_games):
+            raise ValueError(f"{meta_path}: made by another net or explore or unit_games setting")
+        record["games"] = max(games, record["games"])
+    else:
+        record = {"seed": check_seed(seed), "games": games, "explore": float(explore),
+                  "checksum": checksum, "unit_games": check_count(unit_games, "unit_games"),
+                  "targets": "1-ply"}
+    meta_path.write_text(json.dumps(record, indent=1))
+    job = TargetsJob(path, net, record["games"], record["seed"], float(explore), unit_games)
+    with make_executor(jobs, start_method, scheduler=scheduler, client=client) as executor:
+        outcome = run_job(job, executor, progress=progress)
+    return {**record, "positions_written": job.positions, "elapsed_s": outcome.elapsed_s,
+            "interrupted": outcome.interrupted}
+
+
+def load_targets(directory: str | os.PathLike) -> tuple[np.ndarray, np.ndarray]:
+    """(boards int8[m, 2, 26], probabilities float64[m, 5]) of all the shards, in unit order."""
+    boards, probs = [], []
+    for i in shard_indices(directory):
+        with np.load(Path(directory) / f"targets-{i:06d}.npz") as z:
+            boards.append(z["boards"])
+            probs.append(z["probs"])
+    if not boards:
+        raise ValueError(f"{directory}: no target shards")
+    return np.concatenate(boards), np.concatenate(probs)
+
+
+# ---------------------------------------------------------------- fitting
+
+
+@dataclass
+class FitState:
+    """Weights (float64), Adam's moments, the epoch reached and the shuffling generator."""
+
+    params: list[np.ndarray]  # w1 (I, H), b1 (H,), w2 (5, H), b2 (5,)
+    m: list[np.ndarray]
+    v: list[np.ndarray]
+    step: int
+    epoch: int
+    rng_state: dict
+    history: list[dict]
+
+    @classmethod
+    def start(cls, net: _core.NeuralNet, seed: int) -> "FitState":
+        params = [a.astype(np.float64) for a in net.arrays()]
+        zeros = [np.zeros_like(a) for a in params]
+        return cls(params, zeros, [z.copy() for z in zeros], 0, 0,
+                   np.random.default_rng(seed).bit_generator.state, [])
+
+    def net(self) -> _core.NeuralNet:
+        return _core.NeuralNet(*self.params)
+
+    def save(self, path: str | os.PathLike) -> None:
+        arrays = {f"p{i}": a for i, a in enumerate(self.params)}
+        arrays |= {f"m{i}": a for i, a in enumerate(self.m)}
+        arrays |= {f"v{i}": a for i, a in enumerate(self.v)}
+        meta = {"step": self.step, "epoch": self.epoch, "rng_state": self.rng_state,
+                "history": self.history}
+        _save_atomic(Path(path), meta=np.array(json.dumps(meta)), **arrays)
+
+    @classmethod
+    def load(cls, path: str | os.PathLike) -> "FitState":
+        with np.load(path) as z:
+            meta = json.loads(str(z["meta"]))
+            get = lambda p: [np.array(z[f"{p}{i}"]) for i in range(4)]  # noqa: E731
+            return cls(get("p"), get("m"), get("v"), meta["step"], meta["epoch"],
+                       meta["rng_state"], meta["history"])
+
+
+def _forward(params32: list[np.ndarray], x: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    w1, b1, w2, b2 = params32
+    h = 1.0 / (1.0 + np.exp(-(x @ w1 + b1)))
+    out = 1.0 / (1.0 + np.exp(-(h @ w2.T + b2)))
+    return h, out
+
+
+def _loss(out: np.ndarray, t: np.ndarray) -> float:
+    o = np.clip(out, 1e-7, 1 - 1e-7)
+    return float(-np.mean(np.sum(t * np.log(o) + (1 - t) * np.log(1 - o), axis=1)))
+
+
+def fit(state: FitState, inputs: np.ndarray, targets: np.ndarray, epochs: int, *,
+        rate: float = 3e-4, batch: int = 256, holdout: int = 20_000,
+        checkpoint: str | None = None,
+        on_epoch: Callable[[dict], Any] | None = None) -> FitState:
+    """Train `state`'s weights to the `targets` (float[m, 5], raw probabilities) of `inputs`
+    (float32[m, I], ``_core.neural_inputs_many``) until epoch `epochs`, by Adam with
+    learning rate `rate` on the summed cross-entropy of the five sigmoids. The last `holdout`
+    rows are held out: after each epoch their loss and mean absolute equity error are added to
+    ``state.history`` (and passed to `on_epoch`), and `checkpoint` (if given) is written."""
+    if inputs.shape[0] != targets.shape[0] or inputs.shape[1] != state.params[0].shape[0]:
+        raise ValueError("inputs, targets and the net's inputs do not match")
+    if not 0 < holdout < inputs.shape[0]:
+        raise ValueError("holdout must leave some rows to train on")
+    n = inputs.shape[0] - holdout
+    x_hold, t_hold = inputs[n:], targets[n:].astype(np.float32)
+    rng = np.random.default_rng()
+    rng.bit_generator.state = state.rng_state
+    b1_, b2_, eps = 0.9, 0.999, 1e-8
+    while state.epoch < epochs:
+        started = time.perf_counter()
+        order = rng.permutation(n)
+        p32 = [a.astype(np.float32) for a in state.params]
+        for lo in range(0, n - batch + 1, batch):
+            idx = order[lo:lo + batch]
+            x, t = inputs[idx], targets[idx].astype(np.float32)
+            h, out = _forward(p32, x)
+            d2 = (out - t) / batch                          # d loss / d pre-sigmoid output
+            dh = (d2 @ p32[2]) * h * (1.0 - h)
+            grads = (x.T @ dh, dh.sum(axis=0), d2.T @ h, d2.sum(axis=0))
+            state.step += 1
+            corr = rate * np.sqrt(1 - b2_ ** state.step) / (1 - b1_ ** state.step)
+            for k, g in enumerate(grads):
+                state.m[k] = b1_ * state.m[k] + (1 - b1_) * g
+                state.v[k] = b2_ * state.v[k] + (1 - b2_) * (g.astype(np.float64) ** 2)
+                state.params[k] -= corr * state.m[k] / (np.sqrt(state.v[k]) + eps)
+                p32[k] = state.params[k].astype(np.float32)
+        state.epoch += 1
+        state.rng_state = rng.bit_generator.state
+        _, out = _forward(p32, x_hold)
+        record = {"epoch": state.epoch, "holdout_loss": _loss(out, t_hold),
+                  "holdout_equity_mae": float(np.mean(np.abs(equity_of(out) - equity_of(t_hold)))),
+                  "seconds": time.perf_counter() - started}
+        state.history.append(record)
+        log.info("epoch %d: held-out loss %.5f, equity error %.4f (%.0f s)", record["epoch"],
+                 record["holdout_loss"], record["holdout_equity_mae"], record["seconds"])
+        if checkpoint is not None:
+            state.save(checkpoint)
+        if on_epoch is not None:
+            on_epoch(record)
+    return state

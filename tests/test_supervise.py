@@ -1,0 +1,138 @@
+"""Supervised refinement (issue 13): self-play positions, 1-ply targets, the fit."""
+
+from __future__ import annotations
+
+import json
+
+import numpy as np
+import pytest
+
+from tavli_fast import _core, supervise
+from tavli_fast.neural import default_net
+
+
+def _reference_1ply(net: _core.NeuralNet, board: np.ndarray) -> np.ndarray:
+    """The 1-ply probabilities by another path: every roll's plays from the generator, the
+    best by ``play_equities``, its probabilities by a fresh ``evaluate`` of the board the
+    opponent then rolls from, turned to the mover's view; the 36-roll mean."""
+    total = np.zeros(5)
+    for d1 in range(1, 7):
+        for d2 in range(d1, 7):
+            plays = np.ascontiguousarray(_core.generate(board, d1, d2))
+            best = plays[int(np.argmax(net.play_equities(board, plays)))]
+            if best[0, 0] == 15:  # the mover has borne off its last checker
+                gammon = best[1, 0] == 0
+                p = np.array([1.0, gammon, gammon and best[1, 19:26].any(), 0.0, 0.0])
+            else:
+                q = net.evaluate(np.ascontiguousarray(best[::-1]))
+                p = np.array([1 - q[0], q[3], q[4], q[1], q[2]])
+            total += p * (1 if d1 == d2 else 2) / 36
+    return total
+
+
+@pytest.fixture(scope="module")
+def positions() -> np.ndarray:
+    return default_net().selfplay_positions(6, _core.rng_state(11), 0.1)
+
+
+def test_selfplay_positions_are_legal_games_in_progress(positions):
+    counts = positions[:, :, :].sum(axis=2)  # off + points + bar
+    assert positions.shape[1:] == (2, 26) and len(positions) > 100
+    assert (counts == 15).all() and (positions >= 0).all()
+    assert (positions[:, :, 0] < 15).all()  # no finished game
+    # The side on roll alternates: consecutive positions of a game are mirror-related, so the
+    # player to move changes (its borne-off count never exceeds what it had as row 1).
+    assert not (positions[1:] == positions[:-1]).all(axis=(1, 2)).any()
+
+
+def test_selfplay_is_reproducible_and_advances_the_generator():
+    net = default_net()
+    s1, s2 = _core.rng_state(3), _core.rng_state(3)
+    a = net.selfplay_positions(3, s1, 0.0)
+    b = net.selfplay_positions(3, s2, 0.0)
+    assert np.array_equal(a, b) and np.array_equal(s1, s2)
+    assert not np.array_equal(s1, _core.rng_state(3))
+    c = net.selfplay_positions(3, _core.rng_state(3), 1.0)  # every turn a random play
+    assert not np.array_equal(a[: len(c)], c[: len(a)])
+    with pytest.raises(ValueError):
+        net.selfplay_positions(1, _core.rng_state(3), 1.5)
+
+
+def test_1ply_probabilities_match_an_independent_computation(positions):
+    net = default_net()
+    sample = positions[:: max(1, len(positions) // 25)]
+    got = net.probs_1ply_many(np.ascontiguousarray(sample))
+    for board, p in zip(sample, got):
+        assert np.allclose(p, _reference_1ply(net, board), atol=1e-6)
+
+
+def test_1ply_refuses_a_finished_game():
+    board = np.zeros((1, 2, 26), dtype=np.int8)
+    board[0, 0, 0] = 15
+    board[0, 1, 6] = 15
+    with pytest.raises(ValueError, match="over"):
+        default_net().probs_1ply_many(board)
+
+
+def test_dense_inputs_match_the_single_board_encoder(positions):
+    x = _core.neural_inputs_many(positions[:50])
+    assert x.dtype == np.float32 and x.shape == (50, _core.NEURAL_INPUTS)
+    for board, row in zip(positions[:50], x):
+        assert np.allclose(row, _core.neural_inputs(np.ascontiguousarray(board)), atol=1e-6)
+
+
+def test_targets_resume_and_do_not_depend_on_the_workers(tmp_path):
+    net = default_net()
+    one = supervise.make_targets(tmp_path / "a", net, 5, seed=4, unit_games=2, jobs=1)
+    assert one["positions_written"] > 0 and not one["interrupted"]
+    two = supervise.make_targets(tmp_path / "b", net, 5, seed=4, unit_games=2, jobs=2)
+    ba, pa = supervise.load_targets(tmp_path / "a")
+    bb, pb = supervise.load_targets(tmp_path / "b")
+    assert np.array_equal(ba, bb) and np.array_equal(pa, pb) and two["positions_written"] == len(ba)
+    assert supervise.shard_indices(tmp_path / "a") == [0, 1, 2]  # 2 + 2 + 1 games
+    # A second call finds every shard done; a larger count adds only the missing units.
+    again = supervise.make_targets(tmp_path / "a", net, 5, seed=4, unit_games=2, jobs=1)
+    assert again["positions_written"] == 0
+    (tmp_path / "a" / "targets-000001.npz").unlink()
+    redo = supervise.make_targets(tmp_path / "a", net, 5, seed=4, unit_games=2, jobs=1)
+    assert np.array_equal(supervise.load_targets(tmp_path / "a")[0], ba) and redo["positions_written"] > 0
+    with pytest.raises(ValueError, match="another net or"):
+        supervise.make_targets(tmp_path / "a", net, 5, seed=4, explore=0.5, unit_games=2, jobs=1)
+    assert json.loads((tmp_path / "a" / "targets.json").read_text())["targets"] == "1-ply"
+    assert np.allclose(pa[:3], net.probs_1ply_many(np.ascontiguousarray(ba[:3])))
+
+
+def _teacher_data(n: int = 3000):
+    """Inputs of self-play positions and a different net's outputs on them as targets."""
+    boards = default_net().selfplay_positions(60, _core.rng_state(5), 0.2)[:n]
+    w1, b1, w2, b2 = default_net().arrays()
+    rng = np.random.default_rng(1)
+    teacher = _core.NeuralNet(w1 + rng.normal(0, 0.05, w1.shape), b1, w2, b2)
+    return _core.neural_inputs_many(boards), teacher.evaluate_many(boards)
+
+
+def test_fit_learns_and_resumes_bit_for_bit(tmp_path):
+    x, t = _teacher_data()
+    whole = supervise.fit(supervise.FitState.start(default_net(), 3), x, t, 2, rate=1e-3,
+                          holdout=500)
+    assert whole.history[-1]["holdout_loss"] < whole.history[0]["holdout_loss"] or \
+        whole.history[-1]["holdout_equity_mae"] < whole.history[0]["holdout_equity_mae"]
+    ck = tmp_path / "fit.npz"
+    first = supervise.fit(supervise.FitState.start(default_net(), 3), x, t, 1, rate=1e-3,
+                          holdout=500, checkpoint=str(ck))
+    assert first.epoch == 1
+    resumed = supervise.fit(supervise.FitState.load(ck), x, t, 2, rate=1e-3, holdout=500)
+    for a, b in zip(whole.params, resumed.params):
+        assert np.array_equal(a, b)
+    strip = lambda h: [{k: v for k, v in r.items() if k != "seconds"} for r in h]  # noqa: E731
+    assert strip(resumed.history) == strip(whole.history) and len(resumed.history) == 2
+
+
+def test_fit_moves_the_net_towards_the_targets():
+    x, t = _teacher_data()
+    state = supervise.fit(supervise.FitState.start(default_net(), 3), x, t, 4, rate=1e-3,
+                          holdout=500)
+    errors = [h["holdout_equity_mae"] for h in state.history]
+    start = supervise._forward([a.astype(np.float32) for a in default_net().arrays()], x[-500:])[1]
+    start_error = float(np.mean(np.abs(supervise.equity_of(start) - supervise.equity_of(t[-500:]))))
+    assert errors[-1] < 0.8 * start_error
