@@ -136,3 +136,28 @@ def test_fit_moves_the_net_towards_the_targets():
     start = supervise._forward([a.astype(np.float32) for a in default_net().arrays()], x[-500:])[1]
     start_error = float(np.mean(np.abs(supervise.equity_of(start) - supervise.equity_of(t[-500:]))))
     assert errors[-1] < 0.8 * start_error
+
+
+def test_widen_keeps_the_evaluations_and_refuses_to_narrow(positions):
+    wide = supervise.widen(default_net(), _core.NEURAL_EXTENDED_INPUTS)
+    assert wide.n_inputs == 209
+    sample = np.ascontiguousarray(positions[:100])
+    assert np.array_equal(wide.evaluate_many(sample), default_net().evaluate_many(sample))
+    with pytest.raises(ValueError, match="narrowed"):
+        supervise.widen(wide, 203)
+
+
+def test_cli_fit_and_targets_write_a_loadable_net(tmp_path, capsys):
+    from tavli_fast.cli.train import main
+    from tavli_fast.neural import load_net
+
+    data = tmp_path / "data"
+    assert main(["--targets", str(data), "--games", "3", "--seed", "1", "-j", "1", "-q"]) == 0
+    assert "positions written" in capsys.readouterr().out
+    out = tmp_path / "net.npz"
+    assert main(["--fit", str(data), "--epochs", "1", "--inputs", "209", "--export", str(out),
+                 "--net-version", "test", "-q"]) == 0
+    net, meta = load_net(out)
+    assert net.n_inputs == 209 and meta["version"] == "test"
+    assert meta["training"]["supervised"]["epochs"] == 1
+    assert main(["--targets", str(data), "--fit", str(data), "-q"]) == 2  # one at a time

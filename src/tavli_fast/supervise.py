@@ -41,7 +41,7 @@ from .neural import weights_checksum
 from .progress import RolloutProgress
 
 __all__ = ["UNIT_GAMES", "TargetsJob", "make_targets", "load_targets", "FitState", "fit",
-           "equity_of"]
+           "equity_of", "widen"]
 
 log = logging.getLogger(__name__)
 
@@ -204,6 +204,16 @@ def load_targets(directory: str | os.PathLike) -> tuple[np.ndarray, np.ndarray]:
 
 
 # ---------------------------------------------------------------- fitting
+
+
+def widen(net: _core.NeuralNet, inputs: int) -> _core.NeuralNet:
+    """The net with `inputs` inputs (198, 203 or 209), the added inputs' weights zero, so it
+    evaluates exactly as before until training gives them weight."""
+    w1, b1, w2, b2 = net.arrays()
+    if inputs < len(w1):
+        raise ValueError(f"the net has {len(w1)} inputs already; it cannot be narrowed to {inputs}")
+    return _core.NeuralNet(np.vstack([w1, np.zeros((inputs - len(w1), w1.shape[1]))]), b1, w2, b2)
+
 
 
 @dataclass

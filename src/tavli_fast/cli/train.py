@@ -72,6 +72,9 @@ def build_parser() -> argparse.ArgumentParser:
                      help="instead of TD training: fit the net (--init-from, default the shipped "
                      "one) to the targets in DIR; --checkpoint saves (and resumes) every epoch")
     sup.add_argument("--epochs", type=parse_count, default=8, help="with --fit (default 8)")
+    sup.add_argument("--inputs", type=int, choices=(198, 203, 209), default=None,
+                     help="with --fit: widen the starting net to this many inputs (209: with "
+                     "issue 13's escapes, pip loss and dance; new inputs start at weight 0)")
     sup.add_argument("--fit-rate", type=_rate, default=3e-4, help="Adam's rate (default 3e-4)")
     sup.add_argument("--batch", type=parse_count, default=256, help="with --fit (default 256)")
     add_executor_options(sup)
@@ -138,6 +141,10 @@ def _supervised(args: argparse.Namespace) -> int:
     if args.resume or args.average:
         raise ValueError("--resume and --average are for TD training, not --targets / --fit")
     net = neural.load_net(args.init_from)[0] if args.init_from else neural.default_net()
+    if args.inputs is not None:
+        if not args.fit:
+            raise ValueError("--inputs widens the net that --fit starts from")
+        net = supervise.widen(net, args.inputs)
     if args.targets:
         if args.games is None:
             raise ValueError("--targets needs --games")
