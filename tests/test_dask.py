@@ -18,6 +18,7 @@ import sys
 import time
 from pathlib import Path
 
+import numpy as np
 import pytest
 
 import tavli_fast
@@ -205,3 +206,17 @@ def test_without_dask_the_error_says_how_to_install_it(monkeypatch):
     monkeypatch.setitem(sys.modules, "distributed", None)  # import distributed -> ImportError
     with pytest.raises(DaskMissingError, match=r"pip install 'tavli_fast\[dask\]'"):
         make_executor(scheduler="tcp://127.0.0.1:8786")
+
+
+def test_training_targets_through_scheduler_are_identical_to_local(cluster, tmp_path):
+    """Issue 13: the training data is made on the same driver, so a cluster gives the same
+    shards as the local pool."""
+    from tavli_fast import supervise
+    from tavli_fast.neural import default_net
+
+    _, client = cluster
+    net = default_net()
+    supervise.make_targets(tmp_path / "dask", net, 3, seed=8, unit_games=1, client=client)
+    supervise.make_targets(tmp_path / "local", net, 3, seed=8, unit_games=1, jobs=1)
+    a, b = supervise.load_targets(tmp_path / "dask"), supervise.load_targets(tmp_path / "local")
+    assert np.array_equal(a[0], b[0]) and np.array_equal(a[1], b[1]) and len(a[0]) > 0

@@ -2,8 +2,8 @@
 
 A weights file is a numpy ``.npz`` archive holding ``w1`` (I, H), ``b1`` (H,), ``w2``
 (5, H), ``b2`` (5,) as float64, and ``meta``: a JSON text with ``magic``, ``format``,
-``version`` (of the trained net), ``hidden``, ``inputs`` (I: 198 raw inputs, or 203 with
-the hand features), how it was trained, and
+``version`` (of the trained net), ``hidden``, ``inputs`` (I: 198 raw inputs, 203 with v2's
+hand features, 209 with issue 13's too), how it was trained, and
 ``sha256``: the SHA-256 of the four arrays' bytes (little-endian float64, C order, in that
 order). Loading checks all of it; a damaged or foreign file raises NeuralNetError naming the
 file. The package ships ``data/neural-v2.npz`` and never downloads anything.

@@ -68,9 +68,10 @@ def build_parser() -> argparse.ArgumentParser:
     sup.add_argument("--explore", type=float, default=0.05,
                      help="with --targets: the chance that a turn plays a random legal play "
                      "(default 0.05)")
-    sup.add_argument("--fit", metavar="DIR",
+    sup.add_argument("--fit", metavar="DIR", nargs="+",
                      help="instead of TD training: fit the net (--init-from, default the shipped "
-                     "one) to the targets in DIR; --checkpoint saves (and resumes) every epoch")
+                     "one) to the targets in these directories (in this order); --checkpoint "
+                     "saves (and resumes) every epoch; --seed (default 0) shuffles the batches")
     sup.add_argument("--epochs", type=parse_count, default=8, help="with --fit (default 8)")
     sup.add_argument("--inputs", type=int, choices=(198, 203, 209), default=None,
                      help="with --fit: widen the starting net to this many inputs (209: with "
@@ -158,14 +159,18 @@ def _supervised(args: argparse.Namespace) -> int:
               f"{record['elapsed_s']:.0f} s (seed {record['seed']}, {record['games']} games)")
         return EXIT_INTERRUPTED if record["interrupted"] else 0
     logging.getLogger("tavli_fast.supervise").setLevel(logging.INFO)
-    boards, probs = supervise.load_targets(args.fit)
-    order = np.random.default_rng(check_seed(args.seed if args.seed is not None else 0)).permutation(len(boards))
+    parts = [supervise.load_targets(d) for d in args.fit]
+    boards = np.concatenate([b for b, _ in parts])
+    probs = np.concatenate([p for _, p in parts])
+    del parts
+    # A fixed order (seed 0), so that the held-out rows are the same whatever --seed says.
+    order = np.random.default_rng(0).permutation(len(boards))
     boards, probs = boards[order], probs[order]
-    inputs = _core.neural_inputs_many(boards, net.n_inputs)
     if args.checkpoint and os.path.exists(args.checkpoint):
-        state = supervise.FitState.load(args.checkpoint)
+        state = supervise.FitState.load(args.checkpoint)  # (its net, not --init-from's)
     else:
         state = supervise.FitState.start(net, check_seed(args.seed if args.seed is not None else 0))
+    inputs = _core.neural_inputs_many(boards, len(state.params[0]))
     try:
         supervise.fit(state, inputs, probs, args.epochs, rate=args.fit_rate, batch=args.batch,
                       holdout=min(20_000, len(boards) // 10), checkpoint=args.checkpoint)
@@ -175,6 +180,7 @@ def _supervised(args: argparse.Namespace) -> int:
     if args.export:
         neural.save_net(args.export, state.net(), args.net_version or f"fit-{state.epoch}",
                         training={"supervised": {"targets": args.fit, "positions": len(boards),
+                                                 "seed": args.seed or 0,
                                                  "epochs": state.epoch, "rate": args.fit_rate,
                                                  "batch": args.batch, "history": state.history}})
     print(f"{state.epoch} epochs on {len(boards)} positions; held-out equity error "
