@@ -406,9 +406,15 @@ def test_the_shipped_weights_load_from_the_installed_package_and_verify():
     path = neural.default_weights_path()
     assert path.is_file() and path.parent.parent == __import__("pathlib").Path(tf.__file__).parent
     net, meta = neural.load_net(path)
-    assert meta["version"].startswith("v2") and meta["inputs"] == 203
+    assert meta["version"].startswith("v3") and meta["inputs"] == 209 == net.n_inputs
     assert meta["sha256"] == neural.weights_checksum(net.arrays())
     assert neural.default_net().hidden == meta["hidden"]
+    # Issue 13: small, and it says how it was made (the commands that repeat it).
+    assert path.stat().st_size < 5 * 2**20
+    recipe = meta["training"]["recipe"]
+    assert recipe and all(step.startswith("tavli-train ") for step in recipe)
+    previous, previous_meta = neural.load_net(path.parent / "neural-v2.npz")
+    assert previous_meta["version"].startswith("v2")  # kept: results made with it can be redone
 
 
 # ------------------------------------------------------------------ training

@@ -257,8 +257,9 @@ class FitState:
 
 def _forward(params32: list[np.ndarray], x: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     w1, b1, w2, b2 = params32
-    h = 1.0 / (1.0 + np.exp(-(x @ w1 + b1)))
-    out = 1.0 / (1.0 + np.exp(-(h @ w2.T + b2)))
+    with np.errstate(over="ignore"):  # exp(-z) overflows to inf for z << 0: the sigmoid is 0
+        h = 1.0 / (1.0 + np.exp(-(x @ w1 + b1)))
+        out = 1.0 / (1.0 + np.exp(-(h @ w2.T + b2)))
     return h, out
 
 
