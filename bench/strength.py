@@ -33,6 +33,7 @@ from __future__ import annotations
 import argparse
 import json
 import math
+import os
 import sys
 import time
 
@@ -249,9 +250,14 @@ def main(argv: list[str] | None = None) -> int:
               f"{state.games_done} games trained: {m['ppg']:+.4f} ppg (SE {m['ppg_se']:.4f}) "
               f"vs {m['opponent']}, wins {100 * m['win_rate']:.2f}%")
         return 0
-    info = default_net_info() if args.weights is None else __import__(
-        "tavli_fast.neural", fromlist=["load_net"]).load_net(args.weights)[1]
-    report: dict = {"net": {k: v for k, v in info.items() if k != "training"}}
+    from tavli_fast.neural import default_weights_path, load_net
+
+    path = args.weights or default_weights_path()
+    t0 = time.perf_counter()
+    info = load_net(path)[1]   # read, checksum verified, net built: what a player waits for
+    load_s = time.perf_counter() - t0
+    report: dict = {"net": {**{k: v for k, v in info.items() if k != "training"},
+                            "file_bytes": os.path.getsize(path), "load_s": load_s}}
     if args.games:
         report["match"] = paired_match(args.player, args.opponent, args.games, args.seed,
                                        _net(args.weights))
@@ -268,7 +274,9 @@ def main(argv: list[str] | None = None) -> int:
     if args.json:
         print(json.dumps(report, indent=2))
         return 0
-    print(f"net {report['net'].get('version')} ({report['net'].get('hidden')} hidden)")
+    n = report["net"]
+    print(f"net {n.get('version')} ({n.get('hidden')} hidden, {n.get('inputs')} inputs): "
+          f"{n['file_bytes'] / 1000:.0f} kB, loaded and verified in {n['load_s']:.3f} s")
     m = report.get("match")
     if m:
         print(f"{m['player']} vs {m['opponent']}: {m['ppg']:+.4f} ppg (SE {m['ppg_se']:.4f}), "
