@@ -73,11 +73,15 @@ def reference_features(board: np.ndarray) -> list[float]:
     return out
 
 
-def reference_inputs(board: np.ndarray, features: bool = True) -> np.ndarray:
-    """The 198 (+5) inputs, written from the description in _neural.pxi (not from its code)."""
-    x = np.zeros(203 if features else 198)
-    if features:
-        x[198:] = reference_features(board)
+def reference_inputs(board: np.ndarray, features: bool = True, inputs: int | None = None) -> np.ndarray:
+    """The 198 (+5, or +11 with inputs=209) inputs, written from the description in
+    _neural.pxi (not from its code)."""
+    n = inputs if inputs is not None else (203 if features else 198)
+    x = np.zeros(n)
+    if n > 198:
+        x[198:203] = reference_features(board)
+    if n > 203:
+        x[203:] = reference_extra_features(board)
     for side in range(2):
         row = board[side].astype(int)
         base = 99 * side
@@ -100,7 +104,7 @@ def sigmoid(z):
 
 def reference_probs(arrays, board: np.ndarray) -> np.ndarray:
     w1, b1, w2, b2 = arrays
-    hidden = sigmoid(reference_inputs(board, features=len(w1) == 203) @ w1 + b1)
+    hidden = sigmoid(reference_inputs(board, inputs=len(w1)) @ w1 + b1)
     p = sigmoid(w2 @ hidden + b2)
     win, wg, wbg, lg, lbg = p
     wg = min(wg, win)

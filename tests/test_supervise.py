@@ -108,7 +108,7 @@ def _teacher_data(n: int = 3000):
     w1, b1, w2, b2 = default_net().arrays()
     rng = np.random.default_rng(1)
     teacher = _core.NeuralNet(w1 + rng.normal(0, 0.05, w1.shape), b1, w2, b2)
-    return _core.neural_inputs_many(boards), teacher.evaluate_many(boards)
+    return _core.neural_inputs_many(boards, teacher.n_inputs), teacher.evaluate_many(boards)
 
 
 def test_fit_learns_and_resumes_bit_for_bit(tmp_path):

@@ -121,7 +121,7 @@ def initial_state(seed: int, hidden: int = 128, alpha: float = 0.05,
 def add_features(state: TrainingState) -> TrainingState:
     """The run continued with the hand features added to its net: their weights start at
     zero, so the net's values are unchanged until training finds a use for them."""
-    if state.net.n_inputs == _core.NEURAL_INPUTS:
+    if state.net.n_inputs != _core.NEURAL_BASE_INPUTS:
         raise ValueError("the net already has the hand features")
     w1, b1, w2, b2 = state.net.arrays()
     extra = np.zeros((_core.NEURAL_INPUTS - len(w1), w1.shape[1]))
@@ -168,7 +168,7 @@ def _start_from_weights(state: TrainingState, path: str | os.PathLike,
     state.net = net
     state.init_from = {"file": Path(path).name, "version": meta.get("version"),
                        "sha256": meta.get("sha256")}
-    if features and net.n_inputs != _core.NEURAL_INPUTS:
+    if features and net.n_inputs == _core.NEURAL_BASE_INPUTS:
         state = add_features(state)
     return state
 
@@ -247,7 +247,7 @@ def train(
     games = check_count(games, "games")
     if resume is not None:
         state = load_checkpoint(resume)
-        if features and state.net.n_inputs != _core.NEURAL_INPUTS:
+        if features and state.net.n_inputs == _core.NEURAL_BASE_INPUTS:
             state = add_features(state)
         # Resuming again with the same `rate` keeps the schedule it started (so the command
         # that was interrupted can simply be run again).
