@@ -30,28 +30,26 @@ RANDOM = int(_core.PlayerKind.PLAYER_RANDOM)
 # ------------------------------------------------------------------ numpy reference
 
 
+def reference_hits(mine: np.ndarray, theirs: np.ndarray, d1: int, d2: int) -> set[int]:
+    """The points of `mine`'s blots that one of `theirs` can hit with the roll (d1, d2), moving
+    die by die and stopping only on points `mine` has not made (the bar rule ignored)."""
+    starts = [25 - q for q in range(1, 26) if theirs[q] > 0]  # their point q in my numbering
+    hit = set()
+    for m in starts:
+        for path in ([[d1] * 4] if d1 == d2 else [[d1, d2], [d2, d1]]):
+            at = m
+            for d in path:
+                at += d
+                if at > 24 or mine[at] >= 2:
+                    break
+                if mine[at] == 1:
+                    hit.add(at)
+    return hit
+
+
 def reference_shots(mine: np.ndarray, theirs: np.ndarray) -> int:
-    """How many of the 36 rolls let one of `theirs` hit a blot of `mine`, moving die by die
-    and stopping only on points `mine` has not made (the bar rule ignored)."""
-    def my_point(q):  # their point q (25 = bar) in my numbering
-        return 25 - q
-    starts = [my_point(q) for q in range(1, 26) if theirs[q] > 0]
-    hits = 0
-    for d1 in range(1, 7):
-        for d2 in range(1, 7):
-            paths = [[d1] * 4] if d1 == d2 else [[d1, d2], [d2, d1]]
-            def hit_from(m):
-                for path in paths:
-                    at = m
-                    for d in path:
-                        at += d
-                        if at > 24 or mine[at] >= 2:
-                            break
-                        if mine[at] == 1:
-                            return True
-                return False
-            hits += any(hit_from(m) for m in starts)
-    return hits
+    """How many of the 36 rolls let one of `theirs` hit a blot of `mine`."""
+    return sum(bool(reference_hits(mine, theirs, d1, d2)) for d1 in range(1, 7) for d2 in range(1, 7))
 
 
 def reference_features(board: np.ndarray) -> list[float]:
@@ -736,19 +734,9 @@ def reference_extra_features(board: np.ndarray) -> list[float]:
 
             escapes = sum(any(escape(p) for p in ([[a] * 4] if a == b else [[a, b], [b, a]]))
                           for a, b in rolls) / 36
-        starts = [25 - q for q in range(1, 25) if theirs[q]] + ([0] if theirs[25] else [])
         lost = 0
         for a, b in rolls:
-            hit = set()
-            for m in starts:
-                for path in ([[a] * 4] if a == b else [[a, b], [b, a]]):
-                    at = m
-                    for d in path:
-                        at += d
-                        if at > 24 or mine[at] >= 2:
-                            break
-                        if mine[at] == 1:
-                            hit.add(at)
+            hit = reference_hits(mine, theirs, a, b)
             lost += 25 - min(hit) if hit else 0
         closed = sum(theirs[q] >= 2 for q in range(1, 7))
         out += [escapes, lost / (36 * 24), closed ** 2 / 36 if mine[25] else 0.0]
