@@ -24,9 +24,9 @@ from . import (
 )
 from .rollout import _check_writable, _seed
 
-PROG = "tavli-openings"
 from ..openings import DEFAULT_CHUNK_SIZE, DEFAULT_SCREEN, DEFAULT_SCREEN_TRIALS, DEFAULT_TRIALS
 
+PROG = "tavli-openings"
 # With no players named, the net at 0 ply plays without variance reduction: at 0 ply the luck
 # tables cost about 46 times a plain game and cut the variance 16-fold, so plain games reach a
 # given SE in a third of the time (README, performance). Naming a neural player turns VR on.
