@@ -153,8 +153,11 @@ def _supervised(args: argparse.Namespace) -> int:
             raise ValueError(f"--explore is a probability, not {args.explore}")
         seed = check_seed(args.seed) if not os.path.exists(os.path.join(args.targets, "targets.json")) \
             else args.seed
-        record = supervise.make_targets(args.targets, net, args.games, seed, args.explore,
-                                        **executor_settings(args))
+        from ..progress import TqdmProgress
+
+        with TqdmProgress(int(args.games), enabled=not args.quiet) as bar:  # (on a terminal)
+            record = supervise.make_targets(args.targets, net, args.games, seed, args.explore,
+                                            **executor_settings(args), progress=bar)
         print(f"{record['positions_written']} positions written to {args.targets} in "
               f"{record['elapsed_s']:.0f} s (seed {record['seed']}, {record['games']} games)")
         return EXIT_INTERRUPTED if record["interrupted"] else 0
