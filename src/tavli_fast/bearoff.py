@@ -29,7 +29,6 @@ import json
 import logging
 import os
 import struct
-import tempfile
 import time
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -38,6 +37,7 @@ from pathlib import Path
 import numpy as np
 
 from . import _core
+from .atomic import atomic_file
 from .errors import check_dice
 from .position import Position
 
@@ -130,18 +130,11 @@ def write_database(path: Path, kind: str, meta: dict, arrays: dict[str, np.ndarr
     start = -(-(_PREAMBLE.size + len(text)) // _ALIGN) * _ALIGN
     text += b" " * (start - _PREAMBLE.size - len(text))
     path.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(prefix=path.name, suffix=".tmp", dir=path.parent)
-    try:
-        with os.fdopen(fd, "wb") as f:
-            f.write(_PREAMBLE.pack(MAGIC, FORMAT_VERSION, len(text)))
-            f.write(text)
-            for entry, array in zip(entries, arrays.values()):
-                f.write(_padded(np.ascontiguousarray(array).tobytes(), entry["nbytes"]))
-        os.chmod(tmp, 0o644)  # mkstemp makes it private; the cache is plain data
-        os.replace(tmp, path)
-    except BaseException:
-        Path(tmp).unlink(missing_ok=True)
-        raise
+    with atomic_file(path, readable=True) as f:  # the cache is plain data anyone may read
+        f.write(_PREAMBLE.pack(MAGIC, FORMAT_VERSION, len(text)))
+        f.write(text)
+        for entry, array in zip(entries, arrays.values()):
+            f.write(_padded(np.ascontiguousarray(array).tobytes(), entry["nbytes"]))
 
 
 def _padded(data: bytes, nbytes: int) -> bytes:

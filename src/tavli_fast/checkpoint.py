@@ -10,29 +10,17 @@ from __future__ import annotations
 
 import json
 import os
-import tempfile
 from typing import Any, Callable, Mapping, Sequence
+
+from .atomic import atomic_file
 
 __all__ = ["write_checkpoint", "read_checkpoint", "completed_units"]
 
 
 def write_checkpoint(path: str | os.PathLike, doc: dict[str, Any]) -> None:
     """Write `doc` to `path` atomically (temporary file, fsync, os.replace)."""
-    path = os.fspath(path)
-    directory = os.path.dirname(os.path.abspath(path))
-    fd, tmp = tempfile.mkstemp(prefix=".tavli-checkpoint-", suffix=".tmp", dir=directory)
-    try:
-        with os.fdopen(fd, "w", encoding="utf-8") as f:
-            json.dump(doc, f)
-            f.flush()
-            os.fsync(f.fileno())
-        os.replace(tmp, path)
-    except BaseException:
-        try:
-            os.unlink(tmp)
-        except OSError:
-            pass
-        raise
+    with atomic_file(path, text=True, fsync=True) as f:
+        json.dump(doc, f)
 
 
 def read_checkpoint(path: str | os.PathLike, fmt: str, version: int, what: str,

@@ -20,7 +20,6 @@ import functools
 import hashlib
 import json
 import os
-import tempfile
 import zipfile
 from dataclasses import dataclass
 from importlib import resources
@@ -29,6 +28,7 @@ from pathlib import Path
 import numpy as np
 
 from . import _core
+from .atomic import atomic_file
 from .position import Position
 
 __all__ = [
@@ -87,16 +87,8 @@ def save_net(path: str | os.PathLike, net: _core.NeuralNet, version: str, **info
     arrays = net.arrays()
     meta = {"magic": MAGIC, "format": FORMAT, "version": version, "hidden": net.hidden,
             "inputs": net.n_inputs, "sha256": weights_checksum(arrays), **info}
-    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=path.name, suffix=".tmp")
-    try:
-        with os.fdopen(fd, "wb") as f:
-            np.savez(f, **dict(zip(_ARRAYS, arrays)), meta=np.array(json.dumps(meta)))
-        os.chmod(tmp, 0o644)  # mkstemp makes it private; a shipped file is world-readable
-        os.replace(tmp, path)
-    except BaseException:
-        if os.path.exists(tmp):
-            os.unlink(tmp)
-        raise
+    with atomic_file(path, readable=True) as f:  # a shipped file is world-readable
+        np.savez(f, **dict(zip(_ARRAYS, arrays)), meta=np.array(json.dumps(meta)))
 
 
 def load_net(path: str | os.PathLike) -> tuple[_core.NeuralNet, dict]:

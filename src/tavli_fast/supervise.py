@@ -25,7 +25,6 @@ import json
 import logging
 import os
 import re
-import tempfile
 import time
 from dataclasses import dataclass
 from pathlib import Path
@@ -34,6 +33,7 @@ from typing import Any, Callable
 import numpy as np
 
 from . import _core
+from .atomic import atomic_file
 from .driver import ProgressCallback, run_job
 from .executors import make_executor
 from .inputs import check_count, check_seed
@@ -138,15 +138,8 @@ class TargetsJob:
 
 
 def _save_atomic(path: Path, **arrays: np.ndarray) -> None:
-    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=path.name, suffix=".tmp")
-    try:
-        with os.fdopen(fd, "wb") as f:
-            np.savez(f, **arrays)
-        os.replace(tmp, path)
-    except BaseException:
-        if os.path.exists(tmp):
-            os.unlink(tmp)
-        raise
+    with atomic_file(path) as f:
+        np.savez(f, **arrays)
 
 
 def shard_indices(directory: str | os.PathLike) -> list[int]:

@@ -21,7 +21,6 @@ from __future__ import annotations
 import json
 import logging
 import os
-import tempfile
 import time
 import zipfile
 from dataclasses import dataclass, field
@@ -31,6 +30,7 @@ from typing import Callable
 import numpy as np
 
 from . import _core
+from .atomic import atomic_file
 from .inputs import check_count, check_seed
 
 __all__ = ["TrainingState", "train", "initial_state", "add_features", "set_rate",
@@ -177,16 +177,9 @@ def save_checkpoint(path: str | os.PathLike, state: TrainingState) -> None:
     """Write the whole state (weights, generator, progress) atomically to an .npz file."""
     path = Path(path)
     w1, b1, w2, b2 = state.net.arrays()
-    fd, tmp = tempfile.mkstemp(dir=path.parent or ".", prefix=path.name, suffix=".tmp")
-    try:
-        with os.fdopen(fd, "wb") as f:
-            np.savez(f, w1=w1, b1=b1, w2=w2, b2=b2, rng_state=state.rng_state,
-                     meta=np.array(json.dumps(state.meta())))
-        os.replace(tmp, path)
-    except BaseException:
-        if os.path.exists(tmp):
-            os.unlink(tmp)
-        raise
+    with atomic_file(path) as f:
+        np.savez(f, w1=w1, b1=b1, w2=w2, b2=b2, rng_state=state.rng_state,
+                 meta=np.array(json.dumps(state.meta())))
 
 
 def load_checkpoint(path: str | os.PathLike) -> TrainingState:
