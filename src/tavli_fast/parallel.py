@@ -11,6 +11,7 @@ from __future__ import annotations
 import os
 from typing import Any, Sequence
 
+from .cubeful import DEFAULT_MAX_CUBE
 from .driver import ProgressCallback, run_job
 from .executors import check_jobs, default_jobs, make_executor
 from .match import (
@@ -96,7 +97,7 @@ def rollout(
     truncate: bool = True,
     cache_dir: str | os.PathLike | None = None,
     cubeful: bool = False,
-    max_cube: int = 64,
+    max_cube: int = DEFAULT_MAX_CUBE,
     scheduler: str | None = None,
     client: Any = None,
     ply: int | tuple[int, int] | None = None,
@@ -228,7 +229,7 @@ def play_matches(
     post_crawford: bool = False,
     rules: object = None,
     cube: bool = True,
-    max_cube: object = 64,
+    max_cube: object = DEFAULT_MAX_CUBE,
     seed: int | None = None,
     jobs: int | None = None,
     chunk_size: object = DEFAULT_MATCH_CHUNK,

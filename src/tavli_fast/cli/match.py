@@ -30,6 +30,7 @@ from . import (
     run_command,
     settings_from_checkpoint,
 )
+from ..cubeful import DEFAULT_MAX_CUBE
 from .rollout import _known_players, _seed, _VersionAction
 
 PROG = "tavli-match"
@@ -78,7 +79,7 @@ def build_parser() -> OneLineParser:
     add_game_option(p, "with --tavli, an option of Plakoto or Fevga")
     p.add_argument("--no-cube", action="store_true", help="play without the doubling cube")
     p.add_argument("--max-cube", type=int, default=None, metavar="V",
-                   help="the highest cube value (default 64, rule R23)")
+                   help=f"the highest cube value (default {DEFAULT_MAX_CUBE}, rule R23)")
     add_executor_options(p)
     p.add_argument("--seed", type=_seed, default=None, help="master seed (default: random, always printed)")
     p.add_argument("--json", action="store_true", help="print one JSON document")
@@ -135,7 +136,7 @@ def run(args: argparse.Namespace) -> int:
     fill_defaults(settings, {"length": 7, "matches": DEFAULT_MATCHES, "players": ("neural", "neural"),
                              "score": (0, 0), "post_crawford": False,
                              "rules": "portes" if tavli else "backgammon", "cube": not tavli,
-                             "max_cube": 64, "bearoff": True, "tavli": False})
+                             "max_cube": DEFAULT_MAX_CUBE, "bearoff": True, "tavli": False})
     if settings["chunk_size"] is None:
         del settings["chunk_size"]
     if settings["rules"] == "portes" and args.max_cube is not None:

@@ -12,6 +12,7 @@ import os
 import sys
 from typing import Any, Sequence
 
+from ..cubeful import DEFAULT_MAX_CUBE
 from . import (
     add_game_option,
     OneLineParser,
@@ -156,7 +157,7 @@ def build_parser() -> OneLineParser:
                    "and double/take on the same dice, with the proper cube action (in a match, "
                    "match winning chances); games are played to the end")
     p.add_argument("--max-cube", type=int, default=None, metavar="V",
-                   help="with --cubeful, the highest cube value (default 64, rule R23)")
+                   help=f"with --cubeful, the highest cube value (default {DEFAULT_MAX_CUBE}, rule R23)")
     p.add_argument("-v", "--verbose", action="count", default=0, help="more log output (-vv debug)")
     p.add_argument("-q", "--quiet", action="count", default=0, help="only errors in the log")
     p.add_argument("--version", action=_VersionAction)
@@ -225,7 +226,7 @@ def run(args: argparse.Namespace) -> int:
         "position": "start", "trials": DEFAULT_TRIALS,
         "players": ("heuristic",) * 2 if settings["game"] else DEFAULT_PLAYERS,
         "rules": "backgammon", "stratify": True,
-        "bearoff": True, "truncate": True, "cubeful": False, "max_cube": 64,
+        "bearoff": True, "truncate": True, "cubeful": False, "max_cube": DEFAULT_MAX_CUBE,
     })
     if settings["chunk_size"] is None:
         del settings["chunk_size"]
