@@ -74,6 +74,83 @@ def test_1ply_refuses_a_finished_game():
         default_net().probs_1ply_many(board)
 
 
+def _swap(q: np.ndarray) -> np.ndarray:
+    """Probabilities of the side on roll seen by its opponent."""
+    return np.array([1 - q[0], q[3], q[4], q[1], q[2]])
+
+
+def test_2ply_probabilities_match_the_1ply_ones_one_roll_deeper(positions):
+    """2-ply = for each roll the best 0-ply play, then the opponent's 1-ply look (by the
+    Python reference) from the board after it, in the mover's view; the 36-roll mean."""
+    net = default_net()
+    late = positions[np.argsort(positions[:, :, 0].sum(axis=1))[-2:]]   # near the end too
+    sample = np.ascontiguousarray(np.concatenate([positions[5:6], late]))
+    got = net.probs_many(sample, 2)
+    for board, p in zip(sample, got):
+        total = np.zeros(5)
+        for d1 in range(1, 7):
+            for d2 in range(d1, 7):
+                plays = np.ascontiguousarray(_core.generate(board, d1, d2))
+                best = plays[int(np.argmax(net.play_equities(board, plays)))]
+                if best[0, 0] == 15:
+                    gammon = best[1, 0] == 0
+                    q = np.array([1.0, gammon, gammon and best[1, 19:26].any(), 0.0, 0.0])
+                else:
+                    q = _swap(_reference_1ply(net, np.ascontiguousarray(best[::-1])))
+                total += q * (1 if d1 == d2 else 2) / 36
+        assert np.allclose(p, total, atol=1e-6)
+    assert np.array_equal(net.probs_many(sample, 1), net.probs_1ply_many(sample))
+    with pytest.raises(ValueError, match="1 or 2"):
+        net.probs_many(sample, 3)
+
+
+def _game_value(loser: np.ndarray) -> int:
+    """0, 1 or 2 (single, gammon, backgammon) by the loser's row when the winner is off (R20)."""
+    if loser[0] > 0:
+        return 0
+    return 2 if loser[19:26].any() else 1
+
+
+@pytest.mark.parametrize("seed", [1, 2, 3, 4, 5, 6])
+def test_selfplay_outcomes_follow_the_games_end(seed):
+    """One game per call: the side on roll alternates, so the outcomes alternate between
+    win and loss at the same value; the last position's side on roll makes the last play
+    (its opponent's row no longer changes: no hit is possible while bearing off the last
+    checkers), so it wins, with the value that row gives."""
+    net = default_net()
+    a, b = _core.rng_state(seed), _core.rng_state(seed)
+    boards, outcomes = net.selfplay_positions(1, a, 0.0, True)
+    assert np.array_equal(boards, net.selfplay_positions(1, b, 0.0)) and np.array_equal(a, b)
+    assert outcomes.dtype == np.int8 and len(outcomes) == len(boards)
+    k = _game_value(boards[-1, 1])
+    assert outcomes[-1] == k
+    wins = outcomes < 3
+    assert (wins[1:] != wins[:-1]).all() and (outcomes % 3 == k).all()
+
+
+def test_selfplay_outcomes_are_unknown_before_a_random_play():
+    net = default_net()
+    assert (net.selfplay_positions(3, _core.rng_state(2), 1.0, True)[1] == -1).all()
+    seen_partial = False
+    for seed in range(6):
+        outcomes = net.selfplay_positions(1, _core.rng_state(seed), 0.05, True)[1]
+        unknown = outcomes == -1
+        cut = int(unknown.sum())
+        assert unknown[:cut].all() and not unknown[cut:].any()   # a prefix of the game
+        seen_partial |= 0 < cut < len(outcomes)
+    assert seen_partial
+
+
+def test_blend_outcomes_mixes_only_the_known_ones():
+    probs = np.array([[0.6, 0.2, 0.01, 0.1, 0.005]] * 3)
+    got = supervise.blend_outcomes(probs, np.array([-1, 1, 5], dtype=np.int8), 0.25)
+    assert np.allclose(got[0], probs[0])
+    assert np.allclose(got[1], [0.7, 0.4, 0.0075, 0.075, 0.00375])   # won a gammon
+    assert np.allclose(got[2], [0.45, 0.15, 0.0075, 0.325, 0.25375])  # lost a backgammon
+    with pytest.raises(ValueError, match="weight"):
+        supervise.blend_outcomes(probs, np.zeros(3, dtype=np.int8), 1.5)
+
+
 def test_dense_inputs_match_the_single_board_encoder(positions):
     x = _core.neural_inputs_many(positions[:50])
     assert x.dtype == np.float32 and x.shape == (50, _core.NEURAL_INPUTS)
@@ -100,6 +177,23 @@ def test_targets_resume_and_do_not_depend_on_the_workers(tmp_path):
         supervise.make_targets(tmp_path / "a", net, 5, seed=4, explore=0.5, unit_games=2, jobs=1)
     assert json.loads((tmp_path / "a" / "targets.json").read_text())["targets"] == "1-ply"
     assert np.allclose(pa[:3], net.probs_1ply_many(np.ascontiguousarray(ba[:3])))
+    outcomes = supervise.load_outcomes(tmp_path / "a")
+    assert len(outcomes) == len(ba) and (outcomes >= -1).all() and (outcomes <= 5).all()
+    assert np.array_equal(outcomes, supervise.load_outcomes(tmp_path / "b"))
+    with pytest.raises(ValueError, match="plies"):
+        supervise.make_targets(tmp_path / "a", net, 5, seed=4, plies=2, unit_games=2, jobs=1)
+
+
+def test_2ply_targets_and_shards_without_outcomes(tmp_path):
+    net = default_net()
+    record = supervise.make_targets(tmp_path / "d", net, 1, seed=8, plies=2, jobs=1)
+    boards, probs = supervise.load_targets(tmp_path / "d")
+    assert record["targets"] == "2-ply" and len(boards) == record["positions_written"]
+    assert np.allclose(probs[:2], net.probs_many(np.ascontiguousarray(boards[:2]), 2))
+    # A shard written before outcomes were recorded reads as unknown outcomes.
+    np.savez(tmp_path / "d" / "targets-000001.npz", boards=boards[:4], probs=probs[:4])
+    outcomes = supervise.load_outcomes(tmp_path / "d")
+    assert len(outcomes) == len(boards) + 4 and (outcomes[-4:] == -1).all()
 
 
 def _teacher_data(n: int = 3000):
@@ -161,3 +255,13 @@ def test_cli_fit_and_targets_write_a_loadable_net(tmp_path, capsys):
     assert net.n_inputs == 209 and meta["version"] == "test"
     assert meta["training"]["supervised"]["epochs"] == 1
     assert main(["--targets", str(data), "--fit", str(data), "-q"]) == 2  # one at a time
+    assert main(["--fit", str(data), "--outcome-weight", "1.5", "-q"]) == 2
+    assert "outcome-weight" in capsys.readouterr().err
+    with pytest.raises(SystemExit) as bad_plies:  # argparse's one-line error
+        main(["--targets", str(data), "--plies", "3", "--games", "3", "-q"])
+    assert bad_plies.value.code == 2 and "--plies" in capsys.readouterr().err
+    blended = tmp_path / "blended.npz"
+    assert main(["--fit", str(data), "--epochs", "1", "--outcome-weight", "0.3",
+                 "--export", str(blended), "-q"]) == 0
+    assert "outcomes known for" in capsys.readouterr().err
+    assert load_net(blended)[1]["training"]["supervised"]["outcome_weight"] == 0.3

@@ -825,17 +825,23 @@ cdef int nn_train_game(NeuralNetC* net, MoveGen* g, Rng* rng, double alpha,
 # ---------------------------------------------------------------- supervised training data
 
 cdef int nn_sample_game(const NeuralNetC* net, MoveGen* g, Rng* rng, double explore,
-                        int8_t* out, Py_ssize_t cap, Py_ssize_t* count) noexcept nogil:
+                        int8_t* out, int8_t* results, Py_ssize_t cap,
+                        Py_ssize_t* count) noexcept nogil:
     """One 0-ply self-play game from the start, appending every position before a roll after
     the opening one (row 0 on roll, 52 bytes each) to `out` while `count` < `cap`.  With
     probability `explore` a turn plays a uniformly random legal play instead of the best: the
-    positions then cover more than the net's own style of play.  Returns 0, or -1 if the game
-    did not end or a roll had more plays than `g` holds."""
+    positions then cover more than the net's own style of play.  If `results` is not NULL,
+    results[i] receives the game's outcome for the side on roll of position i (0-2: it wins
+    single, gammon, backgammon; 3-5: it loses so), or -1 when a random play came later in the
+    game (the outcome is then not the net's own).  Returns 0, or -1 if the game did not end
+    or a roll had more plays than `g` holds."""
     cdef Board b
     cdef NNBase base
     cdef double v
+    cdef double won[NN_OUTPUTS]
     cdef int8_t tmp[26]
-    cdef int d1, d2, n, best, plies = 0
+    cdef int d1, d2, n, best, plies = 0, last_random = 0, k
+    cdef Py_ssize_t first = count[0], i
     board_start(&b)
     while plies < 100000:
         if plies > 0 and count[0] < cap:
@@ -849,12 +855,24 @@ cdef int nn_sample_game(const NeuralNetC* net, MoveGen* g, Rng* rng, double expl
             return -1
         if explore > 0.0 and <double>rng_below(rng, 1000000) < explore * 1000000.0:
             best = <int>rng_below(rng, <uint64_t>n)
+            last_random = plies
         else:
             nn_base_prepare(net, &b, &base)
             best = nn_best_play(net, &base, g.out, n, &v)
         b = g.out[best]
         plies += 1
         if b.c[0][OFF] == 15:
+            if results != NULL:
+                # Position i was recorded before ply i - first + 1; the winner moved last.
+                nn_won_probs(&b, True, won)
+                k = <int>(won[NN_WIN_GAMMON] + won[NN_WIN_BACKGAMMON])
+                for i in range(first, count[0]):
+                    if i - first + 1 <= last_random:
+                        results[i] = -1
+                    elif (i - first + 1) % 2 == (plies - 1) % 2:
+                        results[i] = k
+                    else:
+                        results[i] = 3 + k
             return 0
         memcpy(tmp, b.c[0], 26)                 # switch sides: the opponent is on roll
         memcpy(b.c[0], b.c[1], 26)
@@ -878,6 +896,40 @@ cdef int nn_1ply_probs(const NeuralNetC* net, MoveGen* g, const Board* before,
             w = (1.0 if a == b else 2.0) / 36.0
             for k in range(NN_OUTPUTS):
                 p[k] += w * t[nn_roll_index(a, b) * NN_OUTPUTS + k]
+    return 0
+
+
+cdef int nn_2ply_probs(const NeuralNetC* net, MoveGen* g, MoveGen* g2, const Board* before,
+                       double* p) noexcept nogil:
+    """The 2-ply probabilities of `before` for its side on roll: the mean over its 36 rolls
+    of the 1-ply probabilities (nn_1ply_probs for the opponent, seen from this side) after
+    its best 0-ply play.  `g` generates its plays, `g2` the look-ahead.  Returns 0, or -1 if
+    a roll has more plays than a generator holds."""
+    cdef NNBase base
+    cdef Board opp
+    cdef double q[NN_OUTPUTS]
+    cdef double r[NN_OUTPUTS]
+    cdef int a, b, k, n, best
+    cdef double w
+    nn_base_prepare(net, before, &base)
+    memset(p, 0, NN_OUTPUTS * sizeof(double))
+    for a in range(1, 7):
+        for b in range(a, 7):
+            n = generate_plays(g, before, a, b)
+            if n < 0:
+                return -1
+            best = nn_best_play_probs(net, &base, g.out, n, q)
+            if g.out[best].c[0][OFF] == 15:
+                nn_won_probs(&g.out[best], True, q)
+            else:
+                memcpy(opp.c[0], g.out[best].c[1], 26)
+                memcpy(opp.c[1], g.out[best].c[0], 26)
+                if nn_1ply_probs(net, g2, &opp, r) < 0:
+                    return -1
+                nn_swap_sides(r, q)
+            w = (1.0 if a == b else 2.0) / 36.0
+            for k in range(NN_OUTPUTS):
+                p[k] += w * q[k]
     return 0
 
 
@@ -1045,18 +1097,24 @@ cdef class NeuralNet:
         return v
 
     def selfplay_positions(self, Py_ssize_t games, uint64_t[::1] rng_state,
-                           double explore=0.0):
+                           double explore=0.0, bint outcomes=False):
         """int8[m, 2, 26]: the positions before each roll (row 0 on roll; the opening
         position excluded) of `games` 0-ply self-play games, GIL released.  `explore`: the
         chance that a turn plays a random legal play instead of the best.  rng_state: the
-        4 words of the generator's state, read and written back (as for `train`)."""
+        4 words of the generator's state, read and written back (as for `train`).  With
+        `outcomes`, returns (positions, int8[m]): each game's result for the side on roll of
+        each position (0-2 it wins single/gammon/backgammon, 3-5 it loses so; -1 where a
+        random play came later in that game)."""
         if rng_state.shape[0] != 4:
             raise ValueError("rng_state has 4 words")
         if not 0.0 <= explore <= 1.0:
             raise ValueError(f"explore is a probability, not {explore}")
         cdef Py_ssize_t cap = 128 * games + 1024, count = 0, i
         out = np.empty((cap, 2, 26), dtype=np.int8)
+        res = np.empty(cap, dtype=np.int8)
         cdef int8_t[:, :, ::1] o = out
+        cdef int8_t[::1] rv = res
+        cdef int8_t* results = &rv[0] if outcomes else NULL
         cdef Rng rng
         cdef int k, failed = 0
         for k in range(4):
@@ -1065,7 +1123,8 @@ cdef class NeuralNet:
         try:
             with nogil:
                 for i in range(games):
-                    if nn_sample_game(&self.c, g, &rng, explore, &o[0, 0, 0], cap, &count) < 0:
+                    if nn_sample_game(&self.c, g, &rng, explore, &o[0, 0, 0], results, cap,
+                                      &count) < 0:
                         failed = 1
                         break
         finally:
@@ -1074,14 +1133,26 @@ cdef class NeuralNet:
             rng_state[k] = rng.s[k]
         if failed:
             raise RuntimeError("a self-play game did not finish")
+        if outcomes:
+            return out[:count].copy(), res[:count].copy()
         return out[:count].copy()
 
     def probs_1ply_many(self, const int8_t[:, :, ::1] boards):
         """float64[m, 5]: the 1-ply probabilities of each board for its side on roll (row 0,
         before rolling): the mean over the 36 rolls of its 0-ply probabilities after its best
         play.  GIL released.  The games must be in progress."""
+        return self.probs_many(boards, 1)
+
+    def probs_many(self, const int8_t[:, :, ::1] boards, int plies=1):
+        """float64[m, 5]: the `plies`-ply probabilities (1 or 2) of each board for its side
+        on roll (row 0, before rolling).  1: the mean over the 36 rolls of its 0-ply
+        probabilities after its best play; 2: the same with the position after each best
+        play valued at 1 ply (about 20 times the work).  GIL released.  The games must be in
+        progress."""
         cdef Py_ssize_t i, m = boards.shape[0]
         cdef int failed = 0
+        if plies not in (1, 2):
+            raise ValueError(f"plies is 1 or 2, not {plies}")
         if boards.shape[1] != 2 or boards.shape[2] != 26:
             raise ValueError("boards must have shape (m, 2, 26)")
         for i in range(m):
@@ -1090,14 +1161,21 @@ cdef class NeuralNet:
         out = np.empty((m, NN_OUTPUTS), dtype=np.float64)
         cdef double[:, ::1] o = out
         cdef MoveGen* g = _new_movegen()
+        cdef MoveGen* g2 = NULL
         try:
+            g2 = _new_movegen()
             with nogil:
                 for i in range(m):
-                    if nn_1ply_probs(&self.c, g, <const Board*>&boards[i, 0, 0], &o[i, 0]) < 0:
-                        failed = 1
+                    if plies == 1:
+                        failed = nn_1ply_probs(&self.c, g, <const Board*>&boards[i, 0, 0], &o[i, 0])
+                    else:
+                        failed = nn_2ply_probs(&self.c, g, g2, <const Board*>&boards[i, 0, 0],
+                                               &o[i, 0])
+                    if failed:
                         break
         finally:
             free(g)
+            free(g2)
         if failed:
             raise RuntimeError("a roll had more plays than the generator holds")
         return out

@@ -6,7 +6,10 @@ net what a deeper search of its own says. Two steps, each resumable:
 1. ``make_targets``: positions from 0-ply self-play games of the current net (a fraction
    ``explore`` of the turns play a random legal play, so that the positions are not only the
    net's own style), each labelled with its *1-ply* probabilities (the mean over the 36 rolls
-   of the net's probabilities after its best play). This runs on the driver as a job kind
+   of the net's probabilities after its best play; or *2-ply*, that mean with each position
+   after the best play valued at 1 ply), and with the game's real outcome for the side on
+   roll (so that a fit can mix some of it into the targets, which anchors the gammon
+   estimates to what happens rather than to what the net believes). This runs on the driver as a job kind
    (``TargetsJob``), on the local pool or a Dask cluster; each unit of ``UNIT_GAMES`` games is
    written as its own shard file in the data directory, so a stopped run resumes by skipping
    the shards it has, and the shards depend only on (seed, unit index, net), never on the
@@ -16,7 +19,8 @@ net what a deeper search of its own says. Two steps, each resumable:
    reports the loss and the equity error. ``fit`` checkpoints after every epoch (weights, the
    optimiser's state, the shuffling generator) and resumes bit for bit.
 
-GNU Backgammon is never a target here: the targets are our own net's 1-ply look-ahead.
+GNU Backgammon is never a target here: the targets are our own net's look-ahead and our own
+games' outcomes.
 """
 
 from __future__ import annotations
@@ -40,8 +44,8 @@ from .inputs import check_count, check_seed
 from .neural import weights_checksum
 from .progress import RolloutProgress
 
-__all__ = ["UNIT_GAMES", "TargetsJob", "make_targets", "load_targets", "FitState", "fit",
-           "equity_of", "widen"]
+__all__ = ["UNIT_GAMES", "TargetsJob", "make_targets", "load_targets", "load_outcomes",
+           "blend_outcomes", "FitState", "fit", "equity_of", "widen"]
 
 log = logging.getLogger(__name__)
 
@@ -63,20 +67,22 @@ class TargetsUnit:
     explore: float
     weights: tuple[np.ndarray, ...]  # (w1, b1, w2, b2) of the net that plays and looks ahead
     checksum: str
+    plies: int = 1  # of the look-ahead that labels the positions
 
 
 _NETS: dict[str, _core.NeuralNet] = {}
 
 
-def targets_worker(unit: TargetsUnit) -> tuple[int, np.ndarray, np.ndarray]:
-    """(index, boards int8[m, 2, 26], 1-ply probabilities float64[m, 5]) of one unit."""
+def targets_worker(unit: TargetsUnit) -> tuple[int, np.ndarray, np.ndarray, np.ndarray]:
+    """(index, boards int8[m, 2, 26], look-ahead probabilities float64[m, 5], outcomes
+    int8[m]) of one unit (outcomes as ``NeuralNet.selfplay_positions`` gives them)."""
     net = _NETS.get(unit.checksum)
     if net is None:
         _NETS.clear()
         net = _NETS[unit.checksum] = _core.NeuralNet(*unit.weights)
     state = _core.rng_state(unit.seed)
-    boards = net.selfplay_positions(unit.games, state, unit.explore)
-    return unit.index, boards, net.probs_1ply_many(boards)
+    boards, outcomes = net.selfplay_positions(unit.games, state, unit.explore, True)
+    return unit.index, boards, net.probs_many(boards, unit.plies), outcomes
 
 
 def _no_prepare(_: Any) -> None:
@@ -94,8 +100,9 @@ class TargetsJob:
     prepare = staticmethod(_no_prepare)
 
     def __init__(self, directory: Path, net: _core.NeuralNet, games: int, seed: int,
-                 explore: float, unit_games: int = UNIT_GAMES):
+                 explore: float, unit_games: int = UNIT_GAMES, plies: int = 1):
         self.directory = directory
+        self.plies = plies
         self.unit_games = unit_games
         self.units = -(-games // unit_games)
         self.games, self.seed, self.explore = games, seed, explore
@@ -111,15 +118,16 @@ class TargetsJob:
             return []
         self._planned = True
         return [TargetsUnit(i, _unit_seed(self.seed, i), self._games_of(i), self.explore,
-                            self.weights, self.checksum)
+                            self.weights, self.checksum, self.plies)
                 for i in range(self.units) if i not in self.have]
 
     def _games_of(self, i: int) -> int:
         return min(self.unit_games, self.games - i * self.unit_games)
 
-    def add(self, result: tuple[int, np.ndarray, np.ndarray]) -> None:
-        index, boards, probs = result
-        _save_atomic(self.directory / f"targets-{index:06d}.npz", boards=boards, probs=probs)
+    def add(self, result: tuple[int, np.ndarray, np.ndarray, np.ndarray]) -> None:
+        index, boards, probs, outcomes = result
+        _save_atomic(self.directory / f"targets-{index:06d}.npz", boards=boards, probs=probs,
+                     outcomes=outcomes)
         self.have.add(index)
         self.positions += len(boards)
 
@@ -148,18 +156,23 @@ def shard_indices(directory: str | os.PathLike) -> list[int]:
 
 
 def make_targets(directory: str | os.PathLike, net: _core.NeuralNet, games: object,
-                 seed: object = None, explore: float = 0.05, *, unit_games: int = UNIT_GAMES,
-                 jobs: object = None,
+                 seed: object = None, explore: float = 0.05, *, plies: int = 1,
+                 unit_games: int = UNIT_GAMES, jobs: object = None,
                  start_method: str | None = None, scheduler: str | None = None,
                  client: Any = None, progress: ProgressCallback | None = None) -> dict:
-    """Write 1-ply targets of the positions of `games` self-play games into `directory`.
+    """Write `plies`-ply targets (1 or 2) of the positions of `games` self-play games, and
+    the games' outcomes, into `directory`.
 
-    The directory's ``targets.json`` records the seed, the games, ``explore`` and the net's
-    checksum; running again with the same directory resumes (the same settings are required).
+    The directory's ``targets.json`` records the seed, the games, ``explore``, the look-ahead
+    and the net's checksum; running again with the same directory resumes (the same settings
+    are required).
     Returns that record with the positions written in this call and the elapsed seconds."""
     games = check_count(games, "games")
     if not 0.0 <= float(explore) <= 1.0:
         raise ValueError(f"explore is a probability, not {explore!r}")
+    if plies not in (1, 2):
+        raise ValueError(f"targets look 1 or 2 plies ahead, not {plies!r}")
+    kind = f"{plies}-ply"
     path = Path(directory)
     path.mkdir(parents=True, exist_ok=True)
     meta_path = path / "targets.json"
@@ -168,16 +181,18 @@ def make_targets(directory: str | os.PathLike, net: _core.NeuralNet, games: obje
         record = json.loads(meta_path.read_text())
         if seed is not None and check_seed(seed) != record["seed"]:
             raise ValueError(f"{meta_path}: made with seed {record['seed']}, not {seed}")
-        if (record["checksum"], record["explore"], record["unit_games"]) != (
-                checksum, float(explore), unit_games):
-            raise ValueError(f"{meta_path}: made by another net or explore or unit_games setting")
+        if (record["checksum"], record["explore"], record["unit_games"], record["targets"]) != (
+                checksum, float(explore), unit_games, kind):
+            raise ValueError(f"{meta_path}: made by another net or explore, unit_games or "
+                             "plies setting")
         record["games"] = max(games, record["games"])
     else:
         record = {"seed": check_seed(seed), "games": games, "explore": float(explore),
                   "checksum": checksum, "unit_games": check_count(unit_games, "unit_games"),
-                  "targets": "1-ply"}
+                  "targets": kind}
     meta_path.write_text(json.dumps(record, indent=1))
-    job = TargetsJob(path, net, record["games"], record["seed"], float(explore), unit_games)
+    job = TargetsJob(path, net, record["games"], record["seed"], float(explore), unit_games,
+                     plies)
     with make_executor(jobs, start_method, scheduler=scheduler, client=client) as executor:
         outcome = run_job(job, executor, progress=progress)
     return {**record, "positions_written": job.positions, "elapsed_s": outcome.elapsed_s,
@@ -194,6 +209,37 @@ def load_targets(directory: str | os.PathLike) -> tuple[np.ndarray, np.ndarray]:
     if not boards:
         raise ValueError(f"{directory}: no target shards")
     return np.concatenate(boards), np.concatenate(probs)
+
+
+def load_outcomes(directory: str | os.PathLike) -> np.ndarray:
+    """int8[m]: the games' outcomes for the side on roll of each of ``load_targets``' positions
+    (0-2 it won single, gammon, backgammon; 3-5 it lost so), -1 where unknown (a random play
+    came later in the game, or the shard was made before outcomes were recorded)."""
+    parts = []
+    for i in shard_indices(directory):
+        with np.load(Path(directory) / f"targets-{i:06d}.npz") as z:
+            parts.append(z["outcomes"] if "outcomes" in z.files
+                         else np.full(len(z["probs"]), -1, dtype=np.int8))
+    if not parts:
+        raise ValueError(f"{directory}: no target shards")
+    return np.concatenate(parts)
+
+
+#: The probabilities (win, win gammon, win backgammon, lose gammon, lose backgammon) of each
+#: outcome code 0-5.
+OUTCOME_PROBS = np.array([[1, 0, 0, 0, 0], [1, 1, 0, 0, 0], [1, 1, 1, 0, 0],
+                          [0, 0, 0, 0, 0], [0, 0, 0, 1, 0], [0, 0, 0, 1, 1]], dtype=np.float64)
+
+
+def blend_outcomes(probs: np.ndarray, outcomes: np.ndarray, weight: float) -> np.ndarray:
+    """The targets (1 - weight) * probs + weight * outcome where the outcome is known (>= 0),
+    the look-ahead's probabilities alone elsewhere."""
+    if not 0.0 <= weight <= 1.0:
+        raise ValueError(f"the outcomes' weight is in [0, 1], not {weight!r}")
+    known = outcomes >= 0
+    out = np.array(probs, dtype=np.float64)
+    out[known] = (1.0 - weight) * out[known] + weight * OUTCOME_PROBS[outcomes[known]]
+    return out
 
 
 # ---------------------------------------------------------------- fitting

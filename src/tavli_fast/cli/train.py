@@ -7,10 +7,12 @@
     tavli-train --average a.npz b.npz c.npz --export weights.npz --net-version v2
     tavli-train --init-from weights.npz --alpha 0.003 --games 5e5 --checkpoint run.npz
 
-Supervised refinement on the net's own 1-ply look-ahead (issue 13; ``supervise.py``):
+Supervised refinement on the net's own look-ahead (issue 13; ``supervise.py``):
 
     tavli-train --targets data/ --games 60000 --seed 1 -j 2    # positions + 1-ply targets
+    tavli-train --targets d2/ --plies 2 --games 5000 --seed 2   # 2-ply: about 20x the work
     tavli-train --fit data/ --epochs 8 --checkpoint fit.npz --export v3.npz --net-version v3
+    tavli-train --fit d2/ --outcome-weight 0.2 --epochs 8 --checkpoint fit2.npz --export v4.npz
 
 Progress goes to stderr (every --log-every games); the seed is echoed.
 """
@@ -64,7 +66,11 @@ def build_parser() -> argparse.ArgumentParser:
     sup.add_argument("--targets", metavar="DIR",
                      help="instead of TD training: play --games 0-ply self-play games with the net "
                      "(--init-from, default the shipped one) and write their positions with 1-ply "
-                     "targets into DIR; run it again to resume")
+                     "(or --plies 2) targets and the games' outcomes into DIR; run it again to "
+                     "resume")
+    sup.add_argument("--plies", type=int, choices=(1, 2), default=1,
+                     help="with --targets: the look-ahead of the targets (default 1; 2 costs "
+                     "about 20 times as much)")
     sup.add_argument("--explore", type=float, default=0.05,
                      help="with --targets: the chance that a turn plays a random legal play "
                      "(default 0.05)")
@@ -73,6 +79,9 @@ def build_parser() -> argparse.ArgumentParser:
                      "one) to the targets in these directories (in this order); --checkpoint "
                      "saves (and resumes) every epoch; --seed (default 0) shuffles the batches")
     sup.add_argument("--epochs", type=parse_count, default=8, help="with --fit (default 8)")
+    sup.add_argument("--outcome-weight", dest="outcome_weight", type=float, default=0.0,
+                     help="with --fit: the share of the games' real outcomes in the targets, "
+                     "where they are known (default 0: the look-ahead alone)")
     sup.add_argument("--inputs", type=int, choices=(198, 203, 209), default=None,
                      help="with --fit: widen the starting net to this many inputs (209: with "
                      "issue 13's escapes, pip loss and dance; new inputs start at weight 0)")
@@ -157,15 +166,23 @@ def _supervised(args: argparse.Namespace) -> int:
 
         with TqdmProgress(int(args.games), enabled=not args.quiet) as bar:  # (on a terminal)
             record = supervise.make_targets(args.targets, net, args.games, seed, args.explore,
-                                            **executor_settings(args), progress=bar)
+                                            plies=args.plies, **executor_settings(args),
+                                            progress=bar)
         print(f"{record['positions_written']} positions written to {args.targets} in "
               f"{record['elapsed_s']:.0f} s (seed {record['seed']}, {record['games']} games)")
         return EXIT_INTERRUPTED if record["interrupted"] else 0
+    if not 0.0 <= args.outcome_weight <= 1.0:
+        raise ValueError(f"--outcome-weight is in [0, 1], not {args.outcome_weight}")
     logging.getLogger("tavli_fast.supervise").setLevel(logging.INFO)
     parts = [supervise.load_targets(d) for d in args.fit]
     boards = np.concatenate([b for b, _ in parts])
     probs = np.concatenate([p for _, p in parts])
     del parts
+    if args.outcome_weight > 0:
+        outcomes = np.concatenate([supervise.load_outcomes(d) for d in args.fit])
+        probs = supervise.blend_outcomes(probs, outcomes, args.outcome_weight)
+        print(f"outcomes known for {np.count_nonzero(outcomes >= 0)} of {len(outcomes)} "
+              "positions", file=sys.stderr)
     # A fixed order (seed 0), so that the held-out rows are the same whatever --seed says.
     order = np.random.default_rng(0).permutation(len(boards))
     boards, probs = boards[order], probs[order]
@@ -184,6 +201,7 @@ def _supervised(args: argparse.Namespace) -> int:
         neural.save_net(args.export, state.net(), args.net_version or f"fit-{state.epoch}",
                         training={"supervised": {"targets": args.fit, "positions": len(boards),
                                                  "seed": args.seed or 0,
+                                                 "outcome_weight": args.outcome_weight,
                                                  "epochs": state.epoch, "rate": args.fit_rate,
                                                  "batch": args.batch, "history": state.history}})
     print(f"{state.epoch} epochs on {len(boards)} positions; held-out equity error "
