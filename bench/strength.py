@@ -26,6 +26,12 @@ opening (the mean over the 15 non-double opening rolls of the probabilities afte
 0-ply play) against the outcomes of N self-play games played to the end, each figure with its
 binomial SE and the difference in SEs. ``--weights FILE`` measures that weights file's net
 instead of the shipped one.
+
+``--errors`` (with ``--gnubg``): where the player loses, as gnubg 0-ply sees it. In those games
+every play the player chooses (with more than one legal play) is valued by gnubg's 0-ply
+evaluation against the best play by that evaluation; the equity given up is summed per game
+by gnubg's class of the position (contact, crashed, race, bear-off). A diagnosis, biased
+towards gnubg's own taste, never a training signal; its total tracks the match result.
 """
 
 from __future__ import annotations
@@ -95,7 +101,7 @@ def _gnubg_play(gnubg_nn, board: np.ndarray, d1: int, d2: int) -> np.ndarray:
     1..24, 24 = bar); best_move gives (from, to) pairs in the mover's 1-based numbering,
     25 = bar, 0 = off.
     """
-    move = gnubg_nn.best_move([list(map(int, board[1, 1:26])), list(map(int, board[0, 1:26]))], d1, d2)
+    move = gnubg_nn.best_move(_gnubg_board(board), d1, d2)
     after = board.copy()
     for src, dst in move:
         after[0, src] -= 1
@@ -113,10 +119,34 @@ def _game_value(board: np.ndarray) -> int:
     return 3 if board[1, 19:26].any() else 2
 
 
+_CLASSES = {5: "contact", 4: "crashed", 3: "race"}  # gnubg_nn.classify's codes; else bear-off
+
+
+def _gnubg_board(board: np.ndarray) -> list[list[int]]:
+    """gnubg's board (side not on roll, then side on roll) of ours (row 0 on roll)."""
+    return [list(map(int, board[1, 1:26])), list(map(int, board[0, 1:26]))]
+
+
+def _gnubg_loss(gnubg_nn, board: np.ndarray, d1: int, d2: int, chosen: np.ndarray,
+                errors: dict) -> None:
+    """Add the equity that `chosen` gives up by gnubg 0-ply's evaluation to errors[class]."""
+    plays = _core.generate(board, d1, d2)
+    if len(plays) < 2:
+        return
+    def value(after: np.ndarray) -> float:  # for the mover: minus the opponent's equity
+        q = gnubg_nn.probabilities(_gnubg_board(after[::-1]), 0)
+        return -(2 * q[0] - 1 + q[1] + q[2] - q[3] - q[4])
+    loss = max(value(a) for a in plays) - value(chosen)
+    name = _CLASSES.get(gnubg_nn.classify(_gnubg_board(board)), "bear-off")
+    total, count = errors.get(name, (0.0, 0))
+    errors[name] = (total + loss, count + 1)
+
+
 def _gnubg_values(player: str, n_games: int, seed: int, lo: int, hi: int,
-                  weights: str | None) -> np.ndarray:
+                  weights: str | None, errors: dict | None = None) -> np.ndarray:
     """float[hi - lo, 2]: `player`'s points in the games of dice sequences lo..hi-1 against
-    gnubg 0-ply, first with it moving first, then second (one process's share)."""
+    gnubg 0-ply, first with it moving first, then second (one process's share). With
+    `errors`, each of its plays' loss by gnubg's evaluation is added to it (_gnubg_loss)."""
     import gnubg_nn
 
     kind = player_id(player)
@@ -133,7 +163,10 @@ def _gnubg_values(player: str, n_games: int, seed: int, lo: int, hi: int,
                 d1, d2 = (int(d) for d in (dice[i, ply] if ply < MAX_FORCED else rng.integers(1, 7, 2)))
                 ours = (side == 0) == (ours_first == 0)
                 if ours:
-                    board = _core.choose(board, d1, d2, kind, seed, tables, True, net)
+                    chosen = _core.choose(board, d1, d2, kind, seed, tables, True, net)
+                    if errors is not None:
+                        _gnubg_loss(gnubg_nn, board, d1, d2, chosen, errors)
+                    board = chosen
                 else:
                     board = _gnubg_play(gnubg_nn, board, d1, d2)
                 ply += 1
@@ -154,25 +187,42 @@ def _net(weights: str | None):
     return load_net(weights)[0]
 
 
+def _gnubg_share(player: str, n_games: int, seed: int, lo: int, hi: int,
+                 weights: str | None, errors: bool) -> tuple[np.ndarray, dict | None]:
+    found: dict | None = {} if errors else None
+    return _gnubg_values(player, n_games, seed, lo, hi, weights, found), found
+
+
 def gnubg_match(player: str, n_games: int, seed: int, weights: str | None = None,
-                jobs: int = 1) -> dict:
+                jobs: int = 1, errors: bool = False) -> dict:
     """ppg of `player` against GNU Backgammon's 0-ply player (gnubg_nn, test-only), common
     dice, each dice sequence played twice with sides swapped; a Python game loop in `jobs`
-    processes (the numbers do not depend on it but for the rare rolls beyond MAX_FORCED)."""
+    processes (the numbers do not depend on it but for the rare rolls beyond MAX_FORCED).
+    With `errors`, also the equity its plays give up by gnubg's evaluation, per game and
+    per play, by class of position (``--errors``)."""
     from concurrent.futures import ProcessPoolExecutor
 
     t0 = time.perf_counter()
     cuts = np.linspace(0, n_games, max(1, jobs) + 1).astype(int)
     with ProcessPoolExecutor(max(1, jobs)) as pool:
-        parts = pool.map(_gnubg_values, *zip(*[(player, n_games, seed, lo, hi, weights)
-                                                 for lo, hi in zip(cuts[:-1], cuts[1:])]))
-        values = np.concatenate(list(parts))
+        parts = list(pool.map(_gnubg_share, *zip(*[(player, n_games, seed, lo, hi, weights, errors)
+                                                    for lo, hi in zip(cuts[:-1], cuts[1:])])))
+    values = np.concatenate([v for v, _ in parts])
     elapsed = time.perf_counter() - t0
     diff = values.mean(axis=1)
     wins = int((values > 0).sum())
-    return {"player": player, "opponent": "gnubg-0ply", "games": 2 * n_games, "seed": seed,
-            "ppg": float(diff.mean()), "ppg_se": float(diff.std(ddof=1) / math.sqrt(n_games)),
-            "win_rate": wins / (2 * n_games), "elapsed_s": elapsed}
+    report = {"player": player, "opponent": "gnubg-0ply", "games": 2 * n_games, "seed": seed,
+              "ppg": float(diff.mean()), "ppg_se": float(diff.std(ddof=1) / math.sqrt(n_games)),
+              "win_rate": wins / (2 * n_games), "elapsed_s": elapsed}
+    if errors:
+        merged: dict = {}
+        for _, found in parts:
+            for name, (total, count) in found.items():
+                t, c = merged.get(name, (0.0, 0))
+                merged[name] = (t + total, c + count)
+        report["errors"] = {name: {"plays": c, "per_game": t / (2 * n_games), "per_play": t / c}
+                            for name, (t, c) in sorted(merged.items())}
+    return report
 
 
 def rollout_match(player: str, opponent: str, trials: int, seed: int, jobs: int | None) -> dict:
@@ -234,6 +284,9 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--rollout", action="store_true", help="also the two-rollout measure")
     p.add_argument("--gnubg", type=int, default=0, metavar="N",
                    help="also N dice sequences against gnubg 0-ply (needs gnubg-nn)")
+    p.add_argument("--errors", action="store_true",
+                   help="with --gnubg: the equity the player's plays give up by gnubg's "
+                        "evaluation, by class of position")
     p.add_argument("--jobs", type=int, default=None)
     p.add_argument("--checkpoint", help="measure the net of a training checkpoint (match only)")
     p.add_argument("--weights", help="measure this weights file's net (default: the shipped one)")
@@ -266,7 +319,7 @@ def main(argv: list[str] | None = None) -> int:
                                           args.jobs)
     if args.gnubg:
         report["gnubg"] = gnubg_match(args.player, args.gnubg, args.seed, args.weights,
-                                      args.jobs or 1)
+                                      args.jobs or 1, args.errors)
     if args.calibration:
         report["calibration"] = calibration(args.calibration, args.seed, args.weights)
     if args.self_play:
@@ -297,6 +350,9 @@ def main(argv: list[str] | None = None) -> int:
         print(f"{g['player']} vs gnubg 0-ply: {g['ppg']:+.4f} ppg (SE {g['ppg_se']:.4f}), "
               f"wins {100 * g['win_rate']:.2f}% over {g['games']} games with common dice, "
               f"{g['elapsed_s']:.0f} s")
+        for name, e in g.get("errors", {}).items():
+            print(f"  {name:9s} {e['plays']:7d} plays, equity given up by gnubg's evaluation "
+                  f"{e['per_game']:.4f} a game, {e['per_play']:.4f} a play")
     if "self_play" in report:
         s = report["self_play"]
         print(f"self-play {s['games']} games: single {100 * s['single']:.1f}% gammon "
