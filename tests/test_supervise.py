@@ -222,6 +222,18 @@ def test_fit_learns_and_resumes_bit_for_bit(tmp_path):
     assert strip(resumed.history) == strip(whole.history) and len(resumed.history) == 2
 
 
+def test_fit_of_the_outputs_only_keeps_the_hidden_layer():
+    x, t = _teacher_data()
+    start = default_net().arrays()
+    state = supervise.fit(supervise.FitState.start(default_net(), 3), x, t, 2, rate=1e-3,
+                          holdout=500, outputs_only=True)
+    assert np.array_equal(state.params[0], start[0]) and np.array_equal(state.params[1], start[1])
+    assert not np.array_equal(state.params[2], start[2])
+    assert state.history[-1]["holdout_loss"] < supervise._loss(
+        supervise._forward([a.astype(np.float32) for a in start], x[-500:])[1],
+        t[-500:].astype(np.float32))
+
+
 def test_fit_moves_the_net_towards_the_targets():
     x, t = _teacher_data()
     state = supervise.fit(supervise.FitState.start(default_net(), 3), x, t, 4, rate=1e-3,
@@ -262,6 +274,8 @@ def test_cli_fit_and_targets_write_a_loadable_net(tmp_path, capsys):
     assert bad_plies.value.code == 2 and "--plies" in capsys.readouterr().err
     blended = tmp_path / "blended.npz"
     assert main(["--fit", str(data), "--epochs", "1", "--outcome-weight", "0.3",
-                 "--export", str(blended), "-q"]) == 0
+                 "--outputs-only", "--export", str(blended), "-q"]) == 0
     assert "outcomes known for" in capsys.readouterr().err
-    assert load_net(blended)[1]["training"]["supervised"]["outcome_weight"] == 0.3
+    record = load_net(blended)[1]["training"]["supervised"]
+    assert record["outcome_weight"] == 0.3 and record["outputs_only"] is True
+    assert np.array_equal(load_net(blended)[0].arrays()[0], default_net().arrays()[0])

@@ -309,13 +309,16 @@ def _loss(out: np.ndarray, t: np.ndarray) -> float:
 
 def fit(state: FitState, inputs: np.ndarray, targets: np.ndarray, epochs: int, *,
         rate: float = 3e-4, batch: int = 256, holdout: int = 20_000,
-        checkpoint: str | None = None,
+        checkpoint: str | None = None, outputs_only: bool = False,
         on_epoch: Callable[[dict], Any] | None = None) -> FitState:
     """Train `state`'s weights to the `targets` (float[m, 5], raw probabilities) of `inputs`
     (float32[m, I], ``_core.neural_inputs_many``) until epoch `epochs`, by Adam with
     learning rate `rate` on the summed cross-entropy of the five sigmoids. The last `holdout`
     rows are held out: after each epoch their loss and mean absolute equity error are added to
-    ``state.history`` (and passed to `on_epoch`), and `checkpoint` (if given) is written."""
+    ``state.history`` (and passed to `on_epoch`), and `checkpoint` (if given) is written.
+    With `outputs_only` the hidden layer stays as it is and only the output layer learns: a
+    recalibration of the five readouts (against outcomes, say) that leaves the features the
+    hidden layer has learnt, and so most of the play, alone."""
     if inputs.shape[0] != targets.shape[0] or inputs.shape[1] != state.params[0].shape[0]:
         raise ValueError("inputs, targets and the net's inputs do not match")
     if not 0 < holdout < inputs.shape[0]:
@@ -334,11 +337,15 @@ def fit(state: FitState, inputs: np.ndarray, targets: np.ndarray, epochs: int, *
             x, t = inputs[idx], targets[idx].astype(np.float32)
             h, out = _forward(p32, x)
             d2 = (out - t) / batch                          # d loss / d pre-sigmoid output
-            dh = (d2 @ p32[2]) * h * (1.0 - h)
-            grads = (x.T @ dh, dh.sum(axis=0), d2.T @ h, d2.sum(axis=0))
+            grads = [None, None, d2.T @ h, d2.sum(axis=0)]
+            if not outputs_only:
+                dh = (d2 @ p32[2]) * h * (1.0 - h)
+                grads[0], grads[1] = x.T @ dh, dh.sum(axis=0)
             state.step += 1
             corr = rate * np.sqrt(1 - b2_ ** state.step) / (1 - b1_ ** state.step)
             for k, g in enumerate(grads):
+                if g is None:
+                    continue
                 state.m[k] = b1_ * state.m[k] + (1 - b1_) * g
                 state.v[k] = b2_ * state.v[k] + (1 - b2_) * (g.astype(np.float64) ** 2)
                 state.params[k] -= corr * state.m[k] / (np.sqrt(state.v[k]) + eps)

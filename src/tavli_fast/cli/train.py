@@ -85,6 +85,10 @@ def build_parser() -> argparse.ArgumentParser:
     sup.add_argument("--inputs", type=int, choices=(198, 203, 209), default=None,
                      help="with --fit: widen the starting net to this many inputs (209: with "
                      "issue 13's escapes, pip loss and dance; new inputs start at weight 0)")
+    sup.add_argument("--outputs-only", dest="outputs_only", action="store_true",
+                     help="with --fit: train the output layer only (the hidden layer stays): "
+                     "recalibrates the five estimates, e.g. with --outcome-weight, leaving the "
+                     "learnt features alone")
     sup.add_argument("--fit-rate", type=_rate, default=3e-4, help="Adam's rate (default 3e-4)")
     sup.add_argument("--batch", type=parse_count, default=256, help="with --fit (default 256)")
     add_executor_options(sup)
@@ -193,7 +197,8 @@ def _supervised(args: argparse.Namespace) -> int:
     inputs = _core.neural_inputs_many(boards, len(state.params[0]))
     try:
         supervise.fit(state, inputs, probs, args.epochs, rate=args.fit_rate, batch=args.batch,
-                      holdout=min(20_000, len(boards) // 10), checkpoint=args.checkpoint)
+                      holdout=min(20_000, len(boards) // 10), checkpoint=args.checkpoint,
+                      outputs_only=args.outputs_only)
     except KeyboardInterrupt:
         print(f"{PROG}: interrupted (resume from the last checkpoint)", file=sys.stderr)
         return EXIT_INTERRUPTED
@@ -202,6 +207,7 @@ def _supervised(args: argparse.Namespace) -> int:
                         training={"supervised": {"targets": args.fit, "positions": len(boards),
                                                  "seed": args.seed or 0,
                                                  "outcome_weight": args.outcome_weight,
+                                                 "outputs_only": args.outputs_only,
                                                  "epochs": state.epoch, "rate": args.fit_rate,
                                                  "batch": args.batch, "history": state.history}})
     print(f"{state.epoch} epochs on {len(boards)} positions; held-out equity error "
