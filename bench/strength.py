@@ -234,14 +234,19 @@ def rollout_match(player: str, opponent: str, trials: int, seed: int, jobs: int 
             "equity_first": r1.equity, "equity_second": r2.equity, "trials": trials, "seed": seed}
 
 
-def self_play(player: str, n_games: int, seed: int) -> dict:
-    r = tf.simulate("start", games=n_games, players=(player, player), seed=seed)
-    n = r.games
+def self_play(player: str, n_games: int, seed: int, weights: str | None = None) -> dict:
+    """Outcome split and mean length of `n_games` self-play games from the start (R5), the
+    net of `weights` (default the shipped one) playing, bear-offs by the databases."""
+    kind = player_id(player)
+    counts, _ = _core.run_games(Position.initial().board, n_games, kind, kind, seed, True, True,
+                                None, default_database().tables, True,
+                                net=_net(weights) if needs_net((kind,)) else None)
+    n = int(counts[:6].sum())
     return {"games": n,
-            "single": (r.win_single + r.lose_single) / n,
-            "gammon": (r.win_gammon + r.lose_gammon) / n,
-            "backgammon": (r.win_backgammon + r.lose_backgammon) / n,
-            "plies_mean": r.plies_mean}
+            "single": (counts[0] + counts[3]) / n,
+            "gammon": (counts[1] + counts[4]) / n,
+            "backgammon": (counts[2] + counts[5]) / n,
+            "plies_mean": counts[7] / n}
 
 
 def calibration(n_games: int, seed: int, weights: str | None = None) -> dict:
@@ -323,7 +328,7 @@ def main(argv: list[str] | None = None) -> int:
     if args.calibration:
         report["calibration"] = calibration(args.calibration, args.seed, args.weights)
     if args.self_play:
-        report["self_play"] = self_play(args.player, args.self_play, args.seed)
+        report["self_play"] = self_play(args.player, args.self_play, args.seed, args.weights)
     if args.json:
         print(json.dumps(report, indent=2))
         return 0
