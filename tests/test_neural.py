@@ -408,7 +408,7 @@ def test_the_shipped_weights_load_from_the_installed_package_and_verify():
     path = neural.default_weights_path()
     assert path.is_file() and path.parent.parent == __import__("pathlib").Path(tf.__file__).parent
     net, meta = neural.load_net(path)
-    assert meta["version"].startswith("v3") and meta["inputs"] == 209 == net.n_inputs
+    assert meta["version"].startswith("v4") and meta["inputs"] == 209 == net.n_inputs
     assert meta["sha256"] == neural.weights_checksum(net.arrays())
     assert neural.default_net().hidden == meta["hidden"]
     # Issue 13: small, and it says how it was made (the commands that repeat it).

@@ -6,8 +6,10 @@ A weights file is a numpy ``.npz`` archive holding ``w1`` (I, H), ``b1`` (H,), `
 hand features, 209 with issue 13's too), how it was trained, and
 ``sha256``: the SHA-256 of the four arrays' bytes (little-endian float64, C order, in that
 order). Loading checks all of it; a damaged or foreign file raises NeuralNetError naming the
-file. The package ships ``data/neural-v3.npz`` (the default, issue 13) and ``data/neural-v2.npz``
-(its predecessor, so that results made with it can be repeated) and never downloads anything.
+file. The package ships ``data/neural-v4.npz`` (the default, issue 13: v3 refined on its 2-ply
+look-ahead, its gammon estimates recalibrated on real outcomes) and its predecessors
+``data/neural-v3.npz`` and ``data/neural-v2.npz`` (so that results made with them can be
+repeated), and never downloads anything.
 
 The net's inputs and outputs are described in ``_neural.pxi``: five probabilities for the
 player on roll (win, win gammon, win backgammon, lose gammon, lose backgammon; gammons include
@@ -44,7 +46,7 @@ __all__ = [
 
 MAGIC = "tavli_fast-neural"
 FORMAT = 1
-DEFAULT_WEIGHTS = "neural-v3.npz"
+DEFAULT_WEIGHTS = "neural-v4.npz"
 _ARRAYS = ("w1", "b1", "w2", "b2")
 
 
