@@ -9,6 +9,7 @@ import signal
 import subprocess
 import sys
 import time
+from pathlib import Path
 
 import pytest
 
@@ -115,7 +116,36 @@ def test_resume_of_a_file_that_is_not_a_checkpoint(tmp_path):
     assert p.returncode == 2 and len(p.stderr.strip().splitlines()) == 1
 
 
-def test_sigint_prints_partial_result_exits_130_and_resume_completes(tmp_path):
+def _descendants(pid: int) -> set[int]:
+    """The live processes below `pid` (Linux /proc), zombies left out."""
+    parents: dict[int, int] = {}
+    for entry in Path("/proc").iterdir():
+        if not entry.name.isdigit():
+            continue
+        try:
+            fields = (entry / "stat").read_text().rsplit(")", 1)[1].split()
+        except (OSError, IndexError):
+            continue
+        if fields[0] != "Z":
+            parents[int(entry.name)] = int(fields[1])
+    found, frontier = set(), {pid}
+    while frontier:
+        frontier = {c for c, p in parents.items() if p in frontier} - found
+        found |= frontier
+    return found
+
+
+def _alive(pid: int) -> bool:
+    try:
+        return (Path("/proc") / str(pid) / "stat").read_text().rsplit(")", 1)[1].split()[0] != "Z"
+    except OSError:
+        return False
+
+
+@pytest.mark.parametrize("sig", [signal.SIGINT, signal.SIGTERM], ids=["SIGINT", "SIGTERM"])
+def test_a_stop_signal_prints_partial_result_exits_130_and_resume_completes(tmp_path, sig):
+    """Ctrl-C, and SIGTERM (kill, timeout, a batch scheduler) the same way: the partial
+    result, the checkpoint, and no worker process left behind."""
     path = tmp_path / "run.json"
     args = ["--trials", "24000", "--chunk-size", "1000", "--seed", "99", "--player", "pubeval",
             "-j", "2", "--json", "--checkpoint", str(path)]
@@ -125,13 +155,18 @@ def test_sigint_prints_partial_result_exits_130_and_resume_completes(tmp_path):
         while not path.exists():  # the first completed chunk is saved at once
             assert time.monotonic() < deadline and proc.poll() is None
             time.sleep(0.05)
-        proc.send_signal(signal.SIGINT)
+        workers = _descendants(proc.pid) if Path("/proc").is_dir() else set()
+        proc.send_signal(sig)
         out, err = proc.communicate(timeout=60)
     finally:
         if proc.poll() is None:
             proc.kill()
     assert proc.returncode == 130, err
     assert "Traceback" not in err
+    deadline = time.monotonic() + 20
+    while any(_alive(w) for w in workers) and time.monotonic() < deadline:
+        time.sleep(0.1)
+    assert not [w for w in workers if _alive(w)], "worker processes outlived the run"
     doc = json.loads(out)
     assert doc["interrupted"] is True
     assert 0 < doc["trials"] < 24000

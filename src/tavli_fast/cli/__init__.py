@@ -8,7 +8,9 @@ from __future__ import annotations
 
 import argparse
 import logging
+import signal
 import sys
+import threading
 from typing import Any, Callable, NoReturn, Sequence
 
 __all__ = [
@@ -174,26 +176,42 @@ def setup_logging(prog: str, verbose: int = 0, quiet: int = 0) -> None:
     logger.propagate = False
 
 
+class Terminated(KeyboardInterrupt):
+    """SIGTERM (``kill``, ``timeout``, a batch scheduler), raised where Ctrl-C would be."""
+
+
+def _terminate(signum: int, frame: Any) -> None:
+    raise Terminated()
+
+
 def run_command(prog: str, parser: argparse.ArgumentParser,
                 run: Callable[[argparse.Namespace], int], argv: Sequence[str] | None) -> int:
     """Parse, set up logging, run; map every failure to its exit status and one line.
 
     0 done (or what `run` returns); 2 bad usage or bad input (an optional dependency missing,
     a cluster out of reach included); 1 the run failed;
-    130 interrupted.  Never a traceback.
+    130 interrupted (Ctrl-C, or SIGTERM: it takes the same path, so a run stopped by
+    ``kill`` also saves its checkpoint, reports its partial result and shuts its worker
+    processes down instead of leaving them behind).  Never a traceback.
     """
+    main_thread = threading.current_thread() is threading.main_thread()
+    previous = signal.signal(signal.SIGTERM, _terminate) if main_thread else None
     try:
         args = parser.parse_args(argv)
         setup_logging(prog, getattr(args, "verbose", 0), getattr(args, "quiet", 0))
         return run(args)
-    except KeyboardInterrupt:
-        print(f"{prog}: interrupted", file=sys.stderr)
+    except KeyboardInterrupt as e:
+        print(f"{prog}: {'terminated' if isinstance(e, Terminated) else 'interrupted'}",
+              file=sys.stderr)
         return EXIT_INTERRUPTED
     except (UsageError, ValueError, TypeError, OSError, ImportError) as e:
         return print_error(prog, e)
     except RuntimeError as e:
         print(f"{prog}: failed: {' '.join(str(e).split())}", file=sys.stderr)
         return 1
+    finally:
+        if main_thread and previous is not None:
+            signal.signal(signal.SIGTERM, previous)
 
 
 def settings_from_checkpoint(args: argparse.Namespace, settings: dict[str, Any],
