@@ -199,30 +199,32 @@ def make_targets(directory: str | os.PathLike, net: _core.NeuralNet, games: obje
             "interrupted": outcome.interrupted}
 
 
-def load_targets(directory: str | os.PathLike) -> tuple[np.ndarray, np.ndarray]:
-    """(boards int8[m, 2, 26], probabilities float64[m, 5]) of all the shards, in unit order."""
-    boards, probs = [], []
+def _from_shards(directory: str | os.PathLike,
+                 read: Callable[[Any], tuple[np.ndarray, ...]]) -> list[np.ndarray]:
+    """The arrays `read` takes from each shard file (an open npz), each concatenated over the
+    shards in unit order."""
+    parts = []
     for i in shard_indices(directory):
         with np.load(Path(directory) / f"targets-{i:06d}.npz") as z:
-            boards.append(z["boards"])
-            probs.append(z["probs"])
-    if not boards:
+            parts.append(read(z))
+    if not parts:
         raise ValueError(f"{directory}: no target shards")
-    return np.concatenate(boards), np.concatenate(probs)
+    return [np.concatenate(column) for column in zip(*parts)]
+
+
+def load_targets(directory: str | os.PathLike) -> tuple[np.ndarray, np.ndarray]:
+    """(boards int8[m, 2, 26], probabilities float64[m, 5]) of all the shards, in unit order."""
+    boards, probs = _from_shards(directory, lambda z: (z["boards"], z["probs"]))
+    return boards, probs
 
 
 def load_outcomes(directory: str | os.PathLike) -> np.ndarray:
     """int8[m]: the games' outcomes for the side on roll of each of ``load_targets``' positions
     (0-2 it won single, gammon, backgammon; 3-5 it lost so), -1 where unknown (a random play
     came later in the game, or the shard was made before outcomes were recorded)."""
-    parts = []
-    for i in shard_indices(directory):
-        with np.load(Path(directory) / f"targets-{i:06d}.npz") as z:
-            parts.append(z["outcomes"] if "outcomes" in z.files
-                         else np.full(len(z["probs"]), -1, dtype=np.int8))
-    if not parts:
-        raise ValueError(f"{directory}: no target shards")
-    return np.concatenate(parts)
+    (outcomes,) = _from_shards(directory, lambda z: (
+        z["outcomes"] if "outcomes" in z.files else np.full(len(z["probs"]), -1, dtype=np.int8),))
+    return outcomes
 
 
 #: The probabilities (win, win gammon, win backgammon, lose gammon, lose backgammon) of each
@@ -252,7 +254,6 @@ def widen(net: _core.NeuralNet, inputs: int) -> _core.NeuralNet:
     if inputs < len(w1):
         raise ValueError(f"the net has {len(w1)} inputs already; it cannot be narrowed to {inputs}")
     return _core.NeuralNet(np.vstack([w1, np.zeros((inputs - len(w1), w1.shape[1]))]), b1, w2, b2)
-
 
 
 @dataclass
