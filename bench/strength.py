@@ -31,7 +31,9 @@ instead of the shipped one.
 every play the player chooses (with more than one legal play) is valued by gnubg's 0-ply
 evaluation against the best play by that evaluation; the equity given up is summed per game
 by gnubg's class of the position (contact, crashed, race, bear-off). A diagnosis, biased
-towards gnubg's own taste, never a training signal; its total tracks the match result.
+towards gnubg's own taste, never a training signal. Its total separated nets far apart in
+strength (v2 and v3), but near gnubg's level it does not track the match result: compare
+players by games.
 """
 
 from __future__ import annotations
