@@ -279,3 +279,64 @@ def test_cli_fit_and_targets_write_a_loadable_net(tmp_path, capsys):
     record = load_net(blended)[1]["training"]["supervised"]
     assert record["outcome_weight"] == 0.3 and record["outputs_only"] is True
     assert np.array_equal(load_net(blended)[0].arrays()[0], default_net().arrays()[0])
+
+
+FIGURES = ("win", "win_gammon", "win_backgammon", "lose_gammon", "lose_backgammon")
+
+
+def test_rollout_labels_agree_with_the_public_rollout(positions):
+    """Rollout labels (luck-adjusted, 0-ply self-play to the end) are estimates of the same
+    figures as a neural rollout of the position by ``parallel.rollout``: they agree within 4
+    combined standard errors, on two positions of different stages."""
+    from tavli_fast.parallel import rollout
+    from tavli_fast.position import Position
+
+    net = default_net()
+    picks = np.ascontiguousarray(positions[[3, 60]])
+    labels = supervise.rollout_probs(net, picks, 360, seed=9)
+    assert labels.shape == (2, 5) and (labels >= 0).all() and (labels <= 1).all()
+    for board, label in zip(picks, labels):
+        r = rollout(Position.from_board(board), trials=720, players=("neural", "neural"),
+                    seed=3, jobs=1)
+        for k, name in enumerate(FIGURES):
+            se = r.vr["se"][name]
+            combined = np.hypot(r.se[name], np.sqrt(2) * se) + 1e-3  # 360 trials against 720
+            assert abs(label[k] - getattr(r, name)) < 4 * combined, (name, label[k], getattr(r, name))
+    again = supervise.rollout_probs(net, picks, 360, seed=9)
+    assert np.array_equal(labels, again)  # same seed, same numbers
+    assert not np.array_equal(labels, supervise.rollout_probs(net, picks, 360, seed=10))
+
+
+def test_rollout_labels_of_a_database_race_are_exact():
+    """Both sides in the two-sided bear-off database: the games are counted exactly at once,
+    so the label is the database's win probability, with no gammons."""
+    from tavli_fast.bearoff import default_database
+    from tavli_fast.position import Position
+
+    board = np.zeros((2, 26), dtype=np.int8)
+    board[0, 1:7] = (2, 1, 0, 1, 0, 1)  # 5 checkers left, 10 off
+    board[1, 1:7] = (0, 1, 1, 1, 0, 0)
+    board[0, 0], board[1, 0] = 10, 12
+    label = supervise.rollout_probs(default_net(), board[None], 36, seed=1)[0]
+    exact = default_database().win_probability(Position.from_board(board))
+    assert 0.05 < exact < 0.95
+    assert label[0] == pytest.approx(exact, abs=1e-9) and not label[1:].any()
+
+
+def test_rollout_targets_job_writes_resumable_labelled_shards(tmp_path, capsys):
+    net = default_net()
+    record = supervise.make_targets(tmp_path / "r", net, 2, seed=6, rollouts=12, jobs=1)
+    assert record["targets"] == "rollouts-12" and record["unit_games"] == supervise.UNIT_GAMES // 12
+    boards, probs = supervise.load_targets(tmp_path / "r")
+    assert len(boards) == record["positions_written"] > 0
+    assert np.array_equal(probs, supervise.rollout_probs(
+        net, np.ascontiguousarray(boards), 12, supervise._unit_seed(6, 0)))
+    with pytest.raises(ValueError, match="another net or"):  # the same directory, 1-ply labels
+        supervise.make_targets(tmp_path / "r", net, 2, seed=6, jobs=1)
+    with pytest.raises(ValueError, match="rollouts"):
+        supervise.make_targets(tmp_path / "x", net, 2, seed=6, rollouts=0.5, jobs=1)
+    from tavli_fast.cli.train import main
+
+    assert main(["--targets", str(tmp_path / "y"), "--rollouts", "12", "--plies", "2",
+                 "--games", "1", "-q"]) == 2
+    assert "--rollouts" in capsys.readouterr().err

@@ -7,7 +7,10 @@ net what a deeper search of its own says. Two steps, each resumable:
    ``explore`` of the turns play a random legal play, so that the positions are not only the
    net's own style), each labelled with its *1-ply* probabilities (the mean over the 36 rolls
    of the net's probabilities after its best play; or *2-ply*, that mean with each position
-   after the best play valued at 1 ply), and with the game's real outcome for the side on
+   after the best play valued at 1 ply; or, with ``rollouts=N``, the luck-adjusted mean of N
+   games of the net's 0-ply self-play played on from the position to the end, which carry
+   what happens later in the game rather than what the net believes of it), and with the
+   game's real outcome for the side on
    roll (so that a fit can mix some of it into the targets, which anchors the gammon
    estimates to what happens rather than to what the net believes). This runs on the driver as a job kind
    (``TargetsJob``), on the local pool or a Dask cluster; each unit of ``UNIT_GAMES`` games is
@@ -45,7 +48,7 @@ from .neural import weights_checksum
 from .progress import RolloutProgress
 
 __all__ = ["UNIT_GAMES", "TargetsJob", "make_targets", "load_targets", "load_outcomes",
-           "blend_outcomes", "FitState", "fit", "equity_of", "widen"]
+           "blend_outcomes", "FitState", "fit", "equity_of", "widen", "rollout_probs"]
 
 log = logging.getLogger(__name__)
 
@@ -68,6 +71,7 @@ class TargetsUnit:
     weights: tuple[np.ndarray, ...]  # (w1, b1, w2, b2) of the net that plays and looks ahead
     checksum: str
     plies: int = 1  # of the look-ahead that labels the positions
+    rollouts: int = 0  # > 0: label by that many rollout games instead of the look-ahead
 
 
 _NETS: dict[str, _core.NeuralNet] = {}
@@ -82,11 +86,47 @@ def targets_worker(unit: TargetsUnit) -> tuple[int, np.ndarray, np.ndarray, np.n
         net = _NETS[unit.checksum] = _core.NeuralNet(*unit.weights)
     state = _core.rng_state(unit.seed)
     boards, outcomes = net.selfplay_positions(unit.games, state, unit.explore, True)
-    return unit.index, boards, net.probs_many(boards, unit.plies), outcomes
+    if unit.rollouts:
+        probs = rollout_probs(net, boards, unit.rollouts, unit.seed)
+    else:
+        probs = net.probs_many(boards, unit.plies)
+    return unit.index, boards, probs, outcomes
 
 
-def _no_prepare(_: Any) -> None:
-    return None
+#: The 36 ordered rolls, the first rolls of a position's rollout games in turn.
+_ROLLS = np.array([(a, b) for a in range(1, 7) for b in range(1, 7)], dtype=np.int8)
+
+
+def rollout_probs(net: _core.NeuralNet, boards: np.ndarray, trials: int, seed: int) -> np.ndarray:
+    """float64[m, 5]: each position's (win, win gammon, win backgammon, lose gammon, lose
+    backgammon) for the side on roll, estimated by `trials` cubeless games of the net's 0-ply
+    self-play from it, played to the end (counted exactly once both sides are in the bear-off
+    database). The estimate is luck-adjusted (variance reduction by the net, as in the
+    rollouts), so it is unbiased, with far less noise than the raw games' results; it is
+    clipped to [0, 1]. The first rolls cycle through the 36 rolls; position i's games are
+    seeded by (`seed`, i) alone."""
+    from .players import PLAYERS, game_resources
+
+    neural = PLAYERS["neural"]
+    tables = game_resources((neural,), True, True)["bearoff"]
+    first = np.ascontiguousarray(_ROLLS[np.arange(trials) % len(_ROLLS)])
+    out = np.empty((len(boards), 5))
+    sums = np.zeros(12)
+    for i, board in enumerate(boards):
+        sums[:] = 0.0
+        _core.run_games(np.ascontiguousarray(board), trials, neural, neural,
+                        _unit_seed(seed, i), False, True, first, bearoff=tables, truncate=True,
+                        net=net, vr_moments=sums)
+        out[i] = sums[:5] / trials
+    return np.clip(out, 0.0, 1.0)
+
+
+def _prepare(unit: TargetsUnit) -> None:
+    """Build the bear-off databases that rollout labels need, once per machine."""
+    if unit.rollouts:
+        from .players import PLAYERS, game_resources
+
+        game_resources((PLAYERS["neural"],), True, True, load=False)
 
 
 def _unit_seed(seed: int, index: int) -> int:
@@ -97,12 +137,13 @@ class TargetsJob:
     """The training-data job: units of `unit_games` games, one shard file each."""
 
     worker = staticmethod(targets_worker)
-    prepare = staticmethod(_no_prepare)
+    prepare = staticmethod(_prepare)
 
     def __init__(self, directory: Path, net: _core.NeuralNet, games: int, seed: int,
-                 explore: float, unit_games: int = UNIT_GAMES, plies: int = 1):
+                 explore: float, unit_games: int = UNIT_GAMES, plies: int = 1,
+                 rollouts: int = 0):
         self.directory = directory
-        self.plies = plies
+        self.plies, self.rollouts = plies, rollouts
         self.unit_games = unit_games
         self.units = -(-games // unit_games)
         self.games, self.seed, self.explore = games, seed, explore
@@ -118,7 +159,7 @@ class TargetsJob:
             return []
         self._planned = True
         return [TargetsUnit(i, _unit_seed(self.seed, i), self._games_of(i), self.explore,
-                            self.weights, self.checksum, self.plies)
+                            self.weights, self.checksum, self.plies, self.rollouts)
                 for i in range(self.units) if i not in self.have]
 
     def _games_of(self, i: int) -> int:
@@ -157,11 +198,12 @@ def shard_indices(directory: str | os.PathLike) -> list[int]:
 
 def make_targets(directory: str | os.PathLike, net: _core.NeuralNet, games: object,
                  seed: object = None, explore: float = 0.05, *, plies: int = 1,
-                 unit_games: int = UNIT_GAMES, jobs: object = None,
+                 rollouts: object = 0, unit_games: int | None = None, jobs: object = None,
                  start_method: str | None = None, scheduler: str | None = None,
                  client: Any = None, progress: ProgressCallback | None = None) -> dict:
-    """Write `plies`-ply targets (1 or 2) of the positions of `games` self-play games, and
-    the games' outcomes, into `directory`.
+    """Write `plies`-ply targets (1 or 2), or with `rollouts` > 0 targets from that many
+    rollout games a position (``rollout_probs``), of the positions of `games` self-play games,
+    and the games' outcomes, into `directory`.
 
     The directory's ``targets.json`` records the seed, the games, ``explore``, the look-ahead
     and the net's checksum; running again with the same directory resumes (the same settings
@@ -172,7 +214,11 @@ def make_targets(directory: str | os.PathLike, net: _core.NeuralNet, games: obje
         raise ValueError(f"explore is a probability, not {explore!r}")
     if plies not in (1, 2):
         raise ValueError(f"targets look 1 or 2 plies ahead, not {plies!r}")
-    kind = f"{plies}-ply"
+    if rollouts:
+        rollouts = check_count(rollouts, "rollouts")
+    kind = f"rollouts-{rollouts}" if rollouts else f"{plies}-ply"
+    if unit_games is None:  # units of a few seconds to a minute of one core
+        unit_games = max(1, UNIT_GAMES // rollouts) if rollouts else UNIT_GAMES
     path = Path(directory)
     path.mkdir(parents=True, exist_ok=True)
     meta_path = path / "targets.json"
@@ -192,7 +238,7 @@ def make_targets(directory: str | os.PathLike, net: _core.NeuralNet, games: obje
                   "targets": kind}
     meta_path.write_text(json.dumps(record, indent=1))
     job = TargetsJob(path, net, record["games"], record["seed"], float(explore), unit_games,
-                     plies)
+                     plies, int(rollouts))
     with make_executor(jobs, start_method, scheduler=scheduler, client=client) as executor:
         outcome = run_job(job, executor, progress=progress)
     return {**record, "positions_written": job.positions, "elapsed_s": outcome.elapsed_s,
