@@ -11,6 +11,7 @@ Supervised refinement on the net's own look-ahead (issue 13; ``supervise.py``):
 
     tavli-train --targets data/ --games 60000 --seed 1 -j 2    # positions + 1-ply targets
     tavli-train --targets d2/ --plies 2 --games 5000 --seed 2   # 2-ply: about 20x the work
+    tavli-train --targets d3/ --rollouts 12 --games 500 -j 2     # labels from 12 rollout games
     tavli-train --fit data/ --epochs 8 --checkpoint fit.npz --export v3.npz --net-version v3
     tavli-train --fit d2/ --outcome-weight 0.2 --epochs 8 --checkpoint fit2.npz --export v4.npz
 
