@@ -335,6 +335,8 @@ def test_rollout_targets_job_writes_resumable_labelled_shards(tmp_path, capsys):
         supervise.make_targets(tmp_path / "r", net, 2, seed=6, jobs=1)
     with pytest.raises(ValueError, match="rollouts"):
         supervise.make_targets(tmp_path / "x", net, 2, seed=6, rollouts=0.5, jobs=1)
+    with pytest.raises(ValueError, match="trials"):
+        supervise.rollout_probs(net, boards[:1], 0, seed=1)
     from tavli_fast.cli.train import main
 
     assert main(["--targets", str(tmp_path / "y"), "--rollouts", "12", "--plies", "2",

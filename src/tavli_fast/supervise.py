@@ -10,20 +10,20 @@ net what a deeper search of its own says. Two steps, each resumable:
    after the best play valued at 1 ply; or, with ``rollouts=N``, the luck-adjusted mean of N
    games of the net's 0-ply self-play played on from the position to the end, which carry
    what happens later in the game rather than what the net believes of it), and with the
-   game's real outcome for the side on
-   roll (so that a fit can mix some of it into the targets, which anchors the gammon
-   estimates to what happens rather than to what the net believes). This runs on the driver as a job kind
-   (``TargetsJob``), on the local pool or a Dask cluster; each unit of ``UNIT_GAMES`` games is
-   written as its own shard file in the data directory, so a stopped run resumes by skipping
-   the shards it has, and the shards depend only on (seed, unit index, net), never on the
-   number of workers.
+   game's real outcome for the side on roll (so that a fit can mix some of it into the
+   targets, which anchors the gammon estimates to what happens rather than to what the net
+   believes). This runs on the driver as a job kind (``TargetsJob``), on the local pool or
+   a Dask cluster; each unit of games (``UNIT_GAMES``, fewer with rollouts) is written as
+   its own shard file in the data directory, so a stopped run resumes by skipping the shards
+   it has, and the shards depend only on (seed, unit index, net), never on the number of
+   workers.
 2. ``fit``: minibatch Adam on the cross-entropy of the five sigmoid outputs against the
    targets, from the current weights, in float32 numpy; a held-out part of the positions
    reports the loss and the equity error. ``fit`` checkpoints after every epoch (weights, the
    optimiser's state, the shuffling generator) and resumes bit for bit.
 
-GNU Backgammon is never a target here: the targets are our own net's look-ahead and our own
-games' outcomes.
+GNU Backgammon is never a target here: the targets are our own net's look-ahead, our own
+rollouts and our own games' outcomes.
 """
 
 from __future__ import annotations
@@ -102,10 +102,12 @@ def rollout_probs(net: _core.NeuralNet, boards: np.ndarray, trials: int, seed: i
     backgammon) for the side on roll, estimated by `trials` cubeless games of the net's 0-ply
     self-play from it, played to the end (counted exactly once both sides are in the bear-off
     database). The estimate is luck-adjusted (variance reduction by the net, as in the
-    rollouts), so it is unbiased, with far less noise than the raw games' results; it is
-    clipped to [0, 1]. The first rolls cycle through the 36 rolls; position i's games are
-    seeded by (`seed`, i) alone."""
+    rollouts): unbiased, with far less noise than the raw games' results, then clipped to
+    [0, 1]. The first rolls cycle through the 36 rolls; position i's games are seeded by
+    (`seed`, i) alone."""
     from .players import PLAYERS, game_resources
+
+    trials = check_count(trials, "trials")
 
     neural = PLAYERS["neural"]
     tables = game_resources((neural,), True, True)["bearoff"]
