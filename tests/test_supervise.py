@@ -9,6 +9,7 @@ import pytest
 
 from tavli_fast import _core, supervise
 from tavli_fast.neural import default_net
+from tavli_fast.rollout import FIGURES
 
 
 def _reference_1ply(net: _core.NeuralNet, board: np.ndarray) -> np.ndarray:
@@ -281,7 +282,7 @@ def test_cli_fit_and_targets_write_a_loadable_net(tmp_path, capsys):
     assert np.array_equal(load_net(blended)[0].arrays()[0], default_net().arrays()[0])
 
 
-FIGURES = ("win", "win_gammon", "win_backgammon", "lose_gammon", "lose_backgammon")
+OUTPUTS = FIGURES[:5]  # the rollout figures in the order of the net's outputs (not the equity)
 
 
 def test_rollout_labels_agree_with_the_public_rollout(positions):
@@ -298,7 +299,7 @@ def test_rollout_labels_agree_with_the_public_rollout(positions):
     for board, label in zip(picks, labels):
         r = rollout(Position.from_board(board), trials=720, players=("neural", "neural"),
                     seed=3, jobs=1)
-        for k, name in enumerate(FIGURES):
+        for k, name in enumerate(OUTPUTS):
             se = r.vr["se"][name]
             combined = np.hypot(r.se[name], np.sqrt(2) * se) + 1e-3  # 360 trials against 720
             assert abs(label[k] - getattr(r, name)) < 4 * combined, (name, label[k], getattr(r, name))
@@ -335,6 +336,8 @@ def test_rollout_targets_job_writes_resumable_labelled_shards(tmp_path, capsys):
         supervise.make_targets(tmp_path / "r", net, 2, seed=6, jobs=1)
     with pytest.raises(ValueError, match="rollouts"):
         supervise.make_targets(tmp_path / "x", net, 2, seed=6, rollouts=0.5, jobs=1)
+    with pytest.raises(ValueError, match="rollouts or plies"):
+        supervise.make_targets(tmp_path / "z", net, 2, seed=6, rollouts=12, plies=2, jobs=1)
     with pytest.raises(ValueError, match="trials"):
         supervise.rollout_probs(net, boards[:1], 0, seed=1)
     from tavli_fast.cli.train import main

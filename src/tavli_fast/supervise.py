@@ -45,7 +45,10 @@ from .driver import ProgressCallback, run_job
 from .executors import make_executor
 from .inputs import check_count, check_seed
 from .neural import weights_checksum
+from .players import PLAYERS, game_resources
 from .progress import RolloutProgress
+from .rollout import VR_SUMS
+from .stratify import ORDERED_ROLLS
 
 __all__ = ["UNIT_GAMES", "TargetsJob", "make_targets", "load_targets", "load_outcomes",
            "blend_outcomes", "FitState", "fit", "equity_of", "widen", "rollout_probs"]
@@ -93,10 +96,6 @@ def targets_worker(unit: TargetsUnit) -> tuple[int, np.ndarray, np.ndarray, np.n
     return unit.index, boards, probs, outcomes
 
 
-#: The 36 ordered rolls, the first rolls of a position's rollout games in turn.
-_ROLLS = np.array([(a, b) for a in range(1, 7) for b in range(1, 7)], dtype=np.int8)
-
-
 def rollout_probs(net: _core.NeuralNet, boards: np.ndarray, trials: int, seed: int) -> np.ndarray:
     """float64[m, 5]: each position's (win, win gammon, win backgammon, lose gammon, lose
     backgammon) for the side on roll, estimated by `trials` cubeless games of the net's 0-ply
@@ -105,15 +104,13 @@ def rollout_probs(net: _core.NeuralNet, boards: np.ndarray, trials: int, seed: i
     rollouts): unbiased, with far less noise than the raw games' results, then clipped to
     [0, 1]. The first rolls cycle through the 36 rolls; position i's games are seeded by
     (`seed`, i) alone."""
-    from .players import PLAYERS, game_resources
-
     trials = check_count(trials, "trials")
-
     neural = PLAYERS["neural"]
     tables = game_resources((neural,), True, True)["bearoff"]
-    first = np.ascontiguousarray(_ROLLS[np.arange(trials) % len(_ROLLS)])
+    rolls = np.asarray(ORDERED_ROLLS, dtype=np.int8)
+    first = np.ascontiguousarray(rolls[np.arange(trials) % len(rolls)])
     out = np.empty((len(boards), 5))
-    sums = np.zeros(12)
+    sums = np.zeros(VR_SUMS)
     for i, board in enumerate(boards):
         sums[:] = 0.0
         _core.run_games(np.ascontiguousarray(board), trials, neural, neural,
@@ -126,8 +123,6 @@ def rollout_probs(net: _core.NeuralNet, boards: np.ndarray, trials: int, seed: i
 def _prepare(unit: TargetsUnit) -> None:
     """Build the bear-off databases that rollout labels need, once per machine."""
     if unit.rollouts:
-        from .players import PLAYERS, game_resources
-
         game_resources((PLAYERS["neural"],), True, True, load=False)
 
 
@@ -216,8 +211,9 @@ def make_targets(directory: str | os.PathLike, net: _core.NeuralNet, games: obje
         raise ValueError(f"explore is a probability, not {explore!r}")
     if plies not in (1, 2):
         raise ValueError(f"targets look 1 or 2 plies ahead, not {plies!r}")
-    if rollouts:
-        rollouts = check_count(rollouts, "rollouts")
+    rollouts = check_count(rollouts, "rollouts") if rollouts else 0
+    if rollouts and plies != 1:
+        raise ValueError("rollout labels replace the look-ahead: give rollouts or plies, not both")
     kind = f"rollouts-{rollouts}" if rollouts else f"{plies}-ply"
     if unit_games is None:  # units of a few seconds to a minute of one core
         unit_games = max(1, UNIT_GAMES // rollouts) if rollouts else UNIT_GAMES
@@ -240,7 +236,7 @@ def make_targets(directory: str | os.PathLike, net: _core.NeuralNet, games: obje
                   "targets": kind}
     meta_path.write_text(json.dumps(record, indent=1))
     job = TargetsJob(path, net, record["games"], record["seed"], float(explore), unit_games,
-                     plies, int(rollouts))
+                     plies, rollouts)
     with make_executor(jobs, start_method, scheduler=scheduler, client=client) as executor:
         outcome = run_job(job, executor, progress=progress)
     return {**record, "positions_written": job.positions, "elapsed_s": outcome.elapsed_s,
