@@ -182,11 +182,12 @@ def _gnubg_values(player: str, n_games: int, seed: int, lo: int, hi: int,
 
 
 def _net(weights: str | None):
+    """The shipped evaluator, or the net of `weights` with the same bear-off databases."""
     if weights is None:
         return default_net()
-    from tavli_fast.neural import load_net
+    from tavli_fast.neural import load_net, with_bearoff
 
-    return load_net(weights)[0]
+    return with_bearoff(load_net(weights)[0], default_database().tables)
 
 
 def _gnubg_share(player: str, n_games: int, seed: int, lo: int, hi: int,

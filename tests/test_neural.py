@@ -779,3 +779,169 @@ def test_extra_features_by_hand():
     x = _core.neural_inputs(board, inputs=209)  # point made (their 6), so I dance on 1-1 only
     assert x[205] == pytest.approx(1 / 36)
     assert x[207] == 0.0  # they have no blot: no pip loss
+
+
+# ------------------------------------------------------------------ the race net (issue 13)
+
+
+def reference_no_contact(board: np.ndarray) -> bool:
+    """No contact: no checker of row 0 still has one of row 1's in front of it. Row 0's
+    checker on its point p (bar 25) faces row 1's on row 1's point q when 25 - q < p."""
+    mine = [p for p in range(1, 26) if board[0, p] > 0]
+    theirs = [q for q in range(1, 26) if board[1, q] > 0]
+    return not any(25 - q < p for p in mine for q in theirs)
+
+
+@pytest.fixture(scope="module")
+def race_pair():
+    """A 209-input net with a smaller, 198-input race net, both random."""
+    main, race = random_net(16, seed=5, inputs=209), random_net(8, seed=6, inputs=198)
+    return main, race, _core.NeuralNet(*main.arrays(), race=race)
+
+
+def test_a_race_net_evaluates_exactly_the_positions_without_contact(race_pair):
+    main, race, combined = race_pair
+    boards = _test_positions()
+    stack = np.stack(boards)
+    no_contact = np.array([reference_no_contact(b) for b in boards])
+    assert 100 < no_contact.sum() < len(boards) - 100  # both classes are well represented
+    np.testing.assert_array_equal(_core.races(stack), no_contact)
+    exact = combined.evaluate_many(stack, exact=True)
+    for i in range(0, len(boards), 7):
+        arrays = race.arrays() if no_contact[i] else main.arrays()
+        np.testing.assert_allclose(exact[i], reference_probs(arrays, boards[i]), rtol=1e-12,
+                                   atol=1e-14)
+    assert np.abs(combined.evaluate_many(stack) - exact).max() < FAST_TOLERANCE
+    np.testing.assert_array_equal(combined.evaluate_many(stack[~no_contact]),
+                                  main.evaluate_many(stack[~no_contact]))
+    np.testing.assert_array_equal(combined.evaluate_many(stack[no_contact]),
+                                  race.evaluate_many(stack[no_contact]))
+    assert combined.race is race and main.race is None
+
+
+def test_plays_that_break_contact_are_valued_by_the_race_net(race_pair):
+    """The players' path (one base per roll, each play as changes to it) switches to the race
+    net for a play that leaves no contact, and agrees with fresh evaluations of every play."""
+    _, _, combined = race_pair
+    worst, mixed = 0.0, 0
+    for b in _test_positions()[::3]:
+        for d1, d2 in [(6, 5), (6, 6), (4, 2)]:
+            plays = _core.generate(b, d1, d2)
+            kinds = _core.races(np.ascontiguousarray(plays))
+            mixed += bool(kinds.any() and not kinds.all())
+            got = combined.play_equities(b, plays)
+            want = [combined.move_equity(p, exact=True) for p in plays]
+            worst = max(worst, float(np.abs(got - want).max()))
+    assert mixed >= 3  # rolls where some plays break contact and others do not
+    assert worst < FAST_TOLERANCE
+
+
+def test_a_race_net_has_none_of_its_own_and_td_training_refuses_a_pair(race_pair):
+    main, race, combined = race_pair
+    with pytest.raises(ValueError, match="race net"):
+        _core.NeuralNet(*main.arrays(), race=combined)
+    with pytest.raises(ValueError, match="race net"):
+        combined.train(1, _core.rng_state(1), 0.01)
+
+
+def test_weights_file_with_a_race_net_round_trips_and_checks_the_race_weights(tmp_path, race_pair):
+    _, race, combined = race_pair
+    path = tmp_path / "pair.npz"
+    neural.save_net(path, combined, "pair")
+    loaded, meta = neural.load_net(path)
+    assert meta["format"] == 2 and meta["race"] == {"hidden": 8, "inputs": 198}
+    for a, b in zip(neural.net_arrays(combined), neural.net_arrays(loaded)):
+        np.testing.assert_array_equal(a, b)
+    assert loaded.race is not None and loaded.race.hidden == 8
+    with np.load(path) as z:
+        parts = {k: np.array(z[k]) for k in z.files}
+    parts["race_w2"][1, 3] += 1e-9
+    with open(tmp_path / "bad.npz", "wb") as f:
+        np.savez(f, **parts)
+    with pytest.raises(neural.NeuralNetError, match="checksum"):
+        neural.load_net(tmp_path / "bad.npz")
+    del parts["race_w1"]
+    with open(tmp_path / "cut.npz", "wb") as f:
+        np.savez(f, **parts)
+    with pytest.raises(neural.NeuralNetError, match="cut.npz"):
+        neural.load_net(tmp_path / "cut.npz")
+
+
+def _bearoff_board(mine, theirs, mine_off, theirs_off) -> np.ndarray:
+    board = np.zeros((2, 26), dtype=np.int8)
+    board[0, 1:7], board[1, 1:7] = mine, theirs
+    board[0, 0], board[1, 0] = mine_off, theirs_off
+    assert board[0].sum() == board[1].sum() == 15
+    return board
+
+
+def test_bear_offs_are_valued_by_the_databases_and_other_positions_by_the_net(race_pair):
+    """With the databases, a bear-off (both sides on their home boards) gets their values:
+    exact inside the two-sided database; beyond it, the race of the one-sided distributions,
+    computed here from them in numpy (I win if I finish on my k-th roll before the other
+    side's k-th; gammons from the other side's rolls to its first checker off)."""
+    from tavli_fast.bearoff import default_database
+
+    db = default_database()
+    main, _, combined = race_pair
+    evaluator = neural.with_bearoff(combined, db.tables)
+    assert evaluator.bearoff is db.tables and evaluator.race is combined.race
+    inside = _bearoff_board((2, 1, 0, 1, 0, 1), (0, 1, 1, 1, 0, 0), 10, 12)
+    np.testing.assert_array_equal(evaluator.evaluate(inside),
+                                  [db.win_probability(Position.from_board(inside)), 0, 0, 0, 0])
+    # Beyond the two-sided database: a close one, and one where the opponent has all 15 on
+    # the board and a gammon is possible.
+    close = _bearoff_board((3, 3, 3, 2, 1, 1), (2, 2, 2, 3, 2, 2), 2, 2)
+    gammonish = _bearoff_board((0, 0, 1, 1, 1, 1), (0, 0, 0, 3, 6, 6), 11, 0)
+    at_least = lambda p: p[::-1].cumsum()[::-1]  # noqa: E731: P(>= k rolls)
+    for board in (close, gammonish):
+        a, b = db.rolls(board[0, 1:7]), db.rolls(board[1, 1:7])
+        first_b = db.first_off(board[1, 1:7]) if board[1, 0] == 0 else np.zeros(1)
+        n = max(len(a), len(b), len(first_b)) + 1
+        a, b, first_b = (np.pad(x, (0, n - len(x))) for x in (a, b, first_b))
+        win = float(np.sum(a[1:] * at_least(b)[1:]))
+        gammon = float(np.sum(a[1:] * at_least(first_b)[1:]))
+        for exact in (False, True):
+            got = evaluator.evaluate(board, exact=exact)
+            np.testing.assert_allclose(got, [win, gammon, 0, 0, 0], atol=1e-12)
+        if board is close:
+            assert 0.1 < win < 0.9
+        else:
+            assert gammon > 0.01
+    # Contact and races with a checker outside the home board: the nets, as before.
+    for b in _test_positions()[::5]:
+        in_home = not b[:, 7:26].any()
+        want = db.tables.win(b) if in_home and b[0, 0] >= 6 and b[1, 0] >= 6 else None
+        if not in_home:
+            np.testing.assert_array_equal(evaluator.evaluate(b), combined.evaluate(b))
+        elif want is not None:
+            assert evaluator.evaluate(b)[0] == pytest.approx(want, abs=1e-7)
+
+
+def test_plays_into_a_bear_off_are_valued_by_the_databases(race_pair):
+    """The players' path agrees with fresh evaluations when plays enter the bear-off."""
+    from tavli_fast.bearoff import default_database
+
+    evaluator = neural.with_bearoff(race_pair[2], default_database().tables)
+    worst, entering = 0.0, 0
+    for b in _test_positions():
+        if b[:, 13:26].any() or not _core.races(b[None])[0]:
+            continue
+        for d1, d2 in [(6, 5), (3, 3), (2, 1)]:
+            plays = _core.generate(b, d1, d2)
+            entering += int(b[0, 7:26].any() and not plays[:, 0, 7:26].any(axis=1).all())
+            got = evaluator.play_equities(b, plays)
+            want = [evaluator.move_equity(p, exact=True) for p in plays]
+            worst = max(worst, float(np.abs(got - want).max()))
+    assert entering >= 3 and worst < FAST_TOLERANCE
+
+
+def test_the_games_evaluator_has_the_databases_unless_bear_offs_are_played_without_them():
+    from tavli_fast.players import game_resources
+
+    neural_id = int(_core.PlayerKind.PLAYER_NEURAL)
+    with_db = game_resources((neural_id,), True)
+    assert with_db["net"].bearoff is with_db["bearoff"] is not None
+    without = game_resources((neural_id,), False)
+    assert without["bearoff"] is None and without["net"].bearoff is None
+    assert neural.default_net().bearoff is not None and neural.default_net(bearoff=False).bearoff is None

@@ -345,3 +345,40 @@ def test_rollout_targets_job_writes_resumable_labelled_shards(tmp_path, capsys):
     assert main(["--targets", str(tmp_path / "y"), "--rollouts", "12", "--plies", "2",
                  "--games", "1", "-q"]) == 2
     assert "--rollouts" in capsys.readouterr().err
+
+
+def test_race_targets_and_the_race_net_fit(tmp_path, capsys):
+    """--race keeps only the positions with no contact left, and --fit --race trains the race
+    net alone: the exported pair plays contact positions exactly as the net it started from."""
+    from tavli_fast.cli.train import main
+    from tavli_fast.neural import load_net, net_arrays
+
+    net = default_net()
+    record = supervise.make_targets(tmp_path / "r", net, 6, seed=4, race=True, jobs=1)
+    assert record["targets"] == "1-ply-race"
+    boards, probs = supervise.load_targets(tmp_path / "r")
+    assert len(boards) > 20 and _core.races(boards).all()
+    assert np.array_equal(probs, net.probs_many(np.ascontiguousarray(boards)))
+    # The same games without --race: the race positions are among their positions.
+    supervise.make_targets(tmp_path / "all", net, 6, seed=4, jobs=1)
+    every = supervise.load_targets(tmp_path / "all")[0]
+    assert 0 < len(boards) < len(every) and np.array_equal(every[_core.races(every)], boards)
+    out = tmp_path / "pair.npz"
+    assert main(["--fit", str(tmp_path / "all"), "--race", "--epochs", "2", "--batch", "16",
+                 "--export", str(out), "-q"]) == 0
+    pair, meta = load_net(out)
+    assert meta["training"]["supervised"]["race"] is True
+    assert meta["training"]["supervised"]["positions"] == len(boards)
+    for a, b in zip(pair.arrays(), net.arrays()):
+        np.testing.assert_array_equal(a, b)
+    assert not np.array_equal(pair.race.arrays()[0], net.arrays()[0])  # the race net learnt
+    contact = np.ascontiguousarray(every[~_core.races(every)])
+    np.testing.assert_array_equal(pair.evaluate_many(contact), net.evaluate_many(contact))
+    # Fitting the main net of a pair keeps its race net.
+    kept = tmp_path / "kept.npz"
+    assert main(["--fit", str(tmp_path / "all"), "--init-from", str(out), "--epochs", "1",
+                 "--export", str(kept), "-q"]) == 0
+    assert all(np.array_equal(a, b) for a, b in
+               zip(net_arrays(load_net(kept)[0])[4:], net_arrays(pair)[4:]))
+    assert main(["--race", "--games", "3", "-q"]) == 2
+    assert "--race" in capsys.readouterr().err

@@ -511,16 +511,7 @@ cdef double _bo_result_value(const BearoffDB* db, const Board* r) noexcept nogil
 
 cdef inline bint bearoff_no_contact(const Board* b) noexcept nogil:
     """No checker of either side still has to pass an opposing one (a pure race)."""
-    cdef int p, mine = 0, theirs = 0
-    for p in range(25, 0, -1):
-        if b.c[0][p]:
-            mine = p
-            break
-    for p in range(25, 0, -1):
-        if b.c[1][p]:
-            theirs = p
-            break
-    return mine + theirs < 25
+    return rows_race(b.c[0], b.c[1])
 
 
 cdef int bearoff_choose(const BearoffDB* db, const MoveGen* g, int n, const Board* before) noexcept nogil:

@@ -43,6 +43,12 @@
 #   with the exact path to about 1e-6 (tests/test_neural.py holds them within 1e-4).
 #   The players, the 1-ply look-ahead and training's choice of play all use it.
 #
+# Position classes (issue 13, as gnubg splits them): a net may carry the bear-off databases,
+# which then value every position where both sides are bearing off (`nn_bearoff_probs`), and a
+# race net, which evaluates the other positions with no contact left (`rows_race`); the net
+# itself evaluates the rest.  `nn_class_net` picks the net; a base (`NNBase`) belongs to the
+# class of the position before the move, and a play into another class is valued afresh.
+#
 # Outputs (sigmoids): P(win), P(win gammon), P(win backgammon),
 # P(lose gammon), P(lose backgammon); gammons include backgammons.  The
 # evaluation clamps them to be consistent (backgammon <= gammon <= win, and
@@ -107,6 +113,12 @@ ctypedef struct NeuralNetC:
     float* fb1                  # [hp]
     float* fw2                  # [NN_OUTPUTS][hp]
     float fb2[NN_OUTPUTS]
+    # The race net (issue 13), or NULL: positions with no contact left (rows_race) are
+    # evaluated by it, the others by this net.  It has no race net of its own.
+    const NeuralNetC* race
+    # The bear-off databases, or NULL: positions where both sides are bearing off are
+    # valued by them (nn_bearoff_probs) instead of by a net, as gnubg values its bear-off class.
+    const BearoffDB* bearoff
 
 cdef inline double _nn_sigmoid(double x) noexcept nogil:
     return 1.0 / (1.0 + exp(-x))
@@ -327,6 +339,43 @@ cdef inline void nn_swap_sides(const double* p, double* q) noexcept nogil:
     q[NN_LOSE_BACKGAMMON] = p[NN_WIN_BACKGAMMON]
 
 
+cdef bint nn_bearoff_probs(const NeuralNetC* net, const int8_t* on_roll, const int8_t* other,
+                           double* p) noexcept nogil:
+    """If `net` has the bear-off databases and both sides have every checker on their home
+    boards: p = the probabilities for `on_roll` by the databases, and True.  Exact inside the
+    two-sided database (where both sides have borne off checkers, so no gammon is left);
+    beyond it, the race of the two one-sided distributions (`bearoff_race_equity`, gammons
+    from the rolls to the first checker off).  No backgammon is possible.  Else False."""
+    cdef const BearoffDB* db = net.bearoff
+    cdef int mine, theirs
+    cdef double q[3]
+    if db == NULL:
+        return False
+    mine = bo_checkers_on(on_roll, 6)
+    theirs = bo_checkers_on(other, 6)
+    if mine <= 0 or theirs <= 0 or mine > db.checkers or theirs > db.checkers:
+        return False
+    memset(p, 0, NN_OUTPUTS * sizeof(double))
+    if mine <= db.two_checkers and theirs <= db.two_checkers:
+        p[NN_WIN] = db.win[bo_index(other, 6) * db.n2 + bo_index(on_roll, 6)]
+        return True
+    bearoff_race_equity(db, bo_index(on_roll, db.points), bo_index(other, db.points),
+                        on_roll[OFF] == 0, other[OFF] == 0, q)
+    p[NN_WIN] = q[0]
+    p[NN_WIN_GAMMON] = q[1]
+    p[NN_LOSE_GAMMON] = q[2]
+    return True
+
+
+cdef inline const NeuralNetC* nn_class_net(const NeuralNetC* net, const int8_t* a,
+                                          const int8_t* b) noexcept nogil:
+    """The net that evaluates the position of rows `a` and `b`: the race net when there
+    is one and no contact is left, else `net` itself."""
+    if net.race != NULL and rows_race(a, b):
+        return net.race
+    return net
+
+
 cdef void neural_probs_exact(const NeuralNetC* net, const int8_t* on_roll, const int8_t* other,
                              double* p) noexcept nogil:
     """Consistent probabilities for `on_roll`, about to roll against `other`, in float64:
@@ -334,6 +383,9 @@ cdef void neural_probs_exact(const NeuralNetC* net, const int8_t* on_roll, const
     cdef tf_rows r
     cdef double f[NN_FEATURE_INPUTS]
     cdef double hidden[NN_MAX_HIDDEN]
+    if nn_bearoff_probs(net, on_roll, other, p):
+        return
+    net = nn_class_net(net, on_roll, other)
     _nn_rows(&r, on_roll, other, f, nn_features_of(net))
     nn_forward(net, &r, hidden, p)
     nn_make_consistent(p)
@@ -416,6 +468,9 @@ cdef void neural_probs(const NeuralNetC* net, const int8_t* on_roll, const int8_
     """Consistent probabilities for `on_roll`, about to roll against `other` (fast path)."""
     cdef tf_rows r
     cdef double f[NN_FEATURE_INPUTS]
+    if nn_bearoff_probs(net, on_roll, other, p):
+        return
+    net = nn_class_net(net, on_roll, other)
     _nn_rows(&r, on_roll, other, f, nn_features_of(net))
     tf_forward(net.fb1, net.fw1, net.hp, &r, net.fw2, net.fb2, p)
     nn_make_consistent(p)
@@ -426,6 +481,7 @@ ctypedef struct NNBase:
     # row 0).  A play is evaluated with the opponent on roll, so the sums are those of
     # (on roll = before.c[1], other = before.c[0]).
     Board before
+    const NeuralNetC* net       # the net of `before`'s class (nn_class_net), whose sums these are
     int nf                      # the net's hand features
     double feat[NN_FEATURE_INPUTS]
     float h[NN_MAX_HIDDEN]
@@ -434,6 +490,7 @@ ctypedef struct NNBase:
 cdef void nn_base_prepare(const NeuralNetC* net, const Board* before, NNBase* base) noexcept nogil:
     """The base for evaluating the plays from `before` (row 0 about to move)."""
     cdef tf_rows r
+    net = base.net = nn_class_net(net, before.c[1], before.c[0])
     base.before = before[0]
     base.nf = nn_features_of(net)
     _nn_rows(&r, before.c[1], before.c[0], base.feat, base.nf)
@@ -470,7 +527,9 @@ cdef inline void _nn_delta_side(tf_rows* r, const int8_t* old, const int8_t* new
 cdef void nn_play_probs(const NeuralNetC* net, const NNBase* base, const Board* after,
                         double* p) noexcept nogil:
     """Probabilities for the side that has just moved (row 0 of `after`, sides not
-    switched), from the base of the position it moved from (fast path)."""
+    switched), from the base of the position it moved from (fast path).  A play into a
+    bear-off is valued by the databases, if `net` has them; one that breaks contact is
+    evaluated afresh by the race net, if `net` has one."""
     cdef tf_rows r
     cdef double q[NN_OUTPUTS]
     cdef double f[NN_FEATURE_INPUTS]
@@ -478,6 +537,14 @@ cdef void nn_play_probs(const NeuralNetC* net, const NNBase* base, const Board* 
     if after.c[0][OFF] == 15:
         nn_won_probs(after, True, p)
         return
+    if nn_bearoff_probs(net, after.c[1], after.c[0], q):
+        nn_swap_sides(q, p)
+        return
+    if base.net != net.race and net.race != NULL and rows_race(after.c[0], after.c[1]):
+        neural_probs(net.race, after.c[1], after.c[0], q)
+        nn_swap_sides(q, p)
+        return
+    net = base.net
     _rows_clear(&r)
     _nn_delta_side(&r, base.before.c[1], after.c[1], 0)                # now on roll
     _nn_delta_side(&r, base.before.c[0], after.c[0], NN_SIDE_INPUTS)   # has moved
@@ -958,15 +1025,21 @@ cdef class NeuralNet:
     """A neural evaluator whose weights this object owns (float64, C order), with the
     C view `&net.c` for nogil code.
 
-    NeuralNet(w1, b1, w2, b2): w1 (I, H) input-major, b1 (H,), w2 (5, H), b2 (5,), where
-    I is 198 (the raw inputs), 203 (with v2's hand features) or 209 (with issue 13's too).
-    The arrays are copied; `arrays()` returns copies of the current weights.
+    NeuralNet(w1, b1, w2, b2, race=None): w1 (I, H) input-major, b1 (H,), w2 (5, H), b2 (5,),
+    where I is 198 (the raw inputs), 203 (with v2's hand features) or 209 (with issue 13's
+    too).  The arrays are copied; `arrays()` returns copies of the current weights.
+    `race`: a NeuralNet without a race net of its own, which then evaluates every position
+    with no contact left (the class gnubg's race net covers), this one the others.
+    `bearoff`: the bear-off databases (BearoffTables), which then value every position where
+    both sides are bearing off (`nn_bearoff_probs`), before either net.
     """
     cdef NeuralNetC c
     cdef object _w1, _b1, _w2, _b2
+    cdef NeuralNet _race
+    cdef BearoffTables _bearoff
     cdef float* _fast              # the fast path's float32 copy (one block)
 
-    def __cinit__(self, w1, b1, w2, b2):
+    def __cinit__(self, w1, b1, w2, b2, NeuralNet race=None, BearoffTables bearoff=None):
         w1 = np.array(w1, dtype=np.float64, order="C", copy=True)
         b1 = np.array(b1, dtype=np.float64, order="C", copy=True)
         w2 = np.array(w2, dtype=np.float64, order="C", copy=True)
@@ -1003,6 +1076,18 @@ cdef class NeuralNet:
         self.c.fb1 = self._fast + self.c.n_inputs * hp
         self.c.fw2 = self.c.fb1 + hp
         nn_sync_fast(&self.c, NULL)
+        self.c.race = NULL
+        self.c.bearoff = NULL
+        if bearoff is not None:
+            if bearoff.db.points < 6:
+                raise ValueError("the bear-off databases must cover the 6 home points")
+            self._bearoff = bearoff
+            self.c.bearoff = &bearoff.db
+        if race is not None:
+            if race._race is not None:
+                raise ValueError("a race net has no race net of its own")
+            self._race = race
+            self.c.race = &race.c
 
     def __dealloc__(self):
         free(self._fast)
@@ -1015,8 +1100,18 @@ cdef class NeuralNet:
     def n_inputs(self):
         return self.c.n_inputs
 
+    @property
+    def race(self):
+        """The race net (a NeuralNet), or None."""
+        return self._race
+
+    @property
+    def bearoff(self):
+        """The bear-off databases (BearoffTables) that value bear-offs, or None."""
+        return self._bearoff
+
     def arrays(self):
-        """Copies of (w1, b1, w2, b2)."""
+        """Copies of (w1, b1, w2, b2) (of this net, not of its race net)."""
         return self._w1.copy(), self._b1.copy(), self._w2.copy(), self._b2.copy()
 
     def evaluate(self, const int8_t[:, ::1] board, bint exact=False):
@@ -1192,6 +1287,8 @@ cdef class NeuralNet:
             raise ValueError("rng_state has 4 words")
         if not alpha > 0.0:
             raise ValueError("alpha must be positive")
+        if self._race is not None or self._bearoff is not None:
+            raise ValueError("TD training updates one net; this one has a race net or databases")
         counts = np.zeros(8, dtype=np.int64)
         cdef int64_t[::1] c = counts
         cdef Rng rng
@@ -1223,6 +1320,20 @@ cdef int _input_count(object inputs) except -1:
     if inputs not in (NN_BASE_INPUTS, NN_V2_INPUTS, NN_INPUTS):
         raise ValueError(f"inputs is {NN_BASE_INPUTS}, {NN_V2_INPUTS} or {NN_INPUTS}, not {inputs!r}")
     return <int>inputs
+
+
+def races(const int8_t[:, :, ::1] boards):
+    """bool[m]: whether each board (2, 26) has no contact left, the positions a race net
+    evaluates (the test of the players and the cube, `rows_race`)."""
+    cdef Py_ssize_t i, m = boards.shape[0]
+    if boards.shape[1] != 2 or boards.shape[2] != 26:
+        raise ValueError("boards must have shape (m, 2, 26)")
+    out = np.empty(m, dtype=bool)
+    cdef uint8_t[::1] o = out.view(np.uint8)
+    with nogil:
+        for i in range(m):
+            o[i] = rows_race(&boards[i, 0, 0], &boards[i, 1, 0])
+    return out
 
 
 def neural_inputs_many(const int8_t[:, :, ::1] boards, inputs=NN_V2_INPUTS):

@@ -150,8 +150,9 @@ cdef void _pubeval_build_tables() noexcept:
 _pubeval_build_tables()
 
 
-cdef inline bint _pubeval_is_race(const Board* b) noexcept nogil:
-    """True when no contact remains (gnubg: ClassifyPosition <= CLASS_RACE).
+cdef inline bint rows_race(const int8_t* a, const int8_t* b) noexcept nogil:
+    """True when no contact remains between rows `a` and `b` (gnubg: ClassifyPosition <=
+    CLASS_RACE): the pubeval race weights and the neural race net apply.
 
     Contact means my rearmost checker (bar = 25) and the opponent's rearmost
     checker, each in its own numbering, satisfy back_me + back_opp > 25 - 1,
@@ -160,13 +161,17 @@ cdef inline bint _pubeval_is_race(const Board* b) noexcept nogil:
     """
     cdef int me = 25
     cdef int opp = 25
-    while me > 0 and b.c[0][me] == 0:
+    while me > 0 and a[me] == 0:
         me -= 1
-    while opp > 0 and b.c[1][opp] == 0:
+    while opp > 0 and b[opp] == 0:
         opp -= 1
     if me == 0 or opp == 0:
         return True
     return me + opp <= 24
+
+
+cdef inline bint _pubeval_is_race(const Board* b) noexcept nogil:
+    return rows_race(b.c[0], b.c[1])
 
 
 cdef inline double _pubeval_with_race(const Board* b, bint race) noexcept nogil:

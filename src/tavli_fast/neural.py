@@ -5,7 +5,9 @@ A weights file is a numpy ``.npz`` archive holding ``w1`` (I, H), ``b1`` (H,), `
 ``version`` (of the trained net), ``hidden``, ``inputs`` (I: 198 raw inputs, 203 with v2's
 hand features, 209 with issue 13's too), how it was trained, and
 ``sha256``: the SHA-256 of the four arrays' bytes (little-endian float64, C order, in that
-order). Loading checks all of it; a damaged or foreign file raises NeuralNetError naming the
+order). A file of format 2 also holds a race net (issue 13), ``race_w1`` .. ``race_b2``, which
+evaluates the positions with no contact left; its ``meta`` has ``race`` (its ``hidden`` and
+``inputs``) and the checksum covers the eight arrays. Loading checks all of it; a damaged or foreign file raises NeuralNetError naming the
 file. The package ships ``data/neural-v4.npz`` (the default, issue 13: v3 refined on its 2-ply
 look-ahead, its gammon estimates recalibrated on real outcomes) and its predecessors
 ``data/neural-v3.npz`` and ``data/neural-v2.npz`` (so that results made with them can be
@@ -41,13 +43,18 @@ __all__ = [
     "load_net",
     "save_net",
     "weights_checksum",
+    "net_arrays",
+    "net_from_arrays",
+    "with_bearoff",
     "evaluate",
 ]
 
 MAGIC = "tavli_fast-neural"
 FORMAT = 1
+FORMAT_RACE = 2  # a file with a race net
 DEFAULT_WEIGHTS = "neural-v4.npz"
 _ARRAYS = ("w1", "b1", "w2", "b2")
+_RACE_ARRAYS = tuple(f"race_{k}" for k in _ARRAYS)
 
 
 class NeuralNetError(RuntimeError):
@@ -83,14 +90,31 @@ def weights_checksum(arrays: tuple[np.ndarray, ...]) -> str:
     return h.hexdigest()
 
 
+def net_arrays(net: _core.NeuralNet) -> tuple[np.ndarray, ...]:
+    """The net's weights (w1, b1, w2, b2), followed by its race net's if it has one."""
+    return net.arrays() + (net.race.arrays() if net.race is not None else ())
+
+
+def net_from_arrays(arrays: tuple[np.ndarray, ...]) -> _core.NeuralNet:
+    """The net of `net_arrays`' four or eight arrays."""
+    race = _core.NeuralNet(*arrays[4:8]) if len(arrays) == 8 else None
+    return _core.NeuralNet(*arrays[:4], race=race)
+
+
 def save_net(path: str | os.PathLike, net: _core.NeuralNet, version: str, **info: object) -> None:
-    """Write `net` as a weights file (atomically), with `version` and any JSON-able `info`."""
+    """Write `net` (and its race net, if any) as a weights file (atomically), with `version`
+    and any JSON-able `info`."""
     path = Path(path)
-    arrays = net.arrays()
+    arrays = net_arrays(net)
     meta = {"magic": MAGIC, "format": FORMAT, "version": version, "hidden": net.hidden,
             "inputs": net.n_inputs, "sha256": weights_checksum(arrays), **info}
+    names = _ARRAYS
+    if net.race is not None:
+        meta["format"] = FORMAT_RACE
+        meta["race"] = {"hidden": net.race.hidden, "inputs": net.race.n_inputs}
+        names += _RACE_ARRAYS
     with atomic_file(path, readable=True) as f:  # a shipped file is world-readable
-        np.savez(f, **dict(zip(_ARRAYS, arrays)), meta=np.array(json.dumps(meta)))
+        np.savez(f, **dict(zip(names, arrays)), meta=np.array(json.dumps(meta)))
 
 
 def load_net(path: str | os.PathLike) -> tuple[_core.NeuralNet, dict]:
@@ -99,21 +123,23 @@ def load_net(path: str | os.PathLike) -> tuple[_core.NeuralNet, dict]:
         # Open the file here: np.load leaks its handle when a damaged archive makes it raise.
         with open(path, "rb") as f, np.load(f, allow_pickle=False) as z:
             meta = json.loads(str(z["meta"]))
-            arrays = tuple(np.array(z[k]) for k in _ARRAYS)
+            race = isinstance(meta, dict) and meta.get("format") == FORMAT_RACE
+            arrays = tuple(np.array(z[k]) for k in _ARRAYS + (_RACE_ARRAYS if race else ()))
     except FileNotFoundError:
         raise NeuralNetError(f"{path}: no such weights file") from None
     except (OSError, KeyError, ValueError, zipfile.BadZipFile, EOFError) as exc:
         raise NeuralNetError(f"{path}: not a readable weights file ({exc})") from None
     if not isinstance(meta, dict) or meta.get("magic") != MAGIC:
         raise NeuralNetError(f"{path}: not a tavli_fast weights file")
-    if meta.get("format") != FORMAT:
-        raise NeuralNetError(f"{path}: weights format {meta.get('format')}, this version reads {FORMAT}")
+    if meta.get("format") not in (FORMAT, FORMAT_RACE):
+        raise NeuralNetError(f"{path}: weights format {meta.get('format')}, this version reads "
+                             f"{FORMAT} and {FORMAT_RACE}")
     if any(a.dtype != np.float64 for a in arrays):
         raise NeuralNetError(f"{path}: the weights are not float64")
     if weights_checksum(arrays) != meta.get("sha256"):
         raise NeuralNetError(f"{path}: checksum mismatch, the weights file is damaged")
     try:
-        net = _core.NeuralNet(*arrays)
+        net = net_from_arrays(arrays)
     except ValueError as exc:
         raise NeuralNetError(f"{path}: {exc}") from None
     return net, meta
@@ -129,9 +155,25 @@ def _load_default() -> tuple[_core.NeuralNet, dict]:
     return load_net(default_weights_path())
 
 
-def default_net() -> _core.NeuralNet:
-    """The shipped net, loaded and verified once per process (read-only use only)."""
-    return _load_default()[0]
+def default_net(bearoff: bool = True) -> _core.NeuralNet:
+    """The shipped evaluator, loaded and verified once per process (read-only use only): the
+    shipped net and, unless `bearoff` is False, the bear-off databases of the default cache
+    (built on first use), which value the positions where both sides are bearing off."""
+    net = _load_default()[0]
+    if not bearoff:
+        return net
+    from .bearoff import default_database
+
+    return with_bearoff(net, default_database().tables)
+
+
+@functools.cache
+def with_bearoff(net: _core.NeuralNet, tables: _core.BearoffTables) -> _core.NeuralNet:
+    """`net` (with its race net, if any) and the bear-off databases `tables`, which then value
+    every position where both sides are bearing off: exactly inside the two-sided database,
+    by the two one-sided distributions beyond it (as gnubg values its bear-off class).
+    Memoised: the same objects give the same evaluator."""
+    return _core.NeuralNet(*net.arrays(), race=net.race, bearoff=tables)
 
 
 def default_net_info() -> dict:

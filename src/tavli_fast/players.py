@@ -97,9 +97,12 @@ def game_resources(kinds: tuple[int, ...], bearoff_play: bool, truncate: bool = 
             return resources
         resources["bearoff"] = default_database(cache_dir).tables
     if load and (net or needs_net(tuple(kinds))):
-        from .neural import default_net
+        from .neural import default_net, with_bearoff
 
-        resources["net"] = default_net()
+        # With the databases loaded, they also value the bear-offs the net would estimate.
+        plain = default_net(bearoff=False)
+        tables = resources["bearoff"]
+        resources["net"] = plain if tables is None else with_bearoff(plain, tables)
     return resources
 
 

@@ -12,7 +12,8 @@ net what a deeper search of its own says. Two steps, each resumable:
    what happens later in the game rather than what the net believes of it), and with the
    game's real outcome for the side on roll (so that a fit can mix some of it into the
    targets, which anchors the gammon estimates to what happens rather than to what the net
-   believes). This runs on the driver as a job kind (``TargetsJob``), on the local pool or
+   believes). With ``race=True`` only the positions with no contact left are kept: the
+   data of a race net (see ``NeuralNet``'s ``race``). This runs on the driver as a job kind (``TargetsJob``), on the local pool or
    a Dask cluster; each unit of games (``UNIT_GAMES``, fewer with rollouts) is written as
    its own shard file in the data directory, so a stopped run resumes by skipping the shards
    it has, and the shards depend only on (seed, unit index, net), never on the number of
@@ -44,7 +45,7 @@ from .atomic import atomic_file
 from .driver import ProgressCallback, run_job
 from .executors import make_executor
 from .inputs import check_count, check_seed
-from .neural import weights_checksum
+from .neural import net_arrays, net_from_arrays, weights_checksum
 from .players import PLAYERS, game_resources
 from .progress import RolloutProgress
 from .rollout import VR_SUMS
@@ -71,10 +72,11 @@ class TargetsUnit:
     seed: int  # of this unit's dice
     games: int
     explore: float
-    weights: tuple[np.ndarray, ...]  # (w1, b1, w2, b2) of the net that plays and looks ahead
+    weights: tuple[np.ndarray, ...]  # neural.net_arrays of the net that plays and looks ahead
     checksum: str
     plies: int = 1  # of the look-ahead that labels the positions
     rollouts: int = 0  # > 0: label by that many rollout games instead of the look-ahead
+    race: bool = False  # keep only the positions with no contact left
 
 
 _NETS: dict[str, _core.NeuralNet] = {}
@@ -86,9 +88,12 @@ def targets_worker(unit: TargetsUnit) -> tuple[int, np.ndarray, np.ndarray, np.n
     net = _NETS.get(unit.checksum)
     if net is None:
         _NETS.clear()
-        net = _NETS[unit.checksum] = _core.NeuralNet(*unit.weights)
+        net = _NETS[unit.checksum] = net_from_arrays(unit.weights)
     state = _core.rng_state(unit.seed)
     boards, outcomes = net.selfplay_positions(unit.games, state, unit.explore, True)
+    if unit.race:
+        keep = _core.races(boards)
+        boards, outcomes = np.ascontiguousarray(boards[keep]), outcomes[keep]
     if unit.rollouts:
         probs = rollout_probs(net, boards, unit.rollouts, unit.seed)
     else:
@@ -138,13 +143,13 @@ class TargetsJob:
 
     def __init__(self, directory: Path, net: _core.NeuralNet, games: int, seed: int,
                  explore: float, unit_games: int = UNIT_GAMES, plies: int = 1,
-                 rollouts: int = 0):
+                 rollouts: int = 0, race: bool = False):
         self.directory = directory
-        self.plies, self.rollouts = plies, rollouts
+        self.plies, self.rollouts, self.race = plies, rollouts, race
         self.unit_games = unit_games
         self.units = -(-games // unit_games)
         self.games, self.seed, self.explore = games, seed, explore
-        self.weights = net.arrays()
+        self.weights = net_arrays(net)
         self.checksum = weights_checksum(self.weights)
         self.have = set(shard_indices(directory))
         self.resumed = len(self.have)
@@ -156,7 +161,7 @@ class TargetsJob:
             return []
         self._planned = True
         return [TargetsUnit(i, _unit_seed(self.seed, i), self._games_of(i), self.explore,
-                            self.weights, self.checksum, self.plies, self.rollouts)
+                            self.weights, self.checksum, self.plies, self.rollouts, self.race)
                 for i in range(self.units) if i not in self.have]
 
     def _games_of(self, i: int) -> int:
@@ -195,12 +200,14 @@ def shard_indices(directory: str | os.PathLike) -> list[int]:
 
 def make_targets(directory: str | os.PathLike, net: _core.NeuralNet, games: object,
                  seed: object = None, explore: float = 0.05, *, plies: int = 1,
-                 rollouts: object = 0, unit_games: int | None = None, jobs: object = None,
+                 rollouts: object = 0, race: bool = False, unit_games: int | None = None,
+                 jobs: object = None,
                  start_method: str | None = None, scheduler: str | None = None,
                  client: Any = None, progress: ProgressCallback | None = None) -> dict:
     """Write `plies`-ply targets (1 or 2), or with `rollouts` > 0 targets from that many
     rollout games a position (``rollout_probs``), of the positions of `games` self-play games,
-    and the games' outcomes, into `directory`.
+    and the games' outcomes, into `directory`; with `race`, only the positions with no
+    contact left (the data of a race net).
 
     The directory's ``targets.json`` records the seed, the games, ``explore``, the look-ahead
     and the net's checksum; running again with the same directory resumes (the same settings
@@ -214,20 +221,20 @@ def make_targets(directory: str | os.PathLike, net: _core.NeuralNet, games: obje
     rollouts = check_count(rollouts, "rollouts") if rollouts else 0
     if rollouts and plies != 1:
         raise ValueError("rollout labels replace the look-ahead: give rollouts or plies, not both")
-    kind = f"rollouts-{rollouts}" if rollouts else f"{plies}-ply"
+    kind = (f"rollouts-{rollouts}" if rollouts else f"{plies}-ply") + ("-race" if race else "")
     if unit_games is None:  # units of a few seconds to a minute of one core
         unit_games = max(1, UNIT_GAMES // rollouts) if rollouts else UNIT_GAMES
     path = Path(directory)
     path.mkdir(parents=True, exist_ok=True)
     meta_path = path / "targets.json"
-    checksum = weights_checksum(net.arrays())
+    checksum = weights_checksum(net_arrays(net))
     if meta_path.exists():
         record = json.loads(meta_path.read_text())
         if seed is not None and check_seed(seed) != record["seed"]:
             raise ValueError(f"{meta_path}: made with seed {record['seed']}, not {seed}")
         if (record["checksum"], record["explore"], record["unit_games"], record["targets"]) != (
                 checksum, float(explore), unit_games, kind):
-            raise ValueError(f"{meta_path}: made by another net or explore, unit_games or "
+            raise ValueError(f"{meta_path}: made by another net or explore, unit_games, race or "
                              "plies setting")
         record["games"] = max(games, record["games"])
     else:
@@ -236,7 +243,7 @@ def make_targets(directory: str | os.PathLike, net: _core.NeuralNet, games: obje
                   "targets": kind}
     meta_path.write_text(json.dumps(record, indent=1))
     job = TargetsJob(path, net, record["games"], record["seed"], float(explore), unit_games,
-                     plies, rollouts)
+                     plies, rollouts, bool(race))
     with make_executor(jobs, start_method, scheduler=scheduler, client=client) as executor:
         outcome = run_job(job, executor, progress=progress)
     return {**record, "positions_written": job.positions, "elapsed_s": outcome.elapsed_s,
@@ -319,8 +326,9 @@ class FitState:
         return cls(params, zeros, [z.copy() for z in zeros], 0, 0,
                    np.random.default_rng(seed).bit_generator.state, [])
 
-    def net(self) -> _core.NeuralNet:
-        return _core.NeuralNet(*self.params)
+    def net(self, race: _core.NeuralNet | None = None) -> _core.NeuralNet:
+        """The net of the current weights, with `race` as its race net."""
+        return _core.NeuralNet(*self.params, race=race)
 
     def save(self, path: str | os.PathLike) -> None:
         arrays = {f"p{i}": a for i, a in enumerate(self.params)}

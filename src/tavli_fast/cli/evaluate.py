@@ -40,14 +40,16 @@ def _parser(prog: str, description: str) -> OneLineParser:
 def _load(prog: str, args):
     """(position, net) or an exit status."""
     from ..inputs import resolve_position
-    from ..neural import NeuralNetError, default_net, load_net
+    from ..bearoff import default_database
+    from ..neural import NeuralNetError, default_net, load_net, with_bearoff
 
     try:
         position, _ = resolve_position(args.position)
     except (ValueError, TypeError) as e:
         return print_error(prog, e)
     try:
-        net = load_net(args.weights)[0] if args.weights else default_net()
+        net = (with_bearoff(load_net(args.weights)[0], default_database().tables)
+               if args.weights else default_net())
     except NeuralNetError as e:
         print_error(prog, e)
         return 1

@@ -14,6 +14,8 @@ Supervised refinement on the net's own look-ahead (issue 13; ``supervise.py``):
     tavli-train --targets d3/ --rollouts 12 --games 500 -j 2     # labels from 12 rollout games
     tavli-train --fit data/ --epochs 8 --checkpoint fit.npz --export v3.npz --net-version v3
     tavli-train --fit d2/ --outcome-weight 0.2 --epochs 8 --checkpoint fit2.npz --export v4.npz
+    tavli-train --targets d4/ --race --rollouts 36 --games 20000 -j 2   # race positions only
+    tavli-train --fit d4/ --race --epochs 8 --checkpoint race.npz --export v5.npz   # + race net
 
 Progress goes to stderr (every --log-every games); the seed is echoed.
 """
@@ -79,6 +81,11 @@ def build_parser() -> argparse.ArgumentParser:
     sup.add_argument("--explore", type=float, default=0.05,
                      help="with --targets: the chance that a turn plays a random legal play "
                      "(default 0.05)")
+    sup.add_argument("--race", action="store_true",
+                     help="with --targets: keep only the positions with no contact left; with "
+                     "--fit: fit the net's race net (which evaluates those positions) to the race "
+                     "positions of the targets, starting from the net's race net or, if it has "
+                     "none, from a copy of the net itself")
     sup.add_argument("--fit", metavar="DIR", nargs="+",
                      help="instead of TD training: fit the net (--init-from, default the shipped "
                      "one) to the targets in these directories (in this order); --checkpoint "
@@ -111,6 +118,8 @@ def run(args: argparse.Namespace) -> int:
 
     if args.targets or args.fit:
         return _supervised(args)
+    if args.race:
+        raise ValueError("--race goes with --targets or --fit")
     if args.average:
         if not args.export or args.games is not None or args.resume:
             raise ValueError("--average takes checkpoints and --export, not --games or --resume")
@@ -160,10 +169,14 @@ def _supervised(args: argparse.Namespace) -> int:
     if args.resume or args.average:
         raise ValueError("--resume and --average are for TD training, not --targets / --fit")
     net = neural.load_net(args.init_from)[0] if args.init_from else neural.default_net()
+    # The net that --fit trains: the race net with --race, else the net itself.
+    fitted = net
+    if args.fit and args.race:
+        fitted = net.race if net.race is not None else _core.NeuralNet(*net.arrays())
     if args.inputs is not None:
         if not args.fit:
             raise ValueError("--inputs widens the net that --fit starts from")
-        net = supervise.widen(net, args.inputs)
+        fitted = supervise.widen(fitted, args.inputs)
     if args.targets:
         if args.games is None:
             raise ValueError("--targets needs --games")
@@ -178,6 +191,7 @@ def _supervised(args: argparse.Namespace) -> int:
         with TqdmProgress(int(args.games), enabled=not args.quiet) as bar:  # (on a terminal)
             record = supervise.make_targets(args.targets, net, args.games, seed, args.explore,
                                             plies=args.plies, rollouts=args.rollouts,
+                                            race=args.race,
                                             **executor_settings(args),
                                             progress=bar)
         print(f"{record['positions_written']} positions written to {args.targets} in "
@@ -195,13 +209,18 @@ def _supervised(args: argparse.Namespace) -> int:
         probs = supervise.blend_outcomes(probs, outcomes, args.outcome_weight)
         print(f"outcomes known for {np.count_nonzero(outcomes >= 0)} of {len(outcomes)} "
               "positions", file=sys.stderr)
+    if args.race:
+        keep = _core.races(boards)
+        boards, probs = boards[keep], probs[keep]
+        if len(boards) < 20:
+            raise ValueError(f"the targets hold {len(boards)} race positions: too few to fit")
     # A fixed order (seed 0), so that the held-out rows are the same whatever --seed says.
     order = np.random.default_rng(0).permutation(len(boards))
     boards, probs = boards[order], probs[order]
     if args.checkpoint and os.path.exists(args.checkpoint):
         state = supervise.FitState.load(args.checkpoint)  # (its net, not --init-from's)
     else:
-        state = supervise.FitState.start(net, check_seed(args.seed if args.seed is not None else 0))
+        state = supervise.FitState.start(fitted, check_seed(args.seed if args.seed is not None else 0))
     inputs = _core.neural_inputs_many(boards, len(state.params[0]))
     try:
         supervise.fit(state, inputs, probs, args.epochs, rate=args.fit_rate, batch=args.batch,
@@ -211,8 +230,11 @@ def _supervised(args: argparse.Namespace) -> int:
         print(f"{PROG}: interrupted (resume from the last checkpoint)", file=sys.stderr)
         return EXIT_INTERRUPTED
     if args.export:
-        neural.save_net(args.export, state.net(), args.net_version or f"fit-{state.epoch}",
+        out = (_core.NeuralNet(*net.arrays(), race=state.net()) if args.race
+               else state.net(race=net.race))
+        neural.save_net(args.export, out, args.net_version or f"fit-{state.epoch}",
                         training={"supervised": {"targets": args.fit, "positions": len(boards),
+                                                 "race": args.race,
                                                  "seed": args.seed or 0,
                                                  "outcome_weight": args.outcome_weight,
                                                  "outputs_only": args.outputs_only,
