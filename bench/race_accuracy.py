@@ -11,7 +11,7 @@ measured by labelling `--noise` of the positions again with other dice: their eq
 label is the spread of the two labellings' difference / sqrt(2).
 
 For each evaluator (the shipped net alone, the shipped evaluator, i.e. that net with the
-bear-off databases, then each `--weights` file with the databases): the mean absolute and the
+bear-off databases, then each `--weights` file's net alone and with the databases): the mean absolute and the
 root mean square error of its cubeless equity against the labels, and the mean absolute error
 of its win probability, for the two kinds of race: bear-offs (both sides on their home
 boards) and the others. `--gnubg`: the same for GNU Backgammon's 0-ply evaluation (gnubg_nn,
@@ -110,10 +110,12 @@ def main() -> None:
         diff = supervise.equity_of(target[:args.noise]) - supervise.equity_of(again)
         out["label_equity_sd"] = float(diff.std(ddof=1) / math.sqrt(2))
     version = default_net_info().get("version")
+    tables = default_database().tables
     nets = [(f"net {version} alone", default_net(bearoff=False)),
             (f"net {version} + databases (shipped)", default_net())]
-    tables = default_database().tables
-    nets += [(f"{f} + databases", with_bearoff(load_net(f)[0], tables)) for f in args.weights]
+    for f in args.weights:
+        net = load_net(f)[0]
+        nets += [(f"{f} alone", net), (f"{f} + databases", with_bearoff(net, tables))]
     bear_off = ~boards[:, :, 7:26].any(axis=(1, 2))
     for name, net in nets:
         out["nets"][name] = errors(net.evaluate_many(boards), target, bear_off)

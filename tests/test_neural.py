@@ -217,14 +217,15 @@ def _test_positions() -> list[np.ndarray]:
 
 def test_fast_path_is_within_1e4_of_the_exact_path_for_the_shipped_net():
     """Single boards (evaluate) and the plays of a roll as changes to one base
-    (play_equities, what the players use), against the float64 path and numpy."""
-    net = neural.default_net()
-    arrays = net.arrays()
+    (play_equities, what the players use), against the float64 path and numpy (the race
+    net's weights for the races)."""
+    net = neural.default_net(bearoff=False)
     boards = _test_positions()
     stack = np.stack(boards)
     fast, exact = net.evaluate_many(stack), net.evaluate_many(stack, exact=True)
     assert np.abs(fast - exact).max() < FAST_TOLERANCE
     for b in boards[::25]:
+        arrays = (net.race if reference_no_contact(b) else net).arrays()
         np.testing.assert_allclose(exact[[i for i, c in enumerate(boards) if c is b][0]],
                                    reference_probs(arrays, b), rtol=1e-12, atol=1e-14)
     worst = 0.0
@@ -408,14 +409,15 @@ def test_the_shipped_weights_load_from_the_installed_package_and_verify():
     path = neural.default_weights_path()
     assert path.is_file() and path.parent.parent == __import__("pathlib").Path(tf.__file__).parent
     net, meta = neural.load_net(path)
-    assert meta["version"].startswith("v4") and meta["inputs"] == 209 == net.n_inputs
-    assert meta["sha256"] == neural.weights_checksum(net.arrays())
+    assert meta["version"].startswith("v5") and meta["inputs"] == 209 == net.n_inputs
+    assert meta["sha256"] == neural.weights_checksum(neural.net_arrays(net))
+    assert net.race is not None and meta["race"]["inputs"] == net.race.n_inputs
     assert neural.default_net().hidden == meta["hidden"]
     # Issue 13: small, and it says how it was made (the commands that repeat it).
     assert path.stat().st_size < 5 * 2**20
     recipe = meta["training"]["recipe"]
     assert recipe and all(step.startswith("tavli-train ") for step in recipe)
-    for older in ("v2", "v3"):  # kept: results made with them can be redone
+    for older in ("v2", "v3", "v4"):  # kept: results made with them can be redone
         assert neural.load_net(path.parent / f"neural-{older}.npz")[1]["version"].startswith(older)
 
 

@@ -367,13 +367,31 @@ cdef bint nn_bearoff_probs(const NeuralNetC* net, const int8_t* on_roll, const i
     return True
 
 
-cdef inline const NeuralNetC* nn_class_net(const NeuralNetC* net, const int8_t* a,
-                                          const int8_t* b) noexcept nogil:
-    """The net that evaluates the position of rows `a` and `b`: the race net when there
-    is one and no contact is left, else `net` itself."""
-    if net.race != NULL and rows_race(a, b):
-        return net.race
-    return net
+cdef inline const NeuralNetC* nn_class_net(const NeuralNetC* net, const int8_t* on_roll,
+                                          const int8_t* other, double* p) noexcept nogil:
+    """The net that evaluates the position (`on_roll` to play against `other`): the race net
+    when there is one and no contact is left, else `net` itself; or NULL when the bear-off
+    databases have valued it into `p`.  One contact test, none without a race net and
+    databases."""
+    if (net.race == NULL and net.bearoff == NULL) or not rows_race(on_roll, other):
+        return net
+    if nn_bearoff_probs(net, on_roll, other, p):
+        return NULL
+    return net.race if net.race != NULL else net
+
+
+cdef inline bint nn_race_reachable(const Board* before) noexcept nogil:
+    """Whether a play from `before` (row 0 to move) could leave no contact: every checker
+    of the mover must end on or below 24 - (the opponent's rearmost point; a hit only moves
+    that further back), and the pips that needs are at most 24, the most a roll moves."""
+    cdef int p, line, need = 0
+    p = 25
+    while p > 0 and before.c[1][p] == 0:
+        p -= 1
+    line = 24 - p
+    for p in range(line + 1 if line >= 0 else 1, 26):
+        need += before.c[0][p] * (p - line)
+    return need <= 24
 
 
 cdef void neural_probs_exact(const NeuralNetC* net, const int8_t* on_roll, const int8_t* other,
@@ -383,9 +401,9 @@ cdef void neural_probs_exact(const NeuralNetC* net, const int8_t* on_roll, const
     cdef tf_rows r
     cdef double f[NN_FEATURE_INPUTS]
     cdef double hidden[NN_MAX_HIDDEN]
-    if nn_bearoff_probs(net, on_roll, other, p):
+    net = nn_class_net(net, on_roll, other, p)
+    if net == NULL:
         return
-    net = nn_class_net(net, on_roll, other)
     _nn_rows(&r, on_roll, other, f, nn_features_of(net))
     nn_forward(net, &r, hidden, p)
     nn_make_consistent(p)
@@ -463,17 +481,22 @@ cdef inline void _nn_rows(tf_rows* r, const int8_t* on_roll, const int8_t* other
                 _rows_put(r, NN_BASE_INPUTS + k, features[k])
 
 
-cdef void neural_probs(const NeuralNetC* net, const int8_t* on_roll, const int8_t* other,
-                       double* p) noexcept nogil:
-    """Consistent probabilities for `on_roll`, about to roll against `other` (fast path)."""
+cdef inline void _nn_probs_of(const NeuralNetC* net, const int8_t* on_roll, const int8_t* other,
+                              double* p) noexcept nogil:
+    """The fast path's evaluation by `net` itself (no choice of class)."""
     cdef tf_rows r
     cdef double f[NN_FEATURE_INPUTS]
-    if nn_bearoff_probs(net, on_roll, other, p):
-        return
-    net = nn_class_net(net, on_roll, other)
     _nn_rows(&r, on_roll, other, f, nn_features_of(net))
     tf_forward(net.fb1, net.fw1, net.hp, &r, net.fw2, net.fb2, p)
     nn_make_consistent(p)
+
+
+cdef void neural_probs(const NeuralNetC* net, const int8_t* on_roll, const int8_t* other,
+                       double* p) noexcept nogil:
+    """Consistent probabilities for `on_roll`, about to roll against `other` (fast path)."""
+    net = nn_class_net(net, on_roll, other, p)
+    if net != NULL:
+        _nn_probs_of(net, on_roll, other, p)
 
 
 ctypedef struct NNBase:
@@ -482,6 +505,10 @@ ctypedef struct NNBase:
     # (on roll = before.c[1], other = before.c[0]).
     Board before
     const NeuralNetC* net       # the net of `before`'s class (nn_class_net), whose sums these are
+    bint class_may_change       # a play may reach another class: a race from contact (when
+                                # there is a race net or databases), or a bear-off (when there
+                                # are databases and the side not moving has every checker home:
+                                # a play cannot bring its checkers home, only hit them)
     int nf                      # the net's hand features
     double feat[NN_FEATURE_INPUTS]
     float h[NN_MAX_HIDDEN]
@@ -490,7 +517,14 @@ ctypedef struct NNBase:
 cdef void nn_base_prepare(const NeuralNetC* net, const Board* before, NNBase* base) noexcept nogil:
     """The base for evaluating the plays from `before` (row 0 about to move)."""
     cdef tf_rows r
-    net = base.net = nn_class_net(net, before.c[1], before.c[0])
+    cdef double unused[NN_OUTPUTS]
+    cdef const NeuralNetC* own = nn_class_net(net, before.c[1], before.c[0], unused)
+    if own == NULL:                     # a bear-off already: every play is valued by the databases
+        own = net.race if net.race != NULL else net
+    base.class_may_change = (
+        (own == net and (net.race != NULL or net.bearoff != NULL) and nn_race_reachable(before))
+        or (net.bearoff != NULL and bo_checkers_on(before.c[1], 6) > 0))
+    net = base.net = own
     base.before = before[0]
     base.nf = nn_features_of(net)
     _nn_rows(&r, before.c[1], before.c[0], base.feat, base.nf)
@@ -537,13 +571,13 @@ cdef void nn_play_probs(const NeuralNetC* net, const NNBase* base, const Board* 
     if after.c[0][OFF] == 15:
         nn_won_probs(after, True, p)
         return
-    if nn_bearoff_probs(net, after.c[1], after.c[0], q):
-        nn_swap_sides(q, p)
-        return
-    if base.net != net.race and net.race != NULL and rows_race(after.c[0], after.c[1]):
-        neural_probs(net.race, after.c[1], after.c[0], q)
-        nn_swap_sides(q, p)
-        return
+    if base.class_may_change:
+        net = nn_class_net(net, after.c[1], after.c[0], q)
+        if net != base.net:             # the databases (NULL) or another net value it afresh
+            if net != NULL:
+                _nn_probs_of(net, after.c[1], after.c[0], q)
+            nn_swap_sides(q, p)
+            return
     net = base.net
     _rows_clear(&r)
     _nn_delta_side(&r, base.before.c[1], after.c[1], 0)                # now on roll
@@ -1147,7 +1181,9 @@ cdef class NeuralNet:
         """float64[n]: the 0-ply equity of each of `plays` (post-move boards, sides not
         switched) for its mover, evaluated as the players do: as changes to the hidden
         sums of `board`, the position they were played from (row 0 to move).  Any boards
-        are accepted; the closer they are to `board`, the fewer inputs change."""
+        are accepted; the closer they are to `board`, the fewer inputs change.  (With the
+        bear-off databases, a board whose row 1 is all home while `board`'s is not is valued
+        by the net: a play cannot bring the other side home.)"""
         cdef Board b
         cdef NNBase* base
         cdef Py_ssize_t i, n = plays.shape[0]

@@ -45,7 +45,7 @@ from .atomic import atomic_file
 from .driver import ProgressCallback, run_job
 from .executors import make_executor
 from .inputs import check_count, check_seed
-from .neural import net_arrays, net_from_arrays, weights_checksum
+from .neural import net_arrays, net_from_arrays, weights_checksum, with_bearoff
 from .players import PLAYERS, game_resources
 from .progress import RolloutProgress
 from .rollout import VR_SUMS
@@ -77,18 +77,23 @@ class TargetsUnit:
     plies: int = 1  # of the look-ahead that labels the positions
     rollouts: int = 0  # > 0: label by that many rollout games instead of the look-ahead
     race: bool = False  # keep only the positions with no contact left
+    bearoff: bool = False  # the net values bear-offs by the (default) bear-off databases
 
 
-_NETS: dict[str, _core.NeuralNet] = {}
+_NETS: dict[tuple[str, bool], _core.NeuralNet] = {}
 
 
 def targets_worker(unit: TargetsUnit) -> tuple[int, np.ndarray, np.ndarray, np.ndarray]:
     """(index, boards int8[m, 2, 26], look-ahead probabilities float64[m, 5], outcomes
     int8[m]) of one unit (outcomes as ``NeuralNet.selfplay_positions`` gives them)."""
-    net = _NETS.get(unit.checksum)
+    key = (unit.checksum, unit.bearoff)
+    net = _NETS.get(key)
     if net is None:
         _NETS.clear()
-        net = _NETS[unit.checksum] = net_from_arrays(unit.weights)
+        net = net_from_arrays(unit.weights)
+        if unit.bearoff:
+            net = with_bearoff(net, game_resources((PLAYERS["neural"],), True)["bearoff"])
+        _NETS[key] = net
     state = _core.rng_state(unit.seed)
     boards, outcomes = net.selfplay_positions(unit.games, state, unit.explore, True)
     if unit.race:
@@ -126,8 +131,8 @@ def rollout_probs(net: _core.NeuralNet, boards: np.ndarray, trials: int, seed: i
 
 
 def _prepare(unit: TargetsUnit) -> None:
-    """Build the bear-off databases that rollout labels need, once per machine."""
-    if unit.rollouts:
+    """Build the bear-off databases that rollout labels and the net need, once per machine."""
+    if unit.rollouts or unit.bearoff:
         game_resources((PLAYERS["neural"],), True, True, load=False)
 
 
@@ -150,6 +155,7 @@ class TargetsJob:
         self.units = -(-games // unit_games)
         self.games, self.seed, self.explore = games, seed, explore
         self.weights = net_arrays(net)
+        self.bearoff = net.bearoff is not None
         self.checksum = weights_checksum(self.weights)
         self.have = set(shard_indices(directory))
         self.resumed = len(self.have)
@@ -161,7 +167,8 @@ class TargetsJob:
             return []
         self._planned = True
         return [TargetsUnit(i, _unit_seed(self.seed, i), self._games_of(i), self.explore,
-                            self.weights, self.checksum, self.plies, self.rollouts, self.race)
+                            self.weights, self.checksum, self.plies, self.rollouts, self.race,
+                            self.bearoff)
                 for i in range(self.units) if i not in self.have]
 
     def _games_of(self, i: int) -> int:
@@ -232,15 +239,16 @@ def make_targets(directory: str | os.PathLike, net: _core.NeuralNet, games: obje
         record = json.loads(meta_path.read_text())
         if seed is not None and check_seed(seed) != record["seed"]:
             raise ValueError(f"{meta_path}: made with seed {record['seed']}, not {seed}")
-        if (record["checksum"], record["explore"], record["unit_games"], record["targets"]) != (
-                checksum, float(explore), unit_games, kind):
+        if (record["checksum"], record["explore"], record["unit_games"], record["targets"],
+                record.get("bearoff", False)) != (checksum, float(explore), unit_games, kind,
+                                                  net.bearoff is not None):
             raise ValueError(f"{meta_path}: made by another net or explore, unit_games, race or "
-                             "plies setting")
+                             "plies setting, or with(out) the bear-off databases")
         record["games"] = max(games, record["games"])
     else:
         record = {"seed": check_seed(seed), "games": games, "explore": float(explore),
                   "checksum": checksum, "unit_games": check_count(unit_games, "unit_games"),
-                  "targets": kind}
+                  "targets": kind, "bearoff": net.bearoff is not None}
     meta_path.write_text(json.dumps(record, indent=1))
     job = TargetsJob(path, net, record["games"], record["seed"], float(explore), unit_games,
                      plies, rollouts, bool(race))
@@ -300,11 +308,13 @@ def blend_outcomes(probs: np.ndarray, outcomes: np.ndarray, weight: float) -> np
 
 def widen(net: _core.NeuralNet, inputs: int) -> _core.NeuralNet:
     """The net with `inputs` inputs (198, 203 or 209), the added inputs' weights zero, so it
-    evaluates exactly as before until training gives them weight."""
+    evaluates exactly as before until training gives them weight (its race net and bear-off
+    databases kept)."""
     w1, b1, w2, b2 = net.arrays()
     if inputs < len(w1):
         raise ValueError(f"the net has {len(w1)} inputs already; it cannot be narrowed to {inputs}")
-    return _core.NeuralNet(np.vstack([w1, np.zeros((inputs - len(w1), w1.shape[1]))]), b1, w2, b2)
+    return _core.NeuralNet(np.vstack([w1, np.zeros((inputs - len(w1), w1.shape[1]))]), b1, w2, b2,
+                           race=net.race, bearoff=net.bearoff)
 
 
 @dataclass

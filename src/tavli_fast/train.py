@@ -165,6 +165,10 @@ def _start_from_weights(state: TrainingState, path: str | os.PathLike,
     from .neural import load_net
 
     net, meta = load_net(path)
+    if net.race is not None:
+        log.warning("%s: TD training trains one net for every position; its race net is "
+                    "left out", path)
+        net = _core.NeuralNet(*net.arrays())
     state.net = net
     state.init_from = {"file": Path(path).name, "version": meta.get("version"),
                        "sha256": meta.get("sha256")}
