@@ -8,6 +8,7 @@ the code's own output.
 from __future__ import annotations
 
 import json
+import math
 import subprocess
 import sys
 
@@ -66,8 +67,10 @@ def test_cubeful_rollout_reports_both_branches_on_common_dice():
     r = rollout("start", 1200, players="neural", seed=5, jobs=1, cubeful=True)
     c = r.cubeful
     assert c.can_double and c.double_take is not None and c.double_pass == 1.0
-    # Paired on the same games: the difference is far more precise than either branch.
-    assert c.se["difference"] < 0.8 * min(c.se["no_double"], c.se["double_take"])
+    # Paired on the same games: the difference is far more precise than it would be from two
+    # independent rollouts of the branches (not always more than each branch: one game with
+    # a high cube can dominate the double/take branch and the difference alike).
+    assert c.se["difference"] < 0.8 * math.hypot(c.se["no_double"], c.se["double_take"])
     assert c.double_take < c.no_double                   # doubling at the start is a blunder
     assert c.action == "No double, take"
     assert c.mean_cube["double_take"] >= 2.0

@@ -381,13 +381,23 @@ def test_weights_file_round_trip_and_checksum(tmp_path):
     for a, b in zip(net.arrays(), loaded.arrays()):
         np.testing.assert_array_equal(a, b)
     # Change one weight but keep the recorded checksum: the load must fail.
+    bad = _rewritten(path, tmp_path / "bad.npz", lambda parts: _nudge(parts["w1"], (3, 2)))
+    with pytest.raises(neural.NeuralNetError, match="checksum"):
+        neural.load_net(bad)
+
+
+def _nudge(array: np.ndarray, where: tuple[int, int]) -> None:
+    array[where] += 1e-9
+
+
+def _rewritten(path, out, edit):
+    """A copy of the weights file `path` at `out`, its arrays changed by `edit(parts)`."""
     with np.load(path) as z:
         parts = {k: np.array(z[k]) for k in z.files}
-    parts["w1"][3, 2] += 1e-9
-    with open(tmp_path / "bad.npz", "wb") as f:
+    edit(parts)
+    with open(out, "wb") as f:
         np.savez(f, **parts)
-    with pytest.raises(neural.NeuralNetError, match="checksum"):
-        neural.load_net(tmp_path / "bad.npz")
+    return out
 
 
 def test_damaged_or_foreign_weights_files_give_clear_errors(tmp_path):
@@ -855,18 +865,12 @@ def test_weights_file_with_a_race_net_round_trips_and_checks_the_race_weights(tm
     for a, b in zip(neural.net_arrays(combined), neural.net_arrays(loaded)):
         np.testing.assert_array_equal(a, b)
     assert loaded.race is not None and loaded.race.hidden == 8
-    with np.load(path) as z:
-        parts = {k: np.array(z[k]) for k in z.files}
-    parts["race_w2"][1, 3] += 1e-9
-    with open(tmp_path / "bad.npz", "wb") as f:
-        np.savez(f, **parts)
+    bad = _rewritten(path, tmp_path / "bad.npz", lambda parts: _nudge(parts["race_w2"], (1, 3)))
     with pytest.raises(neural.NeuralNetError, match="checksum"):
-        neural.load_net(tmp_path / "bad.npz")
-    del parts["race_w1"]
-    with open(tmp_path / "cut.npz", "wb") as f:
-        np.savez(f, **parts)
+        neural.load_net(bad)
+    cut = _rewritten(path, tmp_path / "cut.npz", lambda parts: parts.pop("race_w1"))
     with pytest.raises(neural.NeuralNetError, match="cut.npz"):
-        neural.load_net(tmp_path / "cut.npz")
+        neural.load_net(cut)
 
 
 def _bearoff_board(mine, theirs, mine_off, theirs_off) -> np.ndarray:

@@ -20,7 +20,8 @@
 
 pubeval, greedy and the neural players also play pure bear-offs by the
 databases unless that is turned off (``bearoff=False`` in simulate and
-rollout, ``--no-bearoff``).
+rollout, ``--no-bearoff``); with them, the neural evaluator also values every
+bear-off by the databases (cube decisions, luck, the 1-ply look).
 
 Every player is deterministic given the dice except ``random``, which draws
 from the game's random number generator.
