@@ -7,13 +7,13 @@ hand features, 209 with issue 13's too), how it was trained, and
 ``sha256``: the SHA-256 of the four arrays' bytes (little-endian float64, C order, in that
 order). A file of format 2 also holds a race net (issue 13), ``race_w1`` .. ``race_b2``, which
 evaluates the positions with no contact left; its ``meta`` has ``race`` (its ``hidden`` and
-``inputs``) and the checksum covers the eight arrays. Loading checks all of it; a damaged or foreign file raises NeuralNetError naming the
-file. The package ships ``data/neural-v5.npz`` (the default, issue 13: net v4 with a race
-net fitted to rollout labels of race positions) and its predecessors ``data/neural-v4.npz``
-(v3 refined on its 2-ply look-ahead, its gammon estimates recalibrated on real outcomes),
-``data/neural-v3.npz`` and ``data/neural-v2.npz`` (so that results made with them can be
-repeated), and never downloads anything. ``default_net()`` adds the bear-off databases, which
-value the bear-offs (``with_bearoff``).
+``inputs``) and the checksum covers the eight arrays. Loading checks all of it; a damaged or
+foreign file raises NeuralNetError naming the file. The package ships ``data/neural-v5.npz``
+(the default, issue 13: net v4 with a race net fitted to rollout labels of race positions) and
+its predecessors ``data/neural-v4.npz`` (v3 refined on its 2-ply look-ahead, its gammon
+estimates recalibrated on real outcomes), ``data/neural-v3.npz`` and ``data/neural-v2.npz`` (so
+that results made with them can be repeated), and never downloads anything. ``default_net()``
+adds the bear-off databases, which value the bear-offs (``with_bearoff``).
 
 The net's inputs and outputs are described in ``_neural.pxi``: five probabilities for the
 player on roll (win, win gammon, win backgammon, lose gammon, lose backgammon; gammons include
