@@ -11,8 +11,8 @@ measured by labelling `--noise` of the positions again with other dice: their eq
 label is the spread of the two labellings' difference / sqrt(2).
 
 For each evaluator (the shipped net alone, the shipped evaluator, i.e. that net with the
-bear-off databases, then each `--weights` file's net alone and with the databases): the mean absolute and the
-root mean square error of its cubeless equity against the labels, and the mean absolute error
+bear-off databases, then each `--weights` file's net alone and with the databases): the mean
+absolute and the root mean square error of its cubeless equity against the labels, and the mean absolute error
 of its win probability, for the two kinds of race: bear-offs (both sides on their home
 boards) and the others. `--gnubg`: the same for GNU Backgammon's 0-ply evaluation (gnubg_nn,
 a test-only oracle, never a training target), which shows how far the yardstick itself is
@@ -33,27 +33,18 @@ import numpy as np
 from tavli_fast import _core, supervise
 from tavli_fast.bearoff import default_database
 from tavli_fast.neural import default_net, default_net_info, load_net, with_bearoff
-from tavli_fast.position import Position
-
-
-def _in_database(db, board: np.ndarray) -> bool:
-    try:
-        db.win_probability(Position.from_board(board))
-    except ValueError:  # outside the two-sided database
-        return False
-    return True
 
 
 def race_positions(n: int, seed: int) -> np.ndarray:
     """n distinct race positions (row 0 on roll) from the shipped net's self-play, outside
     the two-sided database."""
-    net, db = default_net(), default_database()
+    net, tables = default_net(), default_database().tables
     state = _core.rng_state(seed)
     found: dict[bytes, np.ndarray] = {}
     while len(found) < n:
         boards = net.selfplay_positions(200, state, 0.05)
         for b in boards[_core.races(boards)]:
-            if not _in_database(db, b):
+            if tables.win(b) is None:  # outside the two-sided database
                 found.setdefault(b.tobytes(), b)
     return np.stack(list(found.values())[:n])
 
@@ -104,12 +95,12 @@ def main() -> None:
     boards = race_positions(args.positions, args.seed)
     target = labels(boards, args.trials, args.seed, args.jobs)
     again = labels(boards[:args.noise], args.trials, args.seed + 10**6, args.jobs) if args.noise else None
+    version = default_net_info().get("version")
     out: dict = {"positions": len(boards), "trials": args.trials, "seed": args.seed,
-                 "labelled_by": default_net_info().get("version"), "nets": {}}
+                 "labelled_by": version, "nets": {}}
     if again is not None:
         diff = supervise.equity_of(target[:args.noise]) - supervise.equity_of(again)
         out["label_equity_sd"] = float(diff.std(ddof=1) / math.sqrt(2))
-    version = default_net_info().get("version")
     tables = default_database().tables
     nets = [(f"net {version} alone", default_net(bearoff=False)),
             (f"net {version} + databases (shipped)", default_net())]

@@ -509,17 +509,12 @@ cdef double _bo_result_value(const BearoffDB* db, const Board* r) noexcept nogil
     return -db.mean[mine]
 
 
-cdef inline bint bearoff_no_contact(const Board* b) noexcept nogil:
-    """No checker of either side still has to pass an opposing one (a pure race)."""
-    return rows_race(b.c[0], b.c[1])
-
-
 cdef int bearoff_choose(const BearoffDB* db, const MoveGen* g, int n, const Board* before) noexcept nogil:
     """Index in g.out[0:n] of the play the databases prefer, or -1 if `before` (side 0 to
     play) is not a pure bear-off the one-sided database covers (the caller decides then)."""
     cdef int i, best = 0
     cdef double v, best_v = -1e300
-    if bearoff1_index(db, before.c[0]) < 0 or not bearoff_no_contact(before):
+    if bearoff1_index(db, before.c[0]) < 0 or not board_race(before):
         return -1
     for i in range(n):
         v = _bo_result_value(db, &g.out[i])

@@ -126,7 +126,7 @@ cdef double cube_efficiency(const Board* b) noexcept nogil:
     """x by position class (CUBE.md): contact 0.76, bear-off 0.6, race 0.6 + 0.0025 pips."""
     cdef int p, side, pips = 0
     cdef bint home = True
-    if not _pubeval_is_race(b):
+    if not board_race(b):
         return CUBE_X_CONTACT
     for side in range(2):
         for p in range(7, 26):

@@ -110,7 +110,7 @@ cdef inline int choose_play(MoveGen* g, const Board* before, int n, int player,
         return neural_choose_1ply(opt.net, g, n, opt.scratch, &opt.filter, next_table)
     # Tesauro's rule (and gnubg's): race or contact weights by the position
     # before the move, the same for every candidate.
-    race = player != PLAYER_GREEDY and _pubeval_is_race(before)
+    race = player != PLAYER_GREEDY and board_race(before)
     best_v = -1e300
     for i in range(n):
         if player == PLAYER_GREEDY:
@@ -172,7 +172,7 @@ cdef inline void cube_view(const Board* b, int player, const double* p, double x
     a.action = ACT_NO_DOUBLE_TAKE if a.can_double else ACT_CANNOT_DOUBLE
     if cube_is_match(s) and s.away_opp == 1 and a.can_double:
         a.action = ACT_DOUBLE_TAKE      # the post-Crawford trailer's free double
-    if not _pubeval_is_race(b):
+    if not board_race(b):
         a.dt = 0.0                      # contact: take
         return
     mine = theirs = 0

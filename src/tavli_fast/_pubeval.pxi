@@ -170,7 +170,8 @@ cdef inline bint rows_race(const int8_t* a, const int8_t* b) noexcept nogil:
     return me + opp <= 24
 
 
-cdef inline bint _pubeval_is_race(const Board* b) noexcept nogil:
+cdef inline bint board_race(const Board* b) noexcept nogil:
+    """rows_race of the board's two rows: no contact left."""
     return rows_race(b.c[0], b.c[1])
 
 
@@ -190,7 +191,7 @@ cdef inline double _pubeval_with_race(const Board* b, bint race) noexcept nogil:
 cdef inline double _pubeval(const Board* b) noexcept nogil:
     """pubeval of b for row 0, race weights iff b itself has no contact
     (the choice gnubg_nn.pub_eval_score makes)."""
-    return _pubeval_with_race(b, _pubeval_is_race(b))
+    return _pubeval_with_race(b, board_race(b))
 
 
 cdef int _evaluators_load_board(const int8_t[:, ::1] board, Board* out) except -1:

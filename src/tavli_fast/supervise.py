@@ -13,11 +13,11 @@ net what a deeper search of its own says. Two steps, each resumable:
    game's real outcome for the side on roll (so that a fit can mix some of it into the
    targets, which anchors the gammon estimates to what happens rather than to what the net
    believes). With ``race=True`` only the positions with no contact left are kept: the
-   data of a race net (see ``NeuralNet``'s ``race``). This runs on the driver as a job kind (``TargetsJob``), on the local pool or
-   a Dask cluster; each unit of games (``UNIT_GAMES``, fewer with rollouts) is written as
-   its own shard file in the data directory, so a stopped run resumes by skipping the shards
-   it has, and the shards depend only on (seed, unit index, net), never on the number of
-   workers.
+   data of a race net (see ``NeuralNet``'s ``race``). This runs on the driver as a job kind
+   (``TargetsJob``), on the local pool or a Dask cluster; each unit of games (``UNIT_GAMES``,
+   fewer with rollouts) is written as its own shard file in the data directory, so a stopped
+   run resumes by skipping the shards it has, and the shards depend only on (seed, unit
+   index, net), never on the number of workers.
 2. ``fit``: minibatch Adam on the cross-entropy of the five sigmoid outputs against the
    targets, from the current weights, in float32 numpy; a held-out part of the positions
    reports the loss and the equity error. ``fit`` checkpoints after every epoch (weights, the
