@@ -233,3 +233,26 @@ def test_progress_bar_on_a_terminal():
     assert proc.returncode == 0
     assert "games" in bar and "equity" in bar  # tqdm bar with the running equity +- SE
     assert "95% CI" in out  # the result itself goes to stdout
+
+
+@pytest.mark.parametrize("module, args", [
+    ("tavli_fast", ["--trials", "100", "--seed", "1", "-j", "1", "--player", "pubeval"]),
+    ("tavli_fast.cli.bearoff", ["--position", "u7sNAAB3tw0AAA"]),
+    ("tavli_fast.cli.evaluate", None),
+])
+def test_a_reader_that_stops_early_ends_the_command_quietly(module, args):
+    """``tavli-... | head``: stdout's reader has gone before the command writes. The command
+    ends with 141 (128 + SIGPIPE, as a shell reports it) and prints no traceback."""
+    if args is None:  # tavli-eval has no module entry of its own: call it as its script does
+        cmd = [sys.executable, "-c", "import sys; from tavli_fast.cli.evaluate import eval_main; "
+               "sys.exit(eval_main(['--position', '4HPwATDgc/ABMA']))"]
+    else:
+        cmd = [sys.executable, "-m", module, *args]
+    read, write = os.pipe()
+    os.close(read)  # the reader is gone before the first write
+    try:
+        p = subprocess.run(cmd, stdout=write, stderr=subprocess.PIPE, text=True, timeout=120)
+    finally:
+        os.close(write)
+    assert p.returncode == 141, p.stderr
+    assert "Traceback" not in p.stderr and "Broken pipe" not in p.stderr

@@ -2,12 +2,16 @@
 
 Shared conventions: argparse, human output on stdout, logs and progress bars on stderr, exit
 status 0 on success and 2 on bad usage or bad input with a one-line message, never a traceback.
+Every entry point is wrapped in ``entry_point``: output piped into a reader that stops early
+(``tavli-bearoff ... | head``) ends the command quietly, as a SIGPIPE ends a Unix tool.
 """
 
 from __future__ import annotations
 
 import argparse
+import functools
 import logging
+import os
 import signal
 import sys
 import threading
@@ -15,6 +19,8 @@ from typing import Any, Callable, NoReturn, Sequence
 
 __all__ = [
     "EXIT_INTERRUPTED",
+    "EXIT_BROKEN_PIPE",
+    "entry_point",
     "UsageError",
     "OneLineParser",
     "parse_count",
@@ -28,6 +34,27 @@ __all__ = [
 
 #: Exit status after Ctrl-C (128 + SIGINT), once the partial result has been printed.
 EXIT_INTERRUPTED = 130
+#: Exit status when the reader of stdout has gone (128 + SIGPIPE, as a shell reports a tool
+#: that SIGPIPE ended); nothing is printed.
+EXIT_BROKEN_PIPE = 141
+
+
+def entry_point(main: Callable[..., int]) -> Callable[..., int]:
+    """Wrap a command's ``main``: a closed stdout (the reader of a pipe stopped) ends it with
+    ``EXIT_BROKEN_PIPE`` and no message, instead of a BrokenPipeError traceback."""
+
+    @functools.wraps(main)
+    def wrapped(argv: Sequence[str] | None = None) -> int:
+        try:
+            return main(argv)
+        except BrokenPipeError:
+            # Python flushes stdout again at exit; point it at /dev/null so that flush is silent.
+            devnull = os.open(os.devnull, os.O_WRONLY)
+            os.dup2(devnull, sys.stdout.fileno())
+            os.close(devnull)
+            return EXIT_BROKEN_PIPE
+
+    return wrapped
 
 
 class UsageError(Exception):
@@ -204,6 +231,8 @@ def run_command(prog: str, parser: argparse.ArgumentParser,
         print(f"{prog}: {'terminated' if isinstance(e, Terminated) else 'interrupted'}",
               file=sys.stderr)
         return EXIT_INTERRUPTED
+    except BrokenPipeError:
+        raise  # not bad input: entry_point ends the command quietly
     except (UsageError, ValueError, TypeError, OSError, ImportError) as e:
         return print_error(prog, e)
     except RuntimeError as e:

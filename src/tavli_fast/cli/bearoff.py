@@ -17,7 +17,7 @@ import sys
 import time
 from typing import Sequence
 
-from . import OneLineParser, print_error
+from . import OneLineParser, entry_point, print_error
 
 PROG = "tavli-bearoff"
 
@@ -41,6 +41,7 @@ def build_parser() -> OneLineParser:
     return p
 
 
+@entry_point
 def main(argv: Sequence[str] | None = None) -> int:
     args = build_parser().parse_args(argv)
     if args.position is None and not args.rebuild:

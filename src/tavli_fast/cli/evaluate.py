@@ -22,7 +22,7 @@ import json
 import sys
 from typing import Sequence
 
-from . import OneLineParser, print_error
+from . import OneLineParser, entry_point, print_error
 
 FIGURES = ("win", "win_gammon", "win_backgammon", "lose_gammon", "lose_backgammon")
 
@@ -56,6 +56,7 @@ def _load(prog: str, args):
     return position, net
 
 
+@entry_point
 def eval_main(argv: Sequence[str] | None = None) -> int:
     args = _parser("tavli-eval", "The neural net's probabilities for the side on roll.").parse_args(argv)
     loaded = _load("tavli-eval", args)
@@ -120,6 +121,7 @@ def _dice(text: str) -> tuple[int, int]:
     return check_dice(int(t[0]), int(t[1]))
 
 
+@entry_point
 def hint_main(argv: Sequence[str] | None = None) -> int:
     p = _parser("tavli-hint", "The cube decision before the roll, or the plays of a roll, by the "
                 "neural net (0 and 1 ply).")

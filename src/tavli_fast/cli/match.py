@@ -18,6 +18,7 @@ from typing import Any, Sequence
 
 from . import (
     add_game_option,
+    entry_point,
     OneLineParser,
     UsageError,
     add_executor_options,
@@ -148,6 +149,7 @@ def run(args: argparse.Namespace) -> int:
     return print_result(PROG, args, result)
 
 
+@entry_point
 def main(argv: Sequence[str] | None = None) -> int:
     """Entry point of ``tavli-match``; returns the exit status."""
     return run_command(PROG, build_parser(), run, argv)

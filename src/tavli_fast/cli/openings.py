@@ -13,6 +13,7 @@ from typing import Sequence
 
 from . import (
     add_game_option,
+    entry_point,
     EXIT_INTERRUPTED,
     OneLineParser,
     UsageError,
@@ -215,6 +216,7 @@ def _run_replies(args: argparse.Namespace, executor: dict) -> int:
     return EXIT_INTERRUPTED if result.interrupted else 0
 
 
+@entry_point
 def main(argv: Sequence[str] | None = None) -> int:
     """Entry point of ``tavli-openings``; returns the exit status."""
     return run_command(PROG, build_parser(), run, argv)

@@ -15,6 +15,7 @@ from typing import Any, Sequence
 from ..cubeful import DEFAULT_MAX_CUBE
 from . import (
     add_game_option,
+    entry_point,
     OneLineParser,
     UsageError,
     add_executor_options,
@@ -245,6 +246,7 @@ def run(args: argparse.Namespace) -> int:
     return print_result(PROG, args, result)
 
 
+@entry_point
 def main(argv: Sequence[str] | None = None) -> int:
     """Entry point of ``tavli-rollout`` and ``python -m tavli_fast``; returns the exit status."""
     return run_command(PROG, build_parser(), run, argv)

@@ -26,8 +26,8 @@ import argparse
 import sys
 
 from .. import __version__
-from . import (EXIT_INTERRUPTED, OneLineParser, add_executor_options, executor_settings,
-               parse_count, run_command)
+from . import (EXIT_INTERRUPTED, OneLineParser, add_executor_options, entry_point,
+               executor_settings, parse_count, run_command)
 
 PROG = "tavli-train"
 
@@ -245,6 +245,7 @@ def _supervised(args: argparse.Namespace) -> int:
     return 0
 
 
+@entry_point
 def main(argv: list[str] | None = None) -> int:
     """Entry point of ``tavli-train``; returns the exit status."""
     return run_command(PROG, build_parser(), run, argv)
