@@ -382,3 +382,49 @@ def test_race_targets_and_the_race_net_fit(tmp_path, capsys):
                zip(net_arrays(load_net(kept)[0])[4:], net_arrays(pair)[4:]))
     assert main(["--race", "--games", "3", "-q"]) == 2
     assert "--race" in capsys.readouterr().err
+
+
+def test_truncated_rollout_labels_are_the_look_ahead_at_one_and_two_plies(positions):
+    """A luck-adjusted rollout stopped after k plies, over the 36 first rolls, is the k-ply
+    look-ahead: the luck of each roll is measured by the same 0-ply values the look-ahead
+    averages, so what is left is the mean over the rolls, with no noise. At k = 1 and 2 the
+    truncated labels equal ``probs_many``'s 1- and 2-ply targets (to the float32 path's
+    rounding), whatever the seed; deeper, they are neither."""
+    net = default_net()
+    picks = np.ascontiguousarray(positions[[3, 30, 60, 100]])
+    for k in (1, 2):
+        label = supervise.rollout_probs(net, picks, 36, seed=k, truncate_plies=k)
+        np.testing.assert_allclose(label, net.probs_many(picks, k), atol=1e-4)
+    deeper = supervise.rollout_probs(net, picks, 36, seed=1, truncate_plies=6)
+    assert not np.allclose(deeper, net.probs_many(picks, 2), atol=1e-3)
+    assert not np.array_equal(deeper, supervise.rollout_probs(net, picks, 36, seed=2,
+                                                              truncate_plies=6))
+
+
+def test_contact_targets_with_truncated_rollouts(tmp_path, capsys):
+    """--contact keeps exactly the positions --race drops; truncated rollout labels are recorded
+    in the directory's kind and need --rollouts."""
+    from tavli_fast.cli.train import main
+
+    net = default_net()
+    record = supervise.make_targets(tmp_path / "c", net, 6, seed=4, contact=True, jobs=1)
+    assert record["targets"] == "1-ply-contact"
+    boards = supervise.load_targets(tmp_path / "c")[0]
+    supervise.make_targets(tmp_path / "all", net, 6, seed=4, jobs=1)
+    every = supervise.load_targets(tmp_path / "all")[0]
+    assert np.array_equal(every[~_core.races(every)], boards) and len(boards) < len(every)
+    record = supervise.make_targets(tmp_path / "t", net, 1, seed=4, rollouts=4, truncate_plies=3,
+                                    contact=True, jobs=1)
+    assert record["targets"] == "rollouts-4-cut3-contact"
+    boards, probs = supervise.load_targets(tmp_path / "t")
+    assert np.array_equal(probs, supervise.rollout_probs(
+        net, np.ascontiguousarray(boards), 4, supervise._unit_seed(4, 0), truncate_plies=3))
+    with pytest.raises(ValueError, match="needs rollouts"):
+        supervise.make_targets(tmp_path / "x", net, 1, seed=4, truncate_plies=3, jobs=1)
+    with pytest.raises(ValueError, match="not both"):
+        supervise.make_targets(tmp_path / "x", net, 1, seed=4, race=True, contact=True, jobs=1)
+    assert main(["--targets", str(tmp_path / "y"), "--truncate-plies", "3", "--games", "1",
+                 "-q"]) == 2
+    assert "--truncate-plies" in capsys.readouterr().err
+    assert main(["--contact", "--games", "3", "-q"]) == 2
+    assert "--contact" in capsys.readouterr().err

@@ -9,11 +9,14 @@ net what a deeper search of its own says. Two steps, each resumable:
    of the net's probabilities after its best play; or *2-ply*, that mean with each position
    after the best play valued at 1 ply; or, with ``rollouts=N``, the luck-adjusted mean of N
    games of the net's 0-ply self-play played on from the position to the end, which carry
-   what happens later in the game rather than what the net believes of it), and with the
+   what happens later in the game rather than what the net believes of it; with
+   ``truncate_plies=K`` too, those games stop after K plies and the net values them there:
+   a deeper look than the look-ahead's, cheaper than games to the end), and with the
    game's real outcome for the side on roll (so that a fit can mix some of it into the
    targets, which anchors the gammon estimates to what happens rather than to what the net
    believes). With ``race=True`` only the positions with no contact left are kept: the
-   data of a race net (see ``NeuralNet``'s ``race``). This runs on the driver as a job kind
+   data of a race net (see ``NeuralNet``'s ``race``); with ``contact=True`` only the others,
+   the positions the main net evaluates when it has a race net. This runs on the driver as a job kind
    (``TargetsJob``), on the local pool or a Dask cluster; each unit of games (``UNIT_GAMES``,
    fewer with rollouts) is written as its own shard file in the data directory, so a stopped
    run resumes by skipping the shards it has, and the shards depend only on (seed, unit
@@ -78,6 +81,8 @@ class TargetsUnit:
     rollouts: int = 0  # > 0: label by that many rollout games instead of the look-ahead
     race: bool = False  # keep only the positions with no contact left
     bearoff: bool = False  # the net values bear-offs by the (default) bear-off databases
+    truncate_plies: int = 0  # > 0: rollout games stop after that many plies (the net values them)
+    contact: bool = False  # keep only the positions with contact (the main net's)
 
 
 _NETS: dict[tuple[str, bool], _core.NeuralNet] = {}
@@ -96,24 +101,28 @@ def targets_worker(unit: TargetsUnit) -> tuple[int, np.ndarray, np.ndarray, np.n
         _NETS[key] = net
     state = _core.rng_state(unit.seed)
     boards, outcomes = net.selfplay_positions(unit.games, state, unit.explore, True)
-    if unit.race:
-        keep = _core.races(boards)
+    if unit.race or unit.contact:
+        keep = _core.races(boards) if unit.race else ~_core.races(boards)
         boards, outcomes = np.ascontiguousarray(boards[keep]), outcomes[keep]
     if unit.rollouts:
-        probs = rollout_probs(net, boards, unit.rollouts, unit.seed)
+        probs = rollout_probs(net, boards, unit.rollouts, unit.seed, unit.truncate_plies)
     else:
         probs = net.probs_many(boards, unit.plies)
     return unit.index, boards, probs, outcomes
 
 
-def rollout_probs(net: _core.NeuralNet, boards: np.ndarray, trials: int, seed: int) -> np.ndarray:
+def rollout_probs(net: _core.NeuralNet, boards: np.ndarray, trials: int, seed: int,
+                  truncate_plies: int = 0) -> np.ndarray:
     """float64[m, 5]: each position's (win, win gammon, win backgammon, lose gammon, lose
     backgammon) for the side on roll, estimated by `trials` cubeless games of the net's 0-ply
     self-play from it, played to the end (counted exactly once both sides are in the bear-off
     database). The estimate is luck-adjusted (variance reduction by the net, as in the
     rollouts): unbiased, with far less noise than the raw games' results, then clipped to
     [0, 1]. The first rolls cycle through the 36 rolls; position i's games are seeded by
-    (`seed`, i) alone."""
+    (`seed`, i) alone. `truncate_plies` > 0 stops each game after that many plies and counts
+    the net's 0-ply probabilities there: a look deeper than the look-ahead's, several times
+    cheaper than games to the end and with less noise, still biased by the net's values at
+    the horizon."""
     trials = check_count(trials, "trials")
     neural = PLAYERS["neural"]
     tables = game_resources((neural,), True, True)["bearoff"]
@@ -125,7 +134,7 @@ def rollout_probs(net: _core.NeuralNet, boards: np.ndarray, trials: int, seed: i
         sums[:] = 0.0
         _core.run_games(np.ascontiguousarray(board), trials, neural, neural,
                         _unit_seed(seed, i), False, True, first, bearoff=tables, truncate=True,
-                        net=net, vr_moments=sums)
+                        net=net, vr_moments=sums, truncate_plies=truncate_plies)
         out[i] = sums[:5] / trials
     return np.clip(out, 0.0, 1.0)
 
@@ -148,9 +157,11 @@ class TargetsJob:
 
     def __init__(self, directory: Path, net: _core.NeuralNet, games: int, seed: int,
                  explore: float, unit_games: int = UNIT_GAMES, plies: int = 1,
-                 rollouts: int = 0, race: bool = False):
+                 rollouts: int = 0, race: bool = False, truncate_plies: int = 0,
+                 contact: bool = False):
         self.directory = directory
         self.plies, self.rollouts, self.race = plies, rollouts, race
+        self.truncate_plies, self.contact = truncate_plies, contact
         self.unit_games = unit_games
         self.units = -(-games // unit_games)
         self.games, self.seed, self.explore = games, seed, explore
@@ -168,7 +179,7 @@ class TargetsJob:
         self._planned = True
         return [TargetsUnit(i, _unit_seed(self.seed, i), self._games_of(i), self.explore,
                             self.weights, self.checksum, self.plies, self.rollouts, self.race,
-                            self.bearoff)
+                            self.bearoff, self.truncate_plies, self.contact)
                 for i in range(self.units) if i not in self.have]
 
     def _games_of(self, i: int) -> int:
@@ -207,14 +218,16 @@ def shard_indices(directory: str | os.PathLike) -> list[int]:
 
 def make_targets(directory: str | os.PathLike, net: _core.NeuralNet, games: object,
                  seed: object = None, explore: float = 0.05, *, plies: int = 1,
-                 rollouts: object = 0, race: bool = False, unit_games: int | None = None,
+                 rollouts: object = 0, race: bool = False, truncate_plies: object = 0,
+                 contact: bool = False, unit_games: int | None = None,
                  jobs: object = None,
                  start_method: str | None = None, scheduler: str | None = None,
                  client: Any = None, progress: ProgressCallback | None = None) -> dict:
     """Write `plies`-ply targets (1 or 2), or with `rollouts` > 0 targets from that many
-    rollout games a position (``rollout_probs``), of the positions of `games` self-play games,
-    and the games' outcomes, into `directory`; with `race`, only the positions with no
-    contact left (the data of a race net).
+    rollout games a position (``rollout_probs``, stopped after `truncate_plies` plies if that
+    is given), of the positions of `games` self-play games, and the games' outcomes, into
+    `directory`; with `race`, only the positions with no contact left (the data of a race
+    net); with `contact`, only the others (the data of the main net, when it has a race net).
 
     The directory's ``targets.json`` records the seed, the games, ``explore``, the look-ahead
     and the net's checksum; running again with the same directory resumes (the same settings
@@ -228,9 +241,16 @@ def make_targets(directory: str | os.PathLike, net: _core.NeuralNet, games: obje
     rollouts = check_count(rollouts, "rollouts") if rollouts else 0
     if rollouts and plies != 1:
         raise ValueError("rollout labels replace the look-ahead: give rollouts or plies, not both")
-    kind = (f"rollouts-{rollouts}" if rollouts else f"{plies}-ply") + ("-race" if race else "")
+    truncate_plies = check_count(truncate_plies, "truncate_plies") if truncate_plies else 0
+    if truncate_plies and not rollouts:
+        raise ValueError("truncate_plies stops rollout games: it needs rollouts")
+    if race and contact:
+        raise ValueError("race keeps the positions without contact, contact the others: not both")
+    kind = ((f"rollouts-{rollouts}" + (f"-cut{truncate_plies}" if truncate_plies else ""))
+            if rollouts else f"{plies}-ply") + ("-race" if race else "-contact" if contact else "")
     if unit_games is None:  # units of a few seconds to a minute of one core
-        unit_games = max(1, UNIT_GAMES // rollouts) if rollouts else UNIT_GAMES
+        unit_games = (max(1, UNIT_GAMES * 50 // (rollouts * truncate_plies)) if truncate_plies
+                      else max(1, UNIT_GAMES // rollouts) if rollouts else UNIT_GAMES)
     path = Path(directory)
     path.mkdir(parents=True, exist_ok=True)
     meta_path = path / "targets.json"
@@ -242,8 +262,9 @@ def make_targets(directory: str | os.PathLike, net: _core.NeuralNet, games: obje
         if (record["checksum"], record["explore"], record["unit_games"], record["targets"],
                 record.get("bearoff", False)) != (checksum, float(explore), unit_games, kind,
                                                   net.bearoff is not None):
-            raise ValueError(f"{meta_path}: made by another net or explore, unit_games, race or "
-                             "plies setting, or with(out) the bear-off databases")
+            raise ValueError(f"{meta_path}: made by another net or explore, unit_games, race, "
+                             "contact, plies, rollouts or truncate_plies setting, or with(out) "
+                             "the bear-off databases")
         record["games"] = max(games, record["games"])
     else:
         record = {"seed": check_seed(seed), "games": games, "explore": float(explore),
@@ -251,7 +272,7 @@ def make_targets(directory: str | os.PathLike, net: _core.NeuralNet, games: obje
                   "targets": kind, "bearoff": net.bearoff is not None}
     meta_path.write_text(json.dumps(record, indent=1))
     job = TargetsJob(path, net, record["games"], record["seed"], float(explore), unit_games,
-                     plies, rollouts, bool(race))
+                     plies, rollouts, bool(race), truncate_plies, bool(contact))
     with make_executor(jobs, start_method, scheduler=scheduler, client=client) as executor:
         outcome = run_job(job, executor, progress=progress)
     return {**record, "positions_written": job.positions, "elapsed_s": outcome.elapsed_s,

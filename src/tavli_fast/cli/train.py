@@ -16,6 +16,7 @@ Supervised refinement on the net's own look-ahead (issue 13; ``supervise.py``):
     tavli-train --fit d2/ --outcome-weight 0.2 --epochs 8 --checkpoint fit2.npz --export v4.npz
     tavli-train --targets d4/ --race --rollouts 36 --games 20000 -j 2   # race positions only
     tavli-train --fit d4/ --race --epochs 8 --checkpoint race.npz --export v5.npz   # + race net
+    tavli-train --targets d5/ --contact --rollouts 12 --truncate-plies 10 --games 5000 -j 2
 
 Progress goes to stderr (every --log-every games); the seed is echoed.
 """
@@ -78,6 +79,10 @@ def build_parser() -> argparse.ArgumentParser:
                      help="with --targets: label each position by N luck-adjusted rollout games "
                      "of the net's 0-ply play to the end instead of the look-ahead (about 12 "
                      "positions a second per core at N=12)")
+    sup.add_argument("--truncate-plies", dest="truncate_plies", type=int, default=0, metavar="N",
+                     help="with --rollouts: stop each rollout game after N plies and count the "
+                     "net's estimate there (a deeper look than --plies 2, several times cheaper "
+                     "than games to the end)")
     sup.add_argument("--explore", type=float, default=0.05,
                      help="with --targets: the chance that a turn plays a random legal play "
                      "(default 0.05)")
@@ -86,6 +91,9 @@ def build_parser() -> argparse.ArgumentParser:
                      "--fit: fit the net's race net (which evaluates those positions) to the race "
                      "positions of the targets, starting from the net's race net or, if it has "
                      "none, from a copy of the net itself")
+    sup.add_argument("--contact", action="store_true",
+                     help="with --targets: keep only the positions with contact (the ones the "
+                     "main net evaluates when the net has a race net)")
     sup.add_argument("--fit", metavar="DIR", nargs="+",
                      help="instead of TD training: fit the net (--init-from, default the shipped "
                      "one) to the targets in these directories (in this order); --checkpoint "
@@ -118,8 +126,8 @@ def run(args: argparse.Namespace) -> int:
 
     if args.targets or args.fit:
         return _supervised(args)
-    if args.race:
-        raise ValueError("--race goes with --targets or --fit")
+    if args.race or args.contact:
+        raise ValueError("--race and --contact go with --targets (--race also with --fit)")
     if args.average:
         if not args.export or args.games is not None or args.resume:
             raise ValueError("--average takes checkpoints and --export, not --games or --resume")
@@ -184,6 +192,10 @@ def _supervised(args: argparse.Namespace) -> int:
             raise ValueError(f"--explore is a probability, not {args.explore}")
         if args.rollouts < 0 or (args.rollouts and args.plies != 1):
             raise ValueError("--rollouts takes a positive count of games, and no --plies")
+        if args.truncate_plies < 0 or (args.truncate_plies and not args.rollouts):
+            raise ValueError("--truncate-plies takes a positive count of plies, with --rollouts")
+        if args.race and args.contact:
+            raise ValueError("--race and --contact keep opposite positions: give one of them")
         seed = check_seed(args.seed) if not os.path.exists(os.path.join(args.targets, "targets.json")) \
             else args.seed
         from ..progress import TqdmProgress
@@ -191,7 +203,8 @@ def _supervised(args: argparse.Namespace) -> int:
         with TqdmProgress(int(args.games), enabled=not args.quiet) as bar:  # (on a terminal)
             record = supervise.make_targets(args.targets, net, args.games, seed, args.explore,
                                             plies=args.plies, rollouts=args.rollouts,
-                                            race=args.race,
+                                            race=args.race, contact=args.contact,
+                                            truncate_plies=args.truncate_plies,
                                             **executor_settings(args),
                                             progress=bar)
         print(f"{record['positions_written']} positions written to {args.targets} in "
