@@ -223,6 +223,17 @@ def test_fit_learns_and_resumes_bit_for_bit(tmp_path):
     assert strip(resumed.history) == strip(whole.history) and len(resumed.history) == 2
 
 
+def test_fit_refuses_a_batch_larger_than_its_training_rows():
+    """With fewer training rows than a batch an epoch would take no step: an error, not a
+    silent no-op that exports the starting net as if it had been fitted."""
+    x, t = _teacher_data()
+    with pytest.raises(ValueError, match="a batch of 600 rows, but 500 rows"):
+        supervise.fit(supervise.FitState.start(default_net(), 3), x[:1000], t[:1000], 1,
+                      batch=600, holdout=500)
+    with pytest.raises(ValueError, match="a batch of 0"):
+        supervise.fit(supervise.FitState.start(default_net(), 3), x, t, 1, batch=0, holdout=500)
+
+
 def test_fit_of_the_outputs_only_keeps_the_hidden_layer():
     x, t = _teacher_data()
     start = default_net().arrays()
@@ -262,8 +273,11 @@ def test_cli_fit_and_targets_write_a_loadable_net(tmp_path, capsys):
     assert main(["--targets", str(data), "--games", "3", "--seed", "1", "-j", "1", "-q"]) == 0
     assert "positions written" in capsys.readouterr().out
     out = tmp_path / "net.npz"
+    assert main(["--fit", str(data), "--epochs", "1", "--inputs", "209", "--batch", "500",
+                 "-q"]) == 2  # 3 games hold fewer positions than a batch of 500
+    assert "a batch of 500 rows" in capsys.readouterr().err
     assert main(["--fit", str(data), "--epochs", "1", "--inputs", "209", "--export", str(out),
-                 "--net-version", "test", "-q"]) == 0
+                 "--net-version", "test", "--batch", "32", "-q"]) == 0
     net, meta = load_net(out)
     assert net.n_inputs == 209 and meta["version"] == "test"
     assert meta["training"]["supervised"]["epochs"] == 1
@@ -274,12 +288,13 @@ def test_cli_fit_and_targets_write_a_loadable_net(tmp_path, capsys):
         main(["--targets", str(data), "--plies", "3", "--games", "3", "-q"])
     assert bad_plies.value.code == 2 and "--plies" in capsys.readouterr().err
     blended = tmp_path / "blended.npz"
-    assert main(["--fit", str(data), "--epochs", "1", "--outcome-weight", "0.3",
+    assert main(["--fit", str(data), "--epochs", "1", "--outcome-weight", "0.3", "--batch", "32",
                  "--outputs-only", "--export", str(blended), "-q"]) == 0
     assert "outcomes known for" in capsys.readouterr().err
     record = load_net(blended)[1]["training"]["supervised"]
     assert record["outcome_weight"] == 0.3 and record["outputs_only"] is True
     assert np.array_equal(load_net(blended)[0].arrays()[0], default_net().arrays()[0])
+    assert not np.array_equal(load_net(blended)[0].arrays()[2], default_net().arrays()[2])
 
 
 OUTPUTS = FIGURES[:5]  # the rollout figures in the order of the net's outputs (not the equity)

@@ -408,6 +408,8 @@ def fit(state: FitState, inputs: np.ndarray, targets: np.ndarray, epochs: int, *
     if not 0 < holdout < inputs.shape[0]:
         raise ValueError("holdout must leave some rows to train on")
     n = inputs.shape[0] - holdout
+    if not 0 < batch <= n:  # (with no full batch an epoch would learn nothing, silently)
+        raise ValueError(f"a batch of {batch} rows, but {n} rows to train on")
     x_hold, t_hold = inputs[n:], targets[n:].astype(np.float32)
     rng = np.random.default_rng()
     rng.bit_generator.state = state.rng_state
