@@ -16,11 +16,11 @@ net what a deeper search of its own says. Two steps, each resumable:
    targets, which anchors the gammon estimates to what happens rather than to what the net
    believes). With ``race=True`` only the positions with no contact left are kept: the
    data of a race net (see ``NeuralNet``'s ``race``); with ``contact=True`` only the others,
-   the positions the main net evaluates when it has a race net. This runs on the driver as a job kind
-   (``TargetsJob``), on the local pool or a Dask cluster; each unit of games (``UNIT_GAMES``,
-   fewer with rollouts) is written as its own shard file in the data directory, so a stopped
-   run resumes by skipping the shards it has, and the shards depend only on (seed, unit
-   index, net), never on the number of workers.
+   the positions the main net evaluates when it has a race net. This runs on the driver as a
+   job kind (``TargetsJob``), on the local pool or a Dask cluster; each unit of games
+   (``UNIT_GAMES``, fewer with rollouts) is written as its own shard file in the data
+   directory, so a stopped run resumes by skipping the shards it has, and the shards depend
+   only on (seed, unit index, net), never on the number of workers.
 2. ``fit``: minibatch Adam on the cross-entropy of the five sigmoid outputs against the
    targets, from the current weights, in float32 numpy; a held-out part of the positions
    reports the loss and the equity error. ``fit`` checkpoints after every epoch (weights, the
@@ -61,6 +61,7 @@ log = logging.getLogger(__name__)
 
 #: Self-play games per unit of work (about 10,000 positions, 3 s of one core).
 UNIT_GAMES = 200
+GAME_PLIES = 50  # about the plies of a self-play game (gnubg's: 55.6), for sizing rollout units
 _SHARD = re.compile(r"targets-(\d{6})\.npz$")
 
 
@@ -249,8 +250,9 @@ def make_targets(directory: str | os.PathLike, net: _core.NeuralNet, games: obje
     kind = ((f"rollouts-{rollouts}" + (f"-cut{truncate_plies}" if truncate_plies else ""))
             if rollouts else f"{plies}-ply") + ("-race" if race else "-contact" if contact else "")
     if unit_games is None:  # units of a few seconds to a minute of one core
-        unit_games = (max(1, UNIT_GAMES * 50 // (rollouts * truncate_plies)) if truncate_plies
-                      else max(1, UNIT_GAMES // rollouts) if rollouts else UNIT_GAMES)
+        # With rollouts, fewer games a unit, in proportion to the plies played per position.
+        unit_games = (max(1, UNIT_GAMES * GAME_PLIES // (rollouts * (truncate_plies or GAME_PLIES)))
+                      if rollouts else UNIT_GAMES)
     path = Path(directory)
     path.mkdir(parents=True, exist_ok=True)
     meta_path = path / "targets.json"
