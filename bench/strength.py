@@ -4,6 +4,8 @@
     python bench/strength.py --player neural-1ply --games 1000
     python bench/strength.py --games 20000 --rollout                   # also the issue's formula
     python bench/strength.py --weights net.npz --gnubg 10000 --jobs 2 --calibration 10000
+    python bench/strength.py --games 0 --self-play 0 --gnubg 10000 --jobs 2 \
+        --weights candidate.npz --baseline src/tavli_fast/data/neural-v5.npz   # a candidate vs v5
 
 Common dice: game i is played twice, once with each player moving first, and both games
 use the same dice sequence (the first MAX_FORCED rolls of game i are drawn here and forced in
@@ -26,6 +28,11 @@ opening (the mean over the 15 non-double opening rolls of the probabilities afte
 0-ply play) against the outcomes of N self-play games played to the end, each figure with its
 binomial SE and the difference in SEs. ``--weights FILE`` measures that weights file's net
 instead of the shipped one.
+
+``--baseline FILE`` (with ``--gnubg``): the same dice sequences are also played by that weights
+file's net, and the difference between the two nets is given per dice sequence, with its SE.
+Two similar nets play the same games until their first different play, so that SE is a
+fraction of the SE against gnubg: the way to compare a candidate net with the shipped one.
 
 ``--errors`` (with ``--gnubg``): where the player loses, as gnubg 0-ply sees it. In those games
 every play the player chooses (with more than one legal play) is valued by gnubg's 0-ply
@@ -196,35 +203,55 @@ def _gnubg_share(player: str, n_games: int, seed: int, lo: int, hi: int,
     return _gnubg_values(player, n_games, seed, lo, hi, weights, found), found
 
 
-def gnubg_match(player: str, n_games: int, seed: int, weights: str | None = None,
-                jobs: int = 1, errors: bool = False) -> dict:
-    """ppg of `player` against GNU Backgammon's 0-ply player (gnubg_nn, test-only), common
-    dice, each dice sequence played twice with sides swapped; a Python game loop in `jobs`
-    processes (the numbers do not depend on it but for the rare rolls beyond MAX_FORCED).
-    With `errors`, also the equity its plays give up by gnubg's evaluation, per game and
-    per play, by class of position (``--errors``)."""
+def _gnubg_all(player: str, n_games: int, seed: int, weights: str | None, jobs: int,
+               errors: bool) -> tuple[np.ndarray, list]:
+    """float[n_games, 2] (`player`'s points in each dice sequence's two games against gnubg
+    0-ply) and the processes' `errors` records, from `jobs` processes."""
     from concurrent.futures import ProcessPoolExecutor
 
-    t0 = time.perf_counter()
     cuts = np.linspace(0, n_games, max(1, jobs) + 1).astype(int)
     with ProcessPoolExecutor(max(1, jobs)) as pool:
         parts = list(pool.map(_gnubg_share, *zip(*[(player, n_games, seed, lo, hi, weights, errors)
                                                     for lo, hi in zip(cuts[:-1], cuts[1:])])))
-    values = np.concatenate([v for v, _ in parts])
+    return np.concatenate([v for v, _ in parts]), [found for _, found in parts]
+
+
+def _mean_se(x: np.ndarray) -> tuple[float, float]:
+    return float(x.mean()), float(x.std(ddof=1) / math.sqrt(len(x)))
+
+
+def gnubg_match(player: str, n_games: int, seed: int, weights: str | None = None,
+                jobs: int = 1, errors: bool = False, baseline: str | None = None) -> dict:
+    """ppg of `player` against GNU Backgammon's 0-ply player (gnubg_nn, test-only), common
+    dice, each dice sequence played twice with sides swapped; a Python game loop in `jobs`
+    processes (the numbers do not depend on it but for the rare rolls beyond MAX_FORCED).
+    With `errors`, also the equity its plays give up by gnubg's evaluation, per game and
+    per play, by class of position (``--errors``). With `baseline` (a weights file), the
+    same dice sequences are played by that net too, and the report's ``baseline`` gives the
+    difference between the two per dice sequence, with its SE: two similar nets play the same
+    games until their first different play, so that SE is a fraction of either one's."""
+    t0 = time.perf_counter()
+    values, found_parts = _gnubg_all(player, n_games, seed, weights, jobs, errors)
     elapsed = time.perf_counter() - t0
     diff = values.mean(axis=1)
     wins = int((values > 0).sum())
+    ppg, se = _mean_se(diff)
     report = {"player": player, "opponent": "gnubg-0ply", "games": 2 * n_games, "seed": seed,
-              "ppg": float(diff.mean()), "ppg_se": float(diff.std(ddof=1) / math.sqrt(n_games)),
-              "win_rate": wins / (2 * n_games), "elapsed_s": elapsed}
+              "ppg": ppg, "ppg_se": se, "win_rate": wins / (2 * n_games), "elapsed_s": elapsed}
     if errors:
         merged: dict = {}
-        for _, found in parts:
+        for found in found_parts:
             for name, (total, count) in found.items():
                 t, c = merged.get(name, (0.0, 0))
                 merged[name] = (t + total, c + count)
         report["errors"] = {name: {"plays": c, "per_game": t / (2 * n_games), "per_play": t / c}
                             for name, (t, c) in sorted(merged.items())}
+    if baseline is not None:
+        base = _gnubg_all(player, n_games, seed, baseline, jobs, False)[0].mean(axis=1)
+        base_ppg, base_se = _mean_se(base)
+        delta, delta_se = _mean_se(diff - base)
+        report["baseline"] = {"weights": baseline, "ppg": base_ppg, "ppg_se": base_se,
+                              "difference": delta, "difference_se": delta_se}
     return report
 
 
@@ -295,6 +322,9 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--errors", action="store_true",
                    help="with --gnubg: the equity the player's plays give up by gnubg's "
                         "evaluation, by class of position")
+    p.add_argument("--baseline", metavar="FILE",
+                   help="with --gnubg: also play the same dice with this weights file's net and "
+                        "give the difference, with the SE of the paired differences")
     p.add_argument("--jobs", type=int, default=None)
     p.add_argument("--checkpoint", help="measure the net of a training checkpoint (match only)")
     p.add_argument("--weights", help="measure this weights file's net (default: the shipped one)")
@@ -302,6 +332,8 @@ def main(argv: list[str] | None = None) -> int:
                    help="also the opening calibration over N self-play games")
     p.add_argument("--json", action="store_true")
     args = p.parse_args(argv)
+    if args.baseline and not args.gnubg:
+        p.error("--baseline compares nets against gnubg: give --gnubg N")
     if args.checkpoint:
         from tavli_fast.train import load_checkpoint
 
@@ -327,7 +359,7 @@ def main(argv: list[str] | None = None) -> int:
                                           args.jobs)
     if args.gnubg:
         report["gnubg"] = gnubg_match(args.player, args.gnubg, args.seed, args.weights,
-                                      args.jobs or 1, args.errors)
+                                      args.jobs or 1, args.errors, args.baseline)
     if args.calibration:
         report["calibration"] = calibration(args.calibration, args.seed, args.weights)
     if args.self_play:
@@ -358,6 +390,10 @@ def main(argv: list[str] | None = None) -> int:
         print(f"{g['player']} vs gnubg 0-ply: {g['ppg']:+.4f} ppg (SE {g['ppg_se']:.4f}), "
               f"wins {100 * g['win_rate']:.2f}% over {g['games']} games with common dice, "
               f"{g['elapsed_s']:.0f} s")
+        b = g.get("baseline")
+        if b:
+            print(f"  baseline {b['weights']}: {b['ppg']:+.4f} ppg (SE {b['ppg_se']:.4f}); "
+                  f"difference {b['difference']:+.4f} (SE {b['difference_se']:.4f}, same dice)")
         for name, e in g.get("errors", {}).items():
             print(f"  {name:9s} {e['plays']:7d} plays, equity given up by gnubg's evaluation "
                   f"{e['per_game']:.4f} a game, {e['per_play']:.4f} a play")

@@ -1,0 +1,47 @@
+"""bench/strength.py's comparison of two nets on the same dice against gnubg 0-ply
+(``--baseline``): the paired difference must be the difference of the two nets' own
+results on those dice, and exactly nothing for a net against itself."""
+
+from __future__ import annotations
+
+import importlib.util
+import sys
+from pathlib import Path
+
+import pytest
+
+from tavli_fast import neural
+
+BENCH = Path(__file__).resolve().parents[1] / "bench" / "strength.py"
+SEQUENCES, SEED = 6, 5
+
+
+@pytest.fixture(scope="module")
+def strength():
+    spec = importlib.util.spec_from_file_location("bench_strength", BENCH)
+    module = importlib.util.module_from_spec(spec)
+    sys.modules[spec.name] = module  # the worker processes find its functions by this name
+    spec.loader.exec_module(module)
+    yield module
+    del sys.modules[spec.name]
+
+
+@pytest.mark.oracle
+def test_a_net_against_itself_as_baseline_differs_by_exactly_nothing(strength):
+    shipped = str(neural.default_weights_path())
+    report = strength.gnubg_match("neural", SEQUENCES, SEED, shipped, jobs=1, baseline=shipped)
+    base = report["baseline"]
+    assert (base["difference"], base["difference_se"]) == (0.0, 0.0)
+    assert (base["ppg"], base["ppg_se"]) == (report["ppg"], report["ppg_se"])
+
+
+@pytest.mark.oracle
+def test_the_baseline_is_played_on_the_same_dice_as_its_own_match(strength):
+    shipped = str(neural.default_weights_path())
+    older = str(Path(shipped).with_name("neural-v2.npz"))
+    report = strength.gnubg_match("neural", SEQUENCES, SEED, shipped, jobs=1, baseline=older)
+    alone = strength.gnubg_match("neural", SEQUENCES, SEED, older, jobs=1)
+    base = report["baseline"]
+    assert base["ppg"] == pytest.approx(alone["ppg"], abs=1e-12)
+    assert base["difference"] == pytest.approx(report["ppg"] - alone["ppg"], abs=1e-12)
+    assert base["difference_se"] > 0.0  # v2 and v5 play differently on 6 sequences
