@@ -76,6 +76,11 @@ def common_dice(n_games: int, seed: int) -> np.ndarray:
     return dice.reshape(n_games, 2 * MAX_FORCED)
 
 
+def _mean_se(x: np.ndarray) -> tuple[float, float]:
+    """The mean of per-dice-sequence points and its standard error."""
+    return float(x.mean()), float(x.std(ddof=1) / math.sqrt(len(x)))
+
+
 def paired_match(player: str, opponent: str, n_games: int, seed: int, net=None) -> dict:
     """ppg of `player` against `opponent` over n_games dice sequences, each played twice
     (`net`: the neural players' net, default the shipped one)."""
@@ -93,11 +98,11 @@ def paired_match(player: str, opponent: str, n_games: int, seed: int, net=None) 
     counts_second, _ = _core.run_games(board, n_games, b, a, seed, True, True, dice, tables, True,
                                        per_game_equity=eq_second, net=net)
     elapsed = time.perf_counter() - t0
-    diff = (eq_first - eq_second) / 2
+    ppg, se = _mean_se((eq_first - eq_second) / 2)
     wins = int(counts_first[:3].sum() + counts_second[3:6].sum())
     return {
         "player": player, "opponent": opponent, "games": 2 * n_games, "seed": seed,
-        "ppg": float(diff.mean()), "ppg_se": float(diff.std(ddof=1) / math.sqrt(n_games)),
+        "ppg": ppg, "ppg_se": se,
         "win_rate": wins / (2 * n_games),
         "win_rate_se": math.sqrt(wins / (2 * n_games) * (1 - wins / (2 * n_games)) / (2 * n_games)),
         "elapsed_s": elapsed,
@@ -215,10 +220,6 @@ def _gnubg_all(player: str, n_games: int, seed: int, weights: str | None, jobs: 
         parts = list(pool.map(_gnubg_share, *zip(*[(player, n_games, seed, lo, hi, weights, errors)
                                                     for lo, hi in zip(cuts[:-1], cuts[1:])])))
     return np.concatenate([v for v, _ in parts]), [found for _, found in parts]
-
-
-def _mean_se(x: np.ndarray) -> tuple[float, float]:
-    return float(x.mean()), float(x.std(ddof=1) / math.sqrt(len(x)))
 
 
 def gnubg_match(player: str, n_games: int, seed: int, weights: str | None = None,
