@@ -22,7 +22,9 @@ Also printed: the player's self-play outcome split and mean game length, next to
 Backgammon's published self-play figures (73.0 / 25.8 / 1.2 %, 55.6 plies).
 
 ``--gnubg N`` plays N dice sequences (each twice) against GNU Backgammon's 0-ply player
-(gnubg_nn, a test-only oracle; never a training target), split over ``--jobs`` processes.
+(gnubg_nn, a test-only oracle; never a training target), split over ``--jobs`` processes;
+``--gnubg-plies 1`` (or 2) makes gnubg look that many plies ahead instead (its own
+``best_move(..., n)``), so a player's 1-ply can be set against gnubg's 1-ply.
 ``--calibration N`` (issue 13): the net's predicted probabilities for the first mover at the
 opening (the mean over the 15 non-double opening rolls of the probabilities after its best
 0-ply play) against the outcomes of N self-play games played to the end, each figure with its
@@ -109,14 +111,14 @@ def paired_match(player: str, opponent: str, n_games: int, seed: int, net=None) 
     }
 
 
-def _gnubg_play(gnubg_nn, board: np.ndarray, d1: int, d2: int) -> np.ndarray:
-    """The board (sides not switched) that GNU Backgammon's 0-ply player moves to.
+def _gnubg_play(gnubg_nn, board: np.ndarray, d1: int, d2: int, plies: int = 0) -> np.ndarray:
+    """The board (sides not switched) that GNU Backgammon's `plies`-ply player moves to.
 
     gnubg boards are [opponent's 25 entries, on-roll's 25 entries] (entries 0..23 = points
     1..24, 24 = bar); best_move gives (from, to) pairs in the mover's 1-based numbering,
     25 = bar, 0 = off.
     """
-    move = gnubg_nn.best_move(_gnubg_board(board), d1, d2)
+    move = gnubg_nn.best_move(_gnubg_board(board), d1, d2, plies)
     after = board.copy()
     for src, dst in move:
         after[0, src] -= 1
@@ -158,10 +160,12 @@ def _gnubg_loss(gnubg_nn, board: np.ndarray, d1: int, d2: int, chosen: np.ndarra
 
 
 def _gnubg_values(player: str, n_games: int, seed: int, lo: int, hi: int,
-                  weights: str | None, errors: dict | None = None) -> np.ndarray:
+                  weights: str | None, errors: dict | None = None,
+                  gnubg_plies: int = 0) -> np.ndarray:
     """float[hi - lo, 2]: `player`'s points in the games of dice sequences lo..hi-1 against
-    gnubg 0-ply, first with it moving first, then second (one process's share). With
-    `errors`, each of its plays' loss by gnubg's evaluation is added to it (_gnubg_loss)."""
+    gnubg at `gnubg_plies`, first with it moving first, then second (one process's share).
+    With `errors`, each of its plays' loss by gnubg's 0-ply evaluation is added to it
+    (_gnubg_loss)."""
     import gnubg_nn
 
     kind = player_id(player)
@@ -183,7 +187,7 @@ def _gnubg_values(player: str, n_games: int, seed: int, lo: int, hi: int,
                         _gnubg_loss(gnubg_nn, board, d1, d2, chosen, errors)
                     board = chosen
                 else:
-                    board = _gnubg_play(gnubg_nn, board, d1, d2)
+                    board = _gnubg_play(gnubg_nn, board, d1, d2, gnubg_plies)
                 ply += 1
                 if board[0, 0] == 15:
                     v = _game_value(board)
@@ -204,27 +208,31 @@ def _net(weights: str | None):
 
 
 def _gnubg_share(player: str, n_games: int, seed: int, lo: int, hi: int,
-                 weights: str | None, errors: bool) -> tuple[np.ndarray, dict | None]:
+                 weights: str | None, errors: bool,
+                 gnubg_plies: int) -> tuple[np.ndarray, dict | None]:
     found: dict | None = {} if errors else None
-    return _gnubg_values(player, n_games, seed, lo, hi, weights, found), found
+    return _gnubg_values(player, n_games, seed, lo, hi, weights, found, gnubg_plies), found
 
 
 def _gnubg_all(player: str, n_games: int, seed: int, weights: str | None, jobs: int,
-               errors: bool) -> tuple[np.ndarray, list]:
+               errors: bool, gnubg_plies: int = 0) -> tuple[np.ndarray, list]:
     """float[n_games, 2] (`player`'s points in each dice sequence's two games against gnubg
-    0-ply) and the processes' `errors` records, from `jobs` processes."""
+    at `gnubg_plies`) and the processes' `errors` records, from `jobs` processes."""
     from concurrent.futures import ProcessPoolExecutor
 
     cuts = np.linspace(0, n_games, max(1, jobs) + 1).astype(int)
     with ProcessPoolExecutor(max(1, jobs)) as pool:
-        parts = list(pool.map(_gnubg_share, *zip(*[(player, n_games, seed, lo, hi, weights, errors)
+        parts = list(pool.map(_gnubg_share, *zip(*[(player, n_games, seed, lo, hi, weights, errors,
+                                                     gnubg_plies)
                                                     for lo, hi in zip(cuts[:-1], cuts[1:])])))
     return np.concatenate([v for v, _ in parts]), [found for _, found in parts]
 
 
 def gnubg_match(player: str, n_games: int, seed: int, weights: str | None = None,
-                jobs: int = 1, errors: bool = False, baseline: str | None = None) -> dict:
-    """ppg of `player` against GNU Backgammon's 0-ply player (gnubg_nn, test-only), common
+                jobs: int = 1, errors: bool = False, baseline: str | None = None,
+                gnubg_plies: int = 0) -> dict:
+    """ppg of `player` against GNU Backgammon's `gnubg_plies`-ply player (gnubg_nn,
+    test-only; 0-ply unless said), common
     dice, each dice sequence played twice with sides swapped; a Python game loop in `jobs`
     processes (the numbers do not depend on it but for the rare rolls beyond MAX_FORCED).
     With `errors`, also the equity its plays give up by gnubg's evaluation, per game and
@@ -233,12 +241,12 @@ def gnubg_match(player: str, n_games: int, seed: int, weights: str | None = None
     difference between the two per dice sequence, with its SE (the right SE for the
     difference, though barely below either net's own: see the module's docstring)."""
     t0 = time.perf_counter()
-    values, found_parts = _gnubg_all(player, n_games, seed, weights, jobs, errors)
+    values, found_parts = _gnubg_all(player, n_games, seed, weights, jobs, errors, gnubg_plies)
     elapsed = time.perf_counter() - t0
     diff = values.mean(axis=1)
     wins = int((values > 0).sum())
     ppg, se = _mean_se(diff)
-    report = {"player": player, "opponent": "gnubg-0ply", "games": 2 * n_games, "seed": seed,
+    report = {"player": player, "opponent": f"gnubg-{gnubg_plies}ply", "games": 2 * n_games, "seed": seed,
               "ppg": ppg, "ppg_se": se, "win_rate": wins / (2 * n_games), "elapsed_s": elapsed}
     if errors:
         merged: dict = {}
@@ -249,7 +257,7 @@ def gnubg_match(player: str, n_games: int, seed: int, weights: str | None = None
         report["errors"] = {name: {"plays": c, "per_game": t / (2 * n_games), "per_play": t / c}
                             for name, (t, c) in sorted(merged.items())}
     if baseline is not None:
-        base = _gnubg_all(player, n_games, seed, baseline, jobs, False)[0].mean(axis=1)
+        base = _gnubg_all(player, n_games, seed, baseline, jobs, False, gnubg_plies)[0].mean(axis=1)
         base_ppg, base_se = _mean_se(base)
         delta, delta_se = _mean_se(diff - base)
         report["baseline"] = {"weights": baseline, "ppg": base_ppg, "ppg_se": base_se,
@@ -321,6 +329,8 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--rollout", action="store_true", help="also the two-rollout measure")
     p.add_argument("--gnubg", type=int, default=0, metavar="N",
                    help="also N dice sequences against gnubg 0-ply (needs gnubg-nn)")
+    p.add_argument("--gnubg-plies", dest="gnubg_plies", type=int, choices=(0, 1, 2), default=0,
+                   help="with --gnubg: gnubg looks this many plies ahead (default 0)")
     p.add_argument("--errors", action="store_true",
                    help="with --gnubg: the equity the player's plays give up by gnubg's "
                         "evaluation, by class of position")
@@ -334,8 +344,8 @@ def main(argv: list[str] | None = None) -> int:
                    help="also the opening calibration over N self-play games")
     p.add_argument("--json", action="store_true")
     args = p.parse_args(argv)
-    if args.baseline and not args.gnubg:
-        p.error("--baseline compares nets against gnubg: give --gnubg N")
+    if (args.baseline or args.gnubg_plies) and not args.gnubg:
+        p.error("--baseline and --gnubg-plies go with --gnubg N")
     if args.checkpoint:
         from tavli_fast.train import load_checkpoint
 
@@ -361,7 +371,7 @@ def main(argv: list[str] | None = None) -> int:
                                           args.jobs)
     if args.gnubg:
         report["gnubg"] = gnubg_match(args.player, args.gnubg, args.seed, args.weights,
-                                      args.jobs or 1, args.errors, args.baseline)
+                                      args.jobs or 1, args.errors, args.baseline, args.gnubg_plies)
     if args.calibration:
         report["calibration"] = calibration(args.calibration, args.seed, args.weights)
     if args.self_play:
@@ -389,7 +399,7 @@ def main(argv: list[str] | None = None) -> int:
               f"(SE <= {r['ppg_se_independent']:.4f})")
     if "gnubg" in report:
         g = report["gnubg"]
-        print(f"{g['player']} vs gnubg 0-ply: {g['ppg']:+.4f} ppg (SE {g['ppg_se']:.4f}), "
+        print(f"{g['player']} vs {g['opponent']}: {g['ppg']:+.4f} ppg (SE {g['ppg_se']:.4f}), "
               f"wins {100 * g['win_rate']:.2f}% over {g['games']} games with common dice, "
               f"{g['elapsed_s']:.0f} s")
         b = g.get("baseline")

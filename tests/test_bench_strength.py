@@ -45,3 +45,14 @@ def test_the_baseline_is_played_on_the_same_dice_as_its_own_match(strength):
     assert base["ppg"] == pytest.approx(alone["ppg"], abs=1e-12)
     assert base["difference"] == pytest.approx(report["ppg"] - alone["ppg"], abs=1e-12)
     assert base["difference_se"] > 0.0  # v2 and v5 play differently on 6 sequences
+
+
+@pytest.mark.oracle
+def test_gnubg_can_look_ahead_on_the_same_dice(strength):
+    # --gnubg-plies reaches gnubg's player: on the same dice its 1-ply plays other games
+    # than its 0-ply (were the option lost on the way, the two matches would be identical).
+    shipped = str(neural.default_weights_path())
+    zero = strength.gnubg_match("neural", 2, SEED, shipped, jobs=1)
+    one = strength.gnubg_match("neural", 2, SEED, shipped, jobs=1, gnubg_plies=1)
+    assert (zero["opponent"], one["opponent"]) == ("gnubg-0ply", "gnubg-1ply")
+    assert one["ppg"] != zero["ppg"]
