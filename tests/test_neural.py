@@ -453,12 +453,80 @@ def test_training_is_reproducible_from_a_seed():
     assert not np.array_equal(_weights(a)[2], train.initial_state(7, 12).net.arrays()[2])  # it learnt
 
 
-def test_resume_from_a_checkpoint_equals_an_uninterrupted_run(tmp_path):
+def _reference_td_lambda_game(arrays, seed: int, alpha: float, lam: float):
+    """One TD(lambda) self-play game in numpy, written from nn_train_game's description: the
+    game played by the fixed net's 0-ply choices on the core generator's dice, then each
+    position, first to last, moved by one cross-entropy gradient step towards its
+    lambda-return.  Returns the new arrays and the number of plies."""
+    w1, b1, w2, b2 = (a.copy() for a in arrays)
+    net = _core.NeuralNet(*arrays)
+    stream = iter(_core.rng_outputs(seed, 100_000))
+    limit = 2**64 - 1 - ((2**64 - 1) % 36 + 1) % 36   # rng_below(36) rejects above this
+
+    def roll():
+        x = int(next(stream))
+        while x > limit:
+            x = int(next(stream))
+        return x % 36 // 6 + 1, x % 6 + 1
+
+    board, boards, targets = START.copy(), [], []
+    while True:
+        d1, d2 = roll()
+        while not boards and d1 == d2:          # R5
+            d1, d2 = roll()
+        after = _core.choose(board, d1, d2, NEURAL, 0, None, False, net)
+        boards.append(board)
+        if after[0, 0] == 15:                   # the mover has won: the result is the target
+            gammon = after[1, 0] == 0
+            backgammon = gammon and after[1, 19:26].sum() > 0   # on the bar or in our home
+            targets.append(np.array([1.0, gammon, backgammon, 0.0, 0.0]))
+            break
+        targets.append(np.array(_mover_probs(arrays, after)))
+        board = np.ascontiguousarray(after[::-1])
+    returns = [targets[-1]]
+    for t in targets[-2::-1]:
+        nxt = returns[-1]
+        seen = np.array([1 - nxt[0], nxt[3], nxt[4], nxt[1], nxt[2]])   # from the other side
+        returns.append((1 - lam) * t + lam * seen)
+    for b, g in zip(boards, returns[::-1]):
+        x = reference_inputs(b, inputs=len(w1))
+        h = sigmoid(x @ w1 + b1)
+        delta = alpha * (g - sigmoid(w2 @ h + b2))
+        dh = (delta @ w2) * h * (1 - h)
+        w2 += np.outer(delta, h)
+        b2 += delta
+        b1 += dh
+        w1 += np.outer(x, dh)
+    return (w1, b1, w2, b2), len(boards)
+
+
+@pytest.mark.parametrize("lam", [1.0, 0.6])
+def test_td_lambda_moves_each_position_towards_its_lambda_return(lam):
+    arrays = random_net(8, seed=31, scale=0.2).arrays()
+    expected, plies = _reference_td_lambda_game(arrays, 11, 0.1, lam)
+    net = _core.NeuralNet(*arrays)
+    counts = net.train(1, _core.rng_state(11), 0.1, True, lam)
+    assert counts[6] == 1 and counts[7] == plies
+    # Exact for lambda 1 (the targets are the result); otherwise the core's targets come from
+    # the fast float32 path, within FAST_TOLERANCE of the reference's.
+    tol = 1e-12 if lam == 1.0 else 0.1 * FAST_TOLERANCE
+    for got, want, start in zip(net.arrays(), expected, arrays):
+        np.testing.assert_allclose(got, want, rtol=0, atol=tol)
+        assert np.abs(want - start).max() > 100 * tol   # it learnt, far beyond the tolerance
+    td0 = _core.NeuralNet(*arrays)
+    td0.train(1, _core.rng_state(11), 0.1, True, 0.0)
+    assert np.abs(td0.arrays()[0] - net.arrays()[0]).max() > 100 * tol  # lambda matters
+    with pytest.raises(ValueError, match="lambda"):
+        net.train(1, _core.rng_state(11), 0.1, True, 1.5)
+
+
+@pytest.mark.parametrize("lam", [0.0, 0.7])
+def test_resume_from_a_checkpoint_equals_an_uninterrupted_run(tmp_path, lam):
     ck = tmp_path / "run.npz"
-    whole = train.train(1300, seed=4, hidden=10, log_every=10**9)   # crosses a rate step
-    first = train.train(700, seed=4, hidden=10, checkpoint=ck, log_every=10**9)
-    assert first.games_done == 700
-    resumed = train.train(1300, resume=ck, checkpoint=ck, log_every=10**9)
+    whole = train.train(1300, seed=4, hidden=10, lam=lam, log_every=10**9)   # crosses a rate step
+    first = train.train(700, seed=4, hidden=10, lam=lam, checkpoint=ck, log_every=10**9)
+    assert first.games_done == 700 and train.load_checkpoint(ck).lam == lam
+    resumed = train.train(1300, resume=ck, checkpoint=ck, log_every=10**9)  # keeps its lambda
     for x, y in zip(_weights(whole), _weights(resumed)):
         np.testing.assert_array_equal(x, y)
     np.testing.assert_array_equal(whole.rng_state, resumed.rng_state)
@@ -562,9 +630,16 @@ def test_train_cli_runs_exports_and_rejects_bad_input(tmp_path):
     net, meta = neural.load_net(out)
     assert net.hidden == 5 and meta["version"] == "t1" and meta["training"]["games_done"] == 50
     assert net.n_inputs == 203 and meta["inputs"] == 203  # the hand features by default
+    assert meta["training"]["lambda"] == 0.0
+    r = subprocess.run(cmd + ["--games", "20", "--seed", "3", "--hidden", "5", "--lambda", "0.7",
+                              "--export", str(out), "-q"], capture_output=True, text=True)
+    assert r.returncode == 0, r.stderr
+    assert neural.load_net(out)[1]["training"]["lambda"] == 0.7
     for bad in (["--games", "-3"], ["--games", "10", "--alpha", "x"],
                 ["--games", "10", "--resume", str(tmp_path / "none.npz")],
-                ["--games", "10", "--rate", "0.01"], ["--games", "60", "--resume", str(ck), "--rate", "0"]):
+                ["--games", "10", "--rate", "0.01"], ["--games", "60", "--resume", str(ck), "--rate", "0"],
+                ["--games", "10", "--lambda", "1.5"], ["--games", "10", "--lambda", "x"],
+                ["--games", "60", "--resume", str(ck), "--lambda", "0.5"]):
         r = subprocess.run(cmd + bad, capture_output=True, text=True)
         assert r.returncode == 2 and len(r.stderr.strip().splitlines()) == 1, (bad, r.stderr)
         assert "Traceback" not in r.stderr

@@ -880,25 +880,32 @@ cdef void nn_td_update(NeuralNetC* net, const int8_t* on_roll, const int8_t* oth
     nn_sync_fast(net, &x)
 
 
-cdef int nn_train_game(NeuralNetC* net, MoveGen* g, Rng* rng, double alpha,
-                       bint backgammons, int* plies) noexcept nogil:
-    """One self-play game from the start, updating the net after every ply (TD(0)).
+cdef int nn_train_game(NeuralNetC* net, MoveGen* g, Rng* rng, double alpha, double lam,
+                       bint backgammons, int8_t* hist, double* targets, int cap,
+                       int* plies) noexcept nogil:
+    """One self-play game from the start, learning by TD(0) or, with `lam` > 0, TD(lambda).
 
-    Each side plays the play with the best 0-ply equity; the value of the
-    position before the move is moved towards the value of the position chosen
-    (seen from the mover), or towards the real result when the play wins.
-    Returns the outcome for the first mover (WIN_SINGLE .. LOSE_BACKGAMMON
+    Each side plays the play with the best 0-ply equity.  The one-step target of a
+    position is the value of the position chosen (seen from the mover), or the real result
+    when the play wins.  TD(0) (`lam` 0) moves the net towards it after every ply.
+    TD(lambda) is the forward view, offline: the game is played with the weights fixed,
+    then each position (of `cap` at most, kept in `hist` and `targets`) is moved towards
+    its lambda-return, G_t = (1 - lam) * target_t + lam * G_t+1 (G_t+1 seen from the
+    other side), G of the last position being the result.  lam 1 learns from the results
+    alone.  Returns the outcome for the first mover (WIN_SINGLE .. LOSE_BACKGAMMON
     numbering: 0-2 wins, 3-5 losses), or -1 if the game did not end.
     """
     cdef Board b
     cdef NNBase base
     cdef double target[NN_OUTPUTS]
+    cdef double ret[NN_OUTPUTS]
     cdef double v
     cdef int8_t tmp[26]
-    cdef int d1, d2, n, best, side = 0, k
+    cdef int d1, d2, n, best, side = 0, k, t, o
+    cdef int limit = 100000 if lam == 0.0 else cap
     board_start(&b)
     plies[0] = 0
-    while plies[0] < 100000:
+    while plies[0] < limit:
         rng_dice(rng, &d1, &d2)
         while plies[0] == 0 and d1 == d2:       # R5: no double on the opening play
             rng_dice(rng, &d1, &d2)
@@ -910,11 +917,25 @@ cdef int nn_train_game(NeuralNetC* net, MoveGen* g, Rng* rng, double alpha,
         nn_play_probs(net, &base, &g.out[best], target)
         if g.out[best].c[0][OFF] == 15:
             nn_won_probs(&g.out[best], backgammons, target)
-        nn_td_update(net, b.c[0], b.c[1], target, alpha)
+        if lam == 0.0:
+            nn_td_update(net, b.c[0], b.c[1], target, alpha)
+        else:
+            memcpy(hist + plies[0] * 52, b.c, 52)
+            memcpy(targets + plies[0] * NN_OUTPUTS, target, sizeof(target))
         b = g.out[best]
         plies[0] += 1
         if b.c[0][OFF] == 15:
             k = <int>(target[NN_WIN_GAMMON] + target[NN_WIN_BACKGAMMON])
+            if lam != 0.0:
+                # The returns, last position first (each from its own mover's side).
+                for t in range(plies[0] - 2, -1, -1):
+                    nn_swap_sides(targets + (t + 1) * NN_OUTPUTS, ret)
+                    for o in range(NN_OUTPUTS):
+                        targets[t * NN_OUTPUTS + o] = ((1.0 - lam) * targets[t * NN_OUTPUTS + o]
+                                                       + lam * ret[o])
+                for t in range(plies[0]):
+                    nn_td_update(net, hist + t * 52, hist + t * 52 + 26,
+                                 targets + t * NN_OUTPUTS, alpha)
             return k if side == 0 else 3 + k
         memcpy(tmp, b.c[0], 26)                 # switch sides: the opponent is on roll
         memcpy(b.c[0], b.c[1], 26)
@@ -1312,8 +1333,9 @@ cdef class NeuralNet:
         return out
 
     def train(self, Py_ssize_t games, uint64_t[::1] rng_state, double alpha,
-              bint backgammons=True):
-        """Play `games` TD(0) self-play games, updating these weights in place.
+              bint backgammons=True, double lam=0.0):
+        """Play `games` self-play games, updating these weights in place by TD(0) or, with
+        `lam` in (0, 1], TD(lambda) (see nn_train_game).
 
         rng_state: the 4 words of the xoshiro256** state, read and written back
         (so a run can be checkpointed and resumed exactly).  Returns int64[8]:
@@ -1323,6 +1345,8 @@ cdef class NeuralNet:
             raise ValueError("rng_state has 4 words")
         if not alpha > 0.0:
             raise ValueError("alpha must be positive")
+        if not 0.0 <= lam <= 1.0:
+            raise ValueError(f"lambda must be in [0, 1], got {lam!r}")
         if self._race is not None or self._bearoff is not None:
             raise ValueError("TD training updates one net; this one has a race net or databases")
         counts = np.zeros(8, dtype=np.int64)
@@ -1330,13 +1354,20 @@ cdef class NeuralNet:
         cdef Rng rng
         cdef int k, plies, failed = 0
         cdef Py_ssize_t i
+        # TD(lambda)'s record of a game; a game longer than this fails (none comes near it).
+        cdef int cap = 4096
         for k in range(4):
             rng.s[k] = rng_state[k]
         cdef MoveGen* g = _new_movegen()
+        cdef int8_t* hist = <int8_t*>malloc(cap * 52)
+        cdef double* targets = <double*>malloc(cap * NN_OUTPUTS * sizeof(double))
         try:
+            if hist == NULL or targets == NULL:
+                raise MemoryError()
             with nogil:
                 for i in range(games):
-                    k = nn_train_game(&self.c, g, &rng, alpha, backgammons, &plies)
+                    k = nn_train_game(&self.c, g, &rng, alpha, lam, backgammons, hist, targets,
+                                      cap, &plies)
                     if k < 0:
                         failed = 1
                         break
@@ -1345,6 +1376,8 @@ cdef class NeuralNet:
                     c[7] += plies
         finally:
             free(g)
+            free(hist)
+            free(targets)
         for k in range(4):
             rng_state[k] = rng.s[k]
         if failed:

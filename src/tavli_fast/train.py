@@ -1,4 +1,5 @@
-"""Train the neural evaluator by TD(0) self-play, with checkpoints that resume exactly.
+"""Train the neural evaluator by TD(0) or TD(lambda) self-play, with checkpoints that resume
+exactly.
 
 The games and the weight updates run in the compiled core (``NeuralNet.train``, GIL
 released); this module schedules the learning rate, checkpoints and logs.
@@ -10,10 +11,11 @@ is ``alpha / (1 + g0 / decay_games)`` with ``g0`` = ``g`` rounded down to a mult
 ``RATE_STEP``. Work is cut at those multiples, so a run resumed from any checkpoint plays
 and learns exactly as the uninterrupted run would have.
 
-Learning without a lambda: TD(0) targets the next position's value only. Eligibility
-traces (TD(lambda)) would need a dense update of all weights per move, several times the
-cost of the sparse TD(0) step (only the ~40 active inputs' weights change); TD(lambda) is
-not implemented, and whether it would pay for its cost here has not been measured.
+TD(0) targets the next position's value only. TD(lambda) (`lam` > 0) targets the
+lambda-return, a mix of all later positions' values and the result. It is learnt in the
+forward view at the end of each game (the game played with fixed weights), which keeps the
+sparse update of TD(0) (only the ~40 active inputs' weights change) where eligibility traces
+would need a dense update of all weights per move.
 """
 
 from __future__ import annotations
@@ -56,6 +58,7 @@ class TrainingState:
     alpha: float
     decay_games: int
     backgammons: bool = True
+    lam: float = 0.0  # TD(lambda)'s lambda; 0 is TD(0)
     games_done: int = 0
     plies: int = 0
     outcomes: list[int] = field(default_factory=lambda: [0] * 6)  # for the first mover
@@ -80,6 +83,7 @@ class TrainingState:
             "alpha": self.alpha,
             "decay_games": self.decay_games,
             "backgammons": self.backgammons,
+            "lambda": self.lam,
             "games_done": self.games_done,
             "plies": self.plies,
             "outcomes": dict(zip(_OUTCOMES, self.outcomes)),
@@ -204,6 +208,7 @@ def load_checkpoint(path: str | os.PathLike) -> TrainingState:
         alpha=float(meta["alpha"]),
         decay_games=int(meta["decay_games"]),
         backgammons=bool(meta["backgammons"]),
+        lam=float(meta.get("lambda", 0.0)),  # checkpoints from before TD(lambda) are TD(0)
         games_done=int(meta["games_done"]),
         plies=int(meta["plies"]),
         outcomes=[int(meta["outcomes"][k]) for k in _OUTCOMES],
@@ -223,6 +228,7 @@ def train(
     *,
     backgammons: bool = True,
     features: bool = True,
+    lam: float = 0.0,
     rate: float | None = None,
     init_from: str | os.PathLike | None = None,
     checkpoint: str | os.PathLike | None = None,
@@ -237,11 +243,14 @@ def train(
     unless `features` is false); with `resume` it continues the saved run (whose seed, size
     and rates then apply; `features` adds the hand features if its net lacks them, and `rate`
     sets the learning rate from there on, see set_rate, unless the run's last change already
-    set that rate). `init_from` starts a new run from a weights file's net (the shipped one,
+    set that rate). `lam` in (0, 1] learns by TD(lambda) instead of TD(0) (a new run's
+    choice; a resumed run keeps its own). `init_from` starts a new run from a weights file's net (the shipped one,
     say) instead of random weights; the seed then draws the dice only. The state is saved to
     `checkpoint` every `checkpoint_every` games and at the end.
     """
     games = check_count(games, "games")
+    if not (isinstance(lam, (int, float)) and 0 <= lam <= 1):
+        raise ValueError(f"lambda must be a number in [0, 1], got {lam!r}")
     if resume is not None:
         state = load_checkpoint(resume)
         if features and state.net.n_inputs == _core.NEURAL_BASE_INPUTS:
@@ -254,6 +263,7 @@ def train(
         if rate is not None:
             raise ValueError("rate changes the rate of a resumed run; a new run takes alpha")
         state = initial_state(seed, hidden, alpha, decay_games, backgammons, features)
+        state.lam = float(lam)
         if init_from is not None:
             state = _start_from_weights(state, init_from, features)
     checkpoint_every = check_count(checkpoint_every, "checkpoint_every")
@@ -265,7 +275,7 @@ def train(
         n = min(games, step_end) - state.games_done
         rate = learning_rate(state.alpha, state.decay_games, state.games_done)
         t0 = time.perf_counter()
-        counts = state.net.train(n, state.rng_state, rate, state.backgammons)
+        counts = state.net.train(n, state.rng_state, rate, state.backgammons, state.lam)
         state.elapsed_s += time.perf_counter() - t0
         state.games_done += n
         state.plies += int(counts[7])
@@ -285,7 +295,7 @@ def _log_progress(state: TrainingState, rate: float) -> None:
     n = max(state.games_done, 1)
     o = state.outcomes
     log.info(
-        "%d games, %.0f s (%.0f games/s), alpha %.4f, mean %.1f plies, gammons %.1f%%",
-        state.games_done, state.elapsed_s, state.games_done / max(state.elapsed_s, 1e-9), rate,
+        "%d games, %.0f s (%.0f games/s), lambda %g, alpha %.4f, mean %.1f plies, gammons %.1f%%",
+        state.games_done, state.elapsed_s, state.games_done / max(state.elapsed_s, 1e-9), state.lam, rate,
         state.plies / n, 100.0 * (o[1] + o[2] + o[4] + o[5]) / n,
     )

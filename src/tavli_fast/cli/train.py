@@ -6,6 +6,7 @@
     tavli-train --resume run.npz --games 1e6 --export weights.npz --net-version v2
     tavli-train --average a.npz b.npz c.npz --export weights.npz --net-version v2
     tavli-train --init-from weights.npz --alpha 0.003 --games 5e5 --checkpoint run.npz
+    tavli-train --games 1e6 --seed 1 --lambda 0.7 --checkpoint run.npz    # TD(lambda)
 
 Supervised refinement on the net's own look-ahead (issue 13; ``supervise.py``):
 
@@ -43,14 +44,27 @@ def _rate(text: str) -> float:
     return value
 
 
+def _lambda(text: str) -> float:
+    try:
+        value = float(text)
+    except ValueError:
+        value = -1.0
+    if not 0 <= value <= 1:
+        raise argparse.ArgumentTypeError(f"not a lambda in [0, 1]: {text!r}")
+    return value
+
+
 def build_parser() -> argparse.ArgumentParser:
-    p = OneLineParser(prog=PROG, description="Train the neural evaluator by TD(0) self-play.")
+    p = OneLineParser(prog=PROG, description="Train the neural evaluator by TD(0) or TD(lambda) "
+                                             "self-play, or by supervised refinement.")
     p.add_argument("--games", type=parse_count, help="total games (resumed runs count theirs)")
     p.add_argument("--seed", type=int, default=None, help="seed of the weights and dice (new runs)")
     p.add_argument("--hidden", type=parse_count, default=128, help="hidden units (new runs; default 128)")
     p.add_argument("--alpha", type=_rate, default=0.05, help="initial learning rate (new runs)")
     p.add_argument("--decay-games", type=parse_count, default=500_000,
                    help="rate = alpha / (1 + games / this) (new runs)")
+    p.add_argument("--lambda", dest="lam", type=_lambda, default=None,
+                   help="learn by TD(lambda) with this lambda in [0, 1] (new runs; default 0: TD(0))")
     p.add_argument("--no-backgammons", action="store_true", help="train with backgammons as gammons")
     p.add_argument("--no-features", action="store_true",
                    help="a net of the raw inputs only (by default the hand features are added, "
@@ -142,6 +156,8 @@ def run(args: argparse.Namespace) -> int:
         raise ValueError("--init-from starts a new run; --resume continues one: give one of them")
     if args.init_from:
         neural.load_net(args.init_from)  # a missing or damaged file fails here, before any output
+    if args.lam is not None and args.resume:
+        raise ValueError("--lambda is a new run's choice; a resumed run keeps its own")
     if args.rate is not None and args.resume is None:
         raise ValueError("--rate changes the rate of a resumed run (--resume); a new run takes --alpha")
     if args.resume is None:
@@ -149,7 +165,8 @@ def run(args: argparse.Namespace) -> int:
     try:
         state = train.train(
             args.games, seed, args.hidden, args.alpha, args.decay_games,
-            backgammons=not args.no_backgammons, features=not args.no_features, rate=args.rate,
+            backgammons=not args.no_backgammons, features=not args.no_features,
+            lam=args.lam or 0.0, rate=args.rate,
             init_from=args.init_from, checkpoint=args.checkpoint,
             checkpoint_every=args.checkpoint_every, resume=args.resume, log_every=args.log_every,
         )
