@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import json
 import os
+import signal
 import subprocess
 import sys
 import zipfile
@@ -643,6 +644,26 @@ def test_train_cli_runs_exports_and_rejects_bad_input(tmp_path):
         r = subprocess.run(cmd + bad, capture_output=True, text=True)
         assert r.returncode == 2 and len(r.stderr.strip().splitlines()) == 1, (bad, r.stderr)
         assert "Traceback" not in r.stderr
+
+
+@pytest.mark.parametrize("sig", [signal.SIGINT, signal.SIGTERM])
+def test_a_stopped_training_run_saves_where_it_stopped(tmp_path, sig):
+    # "Long runs lose nothing on Ctrl-C": the run stops after its current stretch of games
+    # and checkpoints it, whatever --checkpoint-every says.
+    ck = tmp_path / "run.npz"
+    cmd = [sys.executable, "-m", "tavli_fast.cli.train", "--games", "1e7", "--seed", "3",
+           "--hidden", "5", "--checkpoint", str(ck), "--checkpoint-every", "1e7", "--log-every", "1000"]
+    with subprocess.Popen(cmd, stderr=subprocess.PIPE, text=True) as proc:
+        for line in proc.stderr:                   # wait until it is training
+            if "games," in line:
+                break
+        proc.send_signal(sig)
+        rest = proc.stderr.read()
+        assert proc.wait(timeout=60) == 130, rest
+    stopped = [line for line in rest.splitlines() if "stopped after" in line]
+    assert len(stopped) == 1 and "Traceback" not in rest, rest
+    done = train.load_checkpoint(ck).games_done
+    assert done >= 1000 and f"stopped after {done} games; saved to {ck}" in stopped[0]
 
 
 # ------------------------------------------------------------------ players

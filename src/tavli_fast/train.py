@@ -236,6 +236,7 @@ def train(
     resume: str | os.PathLike | None = None,
     log_every: int = 10_000,
     on_progress: Callable[[TrainingState], None] | None = None,
+    stop: Callable[[], bool] | None = None,
 ) -> TrainingState:
     """Train until `games` self-play games have been played in total.
 
@@ -246,7 +247,9 @@ def train(
     set that rate). `lam` in (0, 1] learns by TD(lambda) instead of TD(0) (a new run's
     choice; a resumed run keeps its own). `init_from` starts a new run from a weights file's net (the shipped one,
     say) instead of random weights; the seed then draws the dice only. The state is saved to
-    `checkpoint` every `checkpoint_every` games and at the end.
+    `checkpoint` every `checkpoint_every` games and at the end. When `stop` (asked after
+    every stretch of games, at most RATE_STEP) returns true, the run saves its checkpoint
+    and returns early: a stopped run loses nothing.
     """
     games = check_count(games, "games")
     if not (isinstance(lam, (int, float)) and 0 <= lam <= 1):
@@ -285,9 +288,13 @@ def train(
             _log_progress(state, rate)
         if on_progress is not None:
             on_progress(state)
-        if checkpoint is not None and (state.games_done >= next_save or state.games_done >= games):
+        stopping = stop is not None and stop()
+        if checkpoint is not None and (state.games_done >= next_save or state.games_done >= games
+                                       or stopping):
             next_save = state.games_done + checkpoint_every
             save_checkpoint(checkpoint, state)
+        if stopping:
+            break
     return state
 
 

@@ -9,13 +9,14 @@ Every entry point is wrapped in ``entry_point``: output piped into a reader that
 from __future__ import annotations
 
 import argparse
+import contextlib
 import functools
 import logging
 import os
 import signal
 import sys
 import threading
-from typing import Any, Callable, NoReturn, Sequence
+from typing import Any, Callable, Iterator, NoReturn, Sequence
 
 __all__ = [
     "EXIT_INTERRUPTED",
@@ -28,6 +29,7 @@ __all__ = [
     "compiled_core_status",
     "setup_logging",
     "run_command",
+    "stop_requests",
     "add_executor_options",
     "executor_settings",
 ]
@@ -209,6 +211,29 @@ class Terminated(KeyboardInterrupt):
 
 def _terminate(signum: int, frame: Any) -> None:
     raise Terminated()
+
+
+@contextlib.contextmanager
+def stop_requests() -> Iterator[Callable[[], bool]]:
+    """Within the block, Ctrl-C and SIGTERM only ask to stop: the yielded function tells
+    whether one came, for a loop to stop at a point where its state is whole (and saved).
+    A second Ctrl-C interrupts at once, as usual.  Outside the main thread, a no-op."""
+    asked = [False]
+    if threading.current_thread() is not threading.main_thread():
+        yield lambda: False
+        return
+
+    def ask(signum: int, frame: Any) -> None:
+        if asked[0] and signum == signal.SIGINT:
+            raise KeyboardInterrupt()
+        asked[0] = True
+
+    previous = {sig: signal.signal(sig, ask) for sig in (signal.SIGINT, signal.SIGTERM)}
+    try:
+        yield lambda: asked[0]
+    finally:
+        for sig, handler in previous.items():
+            signal.signal(sig, handler)
 
 
 def run_command(prog: str, parser: argparse.ArgumentParser,

@@ -29,7 +29,7 @@ import sys
 
 from .. import __version__
 from . import (EXIT_INTERRUPTED, OneLineParser, add_executor_options, entry_point,
-               executor_settings, parse_count, run_command)
+               executor_settings, parse_count, run_command, stop_requests)
 
 PROG = "tavli-train"
 
@@ -162,16 +162,20 @@ def run(args: argparse.Namespace) -> int:
         raise ValueError("--rate changes the rate of a resumed run (--resume); a new run takes --alpha")
     if args.resume is None:
         print(f"{PROG}: seed {seed}", file=sys.stderr)
-    try:
+    # Ctrl-C or SIGTERM stops the run after its current stretch of games, checkpointed.
+    with stop_requests() as stopped:
         state = train.train(
             args.games, seed, args.hidden, args.alpha, args.decay_games,
             backgammons=not args.no_backgammons, features=not args.no_features,
             lam=args.lam or 0.0, rate=args.rate,
             init_from=args.init_from, checkpoint=args.checkpoint,
             checkpoint_every=args.checkpoint_every, resume=args.resume, log_every=args.log_every,
+            stop=stopped,
         )
-    except KeyboardInterrupt:
-        print(f"{PROG}: interrupted (resume from the last checkpoint)", file=sys.stderr)
+    if stopped():
+        saved = (f"; saved to {args.checkpoint} (continue with --resume {args.checkpoint})"
+                 if args.checkpoint else " (no --checkpoint: nothing saved)")
+        print(f"{PROG}: stopped after {state.games_done} games{saved}", file=sys.stderr)
         return EXIT_INTERRUPTED
     if args.export:
         neural.save_net(args.export, state.net, args.net_version or f"seed{state.seed}-{state.games_done}",
