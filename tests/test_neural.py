@@ -614,6 +614,34 @@ def test_a_run_can_start_from_the_shipped_weights(tmp_path):
     assert "no such weights file" in r.stderr
 
 
+def test_td_training_and_average_export_a_race_net_from_race_from(tmp_path):
+    # TD training trains one net; --race-from puts a weights file's race net beside it.
+    shipped = neural.default_weights_path()
+    ck, out, avg = tmp_path / "run.npz", tmp_path / "td.npz", tmp_path / "avg.npz"
+    cmd = [sys.executable, "-m", "tavli_fast.cli.train"]
+    r = subprocess.run(cmd + ["--games", "20", "--init-from", str(shipped), "--alpha", "0.001",
+                              "--seed", "1", "--checkpoint", str(ck), "--export", str(out),
+                              "--race-from", str(shipped), "-q"], capture_output=True, text=True)
+    assert r.returncode == 0, r.stderr
+    r = subprocess.run(cmd + ["--average", str(ck), str(ck), "--export", str(avg),
+                              "--race-from", str(shipped)], capture_output=True, text=True)
+    assert r.returncode == 0, r.stderr
+    race = neural.default_net().race.arrays()
+    trained = train.load_checkpoint(ck).net.arrays()
+    for path in (out, avg):
+        net, meta = neural.load_net(path)
+        assert meta["training"]["race_from"] == shipped.name
+        for got, want in zip(net.race.arrays() + net.arrays(), race + trained):
+            np.testing.assert_array_equal(got, want)
+    no_race = tmp_path / "v2.npz"
+    neural.save_net(no_race, neural.load_net(shipped.with_name("neural-v2.npz"))[0], "v2")
+    for bad in (["--games", "5", "--race-from", str(shipped)],            # no --export
+                ["--games", "5", "--export", str(out), "--race-from", str(no_race)],
+                ["--fit", str(tmp_path), "--race-from", str(shipped)]):
+        r = subprocess.run(cmd + bad, capture_output=True, text=True)
+        assert r.returncode == 2 and len(r.stderr.strip().splitlines()) == 1, (bad, r.stderr)
+
+
 def test_learning_rate_changes_only_at_rate_steps():
     assert train.learning_rate(0.1, 1000, 0) == 0.1
     assert train.learning_rate(0.1, 1000, 999) == 0.1

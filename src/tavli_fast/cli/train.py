@@ -25,6 +25,7 @@ Progress goes to stderr (every --log-every games); the seed is echoed.
 from __future__ import annotations
 
 import argparse
+import os
 import sys
 
 from .. import __version__
@@ -128,6 +129,10 @@ def build_parser() -> argparse.ArgumentParser:
     add_executor_options(sup)
     p.add_argument("--export", help="write the trained weights as a weights file (neural.load_net)")
     p.add_argument("--net-version", dest="net_version", default=None, help="version name for --export")
+    p.add_argument("--race-from", dest="race_from", metavar="WEIGHTS",
+                   help="TD training and --average: --export with this weights file's race net "
+                        "(TD training trains one net, so a run from a file with a race net "
+                        "leaves it out)")
     p.add_argument("-q", "--quiet", action="count", default=0, help="no progress lines")
     p.set_defaults(verbose=1)  # progress lines (INFO) by default
     p.add_argument("--version", action="version", version=f"tavli_fast {__version__}")
@@ -135,18 +140,24 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 def run(args: argparse.Namespace) -> int:
-    from .. import neural, train
+    from .. import _core, neural, train
     from ..inputs import check_seed
 
     if args.targets or args.fit:
         return _supervised(args)
     if args.race or args.contact:
         raise ValueError("--race and --contact go with --targets (--race also with --fit)")
+    if args.race_from and not args.export:
+        raise ValueError("--race-from goes with --export")
+    race = _race_net(args.race_from)
+    # The exported file says where its race net came from.
+    race_info = {"race_from": os.path.basename(args.race_from)} if args.race_from else {}
     if args.average:
         if not args.export or args.games is not None or args.resume:
             raise ValueError("--average takes checkpoints and --export, not --games or --resume")
         net, record = train.average_checkpoints(args.average)
-        neural.save_net(args.export, net, args.net_version or "averaged", training=record)
+        neural.save_net(args.export, _core.NeuralNet(*net.arrays(), race=race),
+                        args.net_version or "averaged", training={**record, **race_info})
         print(f"{len(args.average)} checkpoints averaged into {args.export}")
         return 0
     if args.games is None:
@@ -178,15 +189,27 @@ def run(args: argparse.Namespace) -> int:
         print(f"{PROG}: stopped after {state.games_done} games{saved}", file=sys.stderr)
         return EXIT_INTERRUPTED
     if args.export:
-        neural.save_net(args.export, state.net, args.net_version or f"seed{state.seed}-{state.games_done}",
-                        training=state.meta())
+        neural.save_net(args.export, _core.NeuralNet(*state.net.arrays(), race=race),
+                        args.net_version or f"seed{state.seed}-{state.games_done}",
+                        training={**state.meta(), **race_info})
     print(f"{state.games_done} games, seed {state.seed}, {state.elapsed_s:.0f} s")
     return 0
 
 
+def _race_net(path: str | None):
+    """The race net of the weights file `path` (None without one)."""
+    from .. import neural
+
+    if path is None:
+        return None
+    race = neural.load_net(path)[0].race
+    if race is None:
+        raise ValueError(f"{path}: this weights file has no race net")
+    return race
+
+
 def _supervised(args: argparse.Namespace) -> int:
     import logging
-    import os
 
     import numpy as np
 
@@ -195,8 +218,9 @@ def _supervised(args: argparse.Namespace) -> int:
 
     if args.targets and args.fit:
         raise ValueError("--targets makes the data, --fit uses it: give one of them")
-    if args.resume or args.average:
-        raise ValueError("--resume and --average are for TD training, not --targets / --fit")
+    if args.resume or args.average or args.race_from:
+        raise ValueError("--resume, --average and --race-from are for TD training, "
+                         "not --targets / --fit")
     net = neural.load_net(args.init_from)[0] if args.init_from else neural.default_net()
     # The net that --fit trains: the race net with --race, else the net itself.
     fitted = net
