@@ -245,11 +245,11 @@ def train(
     and rates then apply; `features` adds the hand features if its net lacks them, and `rate`
     sets the learning rate from there on, see set_rate, unless the run's last change already
     set that rate). `lam` in (0, 1] learns by TD(lambda) instead of TD(0) (a new run's
-    choice; a resumed run keeps its own). `init_from` starts a new run from a weights file's net (the shipped one,
-    say) instead of random weights; the seed then draws the dice only. The state is saved to
-    `checkpoint` every `checkpoint_every` games and at the end. When `stop` (asked after
-    every stretch of games, at most RATE_STEP) returns true, the run saves its checkpoint
-    and returns early: a stopped run loses nothing.
+    choice; a resumed run keeps its own). `init_from` starts a new run from a weights file's
+    net (the shipped one, say) instead of random weights; the seed then draws the dice only.
+    The state is saved to `checkpoint` every `checkpoint_every` games and at the end. When
+    `stop` (asked after every stretch of games, at most RATE_STEP) returns true, the run
+    saves its checkpoint and returns early: a stopped run loses nothing.
     """
     games = check_count(games, "games")
     if not (isinstance(lam, (int, float)) and 0 <= lam <= 1):
