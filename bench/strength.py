@@ -232,9 +232,9 @@ def gnubg_match(player: str, n_games: int, seed: int, weights: str | None = None
                 jobs: int = 1, errors: bool = False, baseline: str | None = None,
                 gnubg_plies: int = 0) -> dict:
     """ppg of `player` against GNU Backgammon's `gnubg_plies`-ply player (gnubg_nn,
-    test-only; 0-ply unless said), common
-    dice, each dice sequence played twice with sides swapped; a Python game loop in `jobs`
-    processes (the numbers do not depend on it but for the rare rolls beyond MAX_FORCED).
+    test-only), common dice, each dice sequence played twice with sides swapped; a Python
+    game loop in `jobs` processes (the numbers do not depend on it but for the rare rolls
+    beyond MAX_FORCED).
     With `errors`, also the equity its plays give up by gnubg's evaluation, per game and
     per play, by class of position (``--errors``). With `baseline` (a weights file), the
     same dice sequences are played by that net too, and the report's ``baseline`` gives the
@@ -246,8 +246,9 @@ def gnubg_match(player: str, n_games: int, seed: int, weights: str | None = None
     diff = values.mean(axis=1)
     wins = int((values > 0).sum())
     ppg, se = _mean_se(diff)
-    report = {"player": player, "opponent": f"gnubg-{gnubg_plies}ply", "games": 2 * n_games, "seed": seed,
-              "ppg": ppg, "ppg_se": se, "win_rate": wins / (2 * n_games), "elapsed_s": elapsed}
+    report = {"player": player, "opponent": f"gnubg-{gnubg_plies}ply", "games": 2 * n_games,
+              "seed": seed, "ppg": ppg, "ppg_se": se, "win_rate": wins / (2 * n_games),
+              "elapsed_s": elapsed}
     if errors:
         merged: dict = {}
         for found in found_parts:
@@ -328,7 +329,8 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--self-play", type=int, default=10_000, help="self-play games (0: skip)")
     p.add_argument("--rollout", action="store_true", help="also the two-rollout measure")
     p.add_argument("--gnubg", type=int, default=0, metavar="N",
-                   help="also N dice sequences against gnubg 0-ply (needs gnubg-nn)")
+                   help="also N dice sequences against gnubg, 0-ply unless --gnubg-plies "
+                        "(needs gnubg-nn)")
     p.add_argument("--gnubg-plies", dest="gnubg_plies", type=int, choices=(0, 1, 2), default=0,
                    help="with --gnubg: gnubg looks this many plies ahead (default 0)")
     p.add_argument("--errors", action="store_true",
