@@ -356,9 +356,13 @@ def test_one_ply_equity_is_the_mean_of_the_opponents_best_replies():
         net.move_equity(after, ply=1, exact=True)
 
 
-def _mover_probs(arrays, after):
-    p = reference_probs(arrays, np.ascontiguousarray(after[::-1]))
+def _other_side(p):
+    """Probabilities (win, wg, wbg, lg, lbg) as the other player sees them."""
     return [1 - p[0], p[3], p[4], p[1], p[2]]
+
+
+def _mover_probs(arrays, after):
+    return _other_side(reference_probs(arrays, np.ascontiguousarray(after[::-1])))
 
 
 def test_bad_weights_are_refused():
@@ -486,9 +490,7 @@ def _reference_td_lambda_game(arrays, seed: int, alpha: float, lam: float):
         board = np.ascontiguousarray(after[::-1])
     returns = [targets[-1]]
     for t in targets[-2::-1]:
-        nxt = returns[-1]
-        seen = np.array([1 - nxt[0], nxt[3], nxt[4], nxt[1], nxt[2]])   # from the other side
-        returns.append((1 - lam) * t + lam * seen)
+        returns.append((1 - lam) * t + lam * np.array(_other_side(returns[-1])))
     for b, g in zip(boards, returns[::-1]):
         x = reference_inputs(b, inputs=len(w1))
         h = sigmoid(x @ w1 + b1)

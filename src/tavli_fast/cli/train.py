@@ -27,6 +27,7 @@ from __future__ import annotations
 import argparse
 import os
 import sys
+from typing import Callable
 
 from .. import __version__
 from . import (EXIT_INTERRUPTED, OneLineParser, add_executor_options, entry_point,
@@ -35,24 +36,23 @@ from . import (EXIT_INTERRUPTED, OneLineParser, add_executor_options, entry_poin
 PROG = "tavli-train"
 
 
-def _rate(text: str) -> float:
+def _number(text: str, accept: Callable[[float], bool], what: str) -> float:
+    """`text` as a float that `accept` takes, or argparse's error naming `what`."""
     try:
         value = float(text)
     except ValueError:
         value = -1.0
-    if not 0 < value < 10:
-        raise argparse.ArgumentTypeError(f"not a learning rate in (0, 10): {text!r}")
+    if not accept(value):
+        raise argparse.ArgumentTypeError(f"not {what}: {text!r}")
     return value
+
+
+def _rate(text: str) -> float:
+    return _number(text, lambda v: 0 < v < 10, "a learning rate in (0, 10)")
 
 
 def _lambda(text: str) -> float:
-    try:
-        value = float(text)
-    except ValueError:
-        value = -1.0
-    if not 0 <= value <= 1:
-        raise argparse.ArgumentTypeError(f"not a lambda in [0, 1]: {text!r}")
-    return value
+    return _number(text, lambda v: 0 <= v <= 1, "a lambda in [0, 1]")
 
 
 def build_parser() -> argparse.ArgumentParser:
