@@ -96,6 +96,9 @@ BAD_INPUTS = {
     "missing resume file": ["--resume", "/nonexistent/run.json"],
     "checkpoint in a missing directory": ["--checkpoint", "/nonexistent/dir/run.json"],
     "unknown option": ["--frobnicate"],
+    "missing weights file": ["--weights", "/nonexistent/net.npz"],
+    "weights file that is not one": ["--weights", __file__],
+    "weights for players without a net": ["--player", "pubeval", "--no-vr", "--weights", __file__],
 }
 
 

@@ -37,7 +37,8 @@ from .checkpoint import completed_units, read_checkpoint as _read_checkpoint
 from .cube import default_match_table
 from .cubeful import DEFAULT_MAX_CUBE, check_max_cube
 from .inputs import check_count, check_seed, player_kinds
-from .players import game_resources
+from .neural import NetChoice, choose_net
+from .players import game_resources, needs_net
 from .position import Position
 from .progress import RolloutProgress
 from .rollout import chunk_seed
@@ -102,6 +103,7 @@ class MatchRequest:
     tavli: bool = False  # T1-T3: games rotate Portes, Plakoto, Fevga
     variant_ids: tuple[int, int] = (1, 1)  # A's and B's players in Plakoto and Fevga
     game_rules: tuple[str, ...] = ()  # tavli: the Plakoto and Fevga options set, by name
+    net: NetChoice | None = None  # the net of the neural players (None: no neural player)
 
     @property
     def n_chunks(self) -> int:
@@ -123,10 +125,12 @@ class MatchRequest:
             # Only tavli requests carry it, so that older checkpoints still match.
             **({"tavli": True} if self.tavli else {}),
             **({"game_rules": list(self.game_rules)} if self.game_rules else {}),
+            **(self.net.checkpoint_keys()[0] if self.net else {}),
         }
 
     def to_dict(self) -> dict[str, Any]:
-        return {**self.identity(), "matches": self.matches, "cache_dir": self.cache_dir}
+        return {**self.identity(), "matches": self.matches, "cache_dir": self.cache_dir,
+                **(self.net.checkpoint_keys()[1] if self.net else {})}
 
 
 def _whole(value: object, name: str, low: int) -> int:
@@ -158,12 +162,14 @@ def make_match_request(
     cache_dir: str | os.PathLike | None = None,
     tavli: bool = False,
     game_rules: object = None,
+    weights: str | os.PathLike | None = None,
 ) -> MatchRequest:
     """Validate the arguments of a match run; raise ValueError saying precisely what is wrong.
 
     ``rules`` None means "backgammon", or "portes" for a tavli match (the only rules it takes).
     ``tavli``: the games rotate Portes, Plakoto, Fevga (T1-T3), without the cube, from 0-0;
     ``game_rules``: option names of Plakoto and Fevga for it (``"draw_scores_point"``, ...).
+    ``weights``: a weights file for the neural players' net instead of the shipped one.
     """
     if game_rules is not None and not tavli:
         raise ValueError("game_rules are the options of Plakoto and Fevga: they need tavli")
@@ -213,6 +219,7 @@ def make_match_request(
         tavli=bool(tavli),
         variant_ids=(variant_player(names[0]), variant_player(names[1])),
         game_rules=tuple(sorted(name for rules in tavli_rules(game_rules) for name in option_names(rules))),
+        net=choose_net(weights, needed=needs_net(ids)),
     )
 
 
@@ -252,6 +259,7 @@ class MatchChunk:
     plakoto_options: int = 0  # the core's option bits (variants.core_options)
     fevga_options: int = 0
     draw_ends_game: bool = False  # P6 option (PlakotoRules.draw_scores_point)
+    net: NetChoice | None = None  # the neural players' net (None: the shipped one)
 
 
 @dataclass(frozen=True)
@@ -281,7 +289,7 @@ class MatchChunkResult:
 
 def _resources(chunk: MatchChunk, load: bool = True) -> dict:
     return game_resources((chunk.player_a, chunk.player_b), chunk.bearoff_play, False,
-                          chunk.cache_dir, load=load)
+                          chunk.cache_dir, load=load, weights=chunk.net)
 
 
 def run_match_chunk(chunk: MatchChunk) -> MatchChunkResult:
@@ -322,6 +330,7 @@ def plan_match_chunks(request: MatchRequest) -> list[MatchChunk]:
             plakoto_options=core_options("plakoto", plakoto),
             fevga_options=core_options("fevga", fevga),
             draw_ends_game=plakoto.draw_scores_point,
+            net=request.net,
         )
         for c in range(request.n_chunks)
     ]
@@ -452,6 +461,7 @@ class MatchResult:
             "worker_restarts": self.worker_restarts,
             "resumed_matches": self.resumed_matches,
             "checkpoint": self.checkpoint,
+            "net": r.net.to_dict() if r.net is not None else None,
         }
 
     def __str__(self) -> str:
@@ -465,6 +475,8 @@ class MatchResult:
             + f", from {r.score[0]}-{r.score[1]}{crawford}, rules {r.rules.name}, "
             + ("cube up to " + str(r.max_cube) if r.cube else "no cube") + f", seed {r.seed}",
         ]
+        if r.net is not None:
+            lines.append(f"Net: {r.net.describe()}")
         if self.interrupted:
             lines.append("INTERRUPTED: partial result from the matches completed")
         if not self.matches:
@@ -551,7 +563,8 @@ class MatchJob:
         """The job of ``request`` with the matching chunks of checkpoint ``doc`` done already."""
         mine = request.identity()
         # Keys that only tavli requests carry must match when either side has them.
-        mine.update({k: None for k in ("tavli", "game_rules") if k in doc["request"] and k not in mine})
+        mine.update({k: None for k in ("tavli", "game_rules", "weights_sha256")
+                     if k in doc["request"] and k not in mine})
         sizes = {c.index: c.n_matches for c in plan_match_chunks(request)}
         return cls(request, completed_units(doc, mine, sizes, MatchChunkResult.from_list,
                                             lambda r: r.matches, path))

@@ -48,6 +48,9 @@ __all__ = [
     "net_arrays",
     "net_from_arrays",
     "with_bearoff",
+    "NetChoice",
+    "choose_net",
+    "net_of_choice",
     "evaluate",
 ]
 
@@ -181,6 +184,72 @@ def with_bearoff(net: _core.NeuralNet, tables: _core.BearoffTables) -> _core.Neu
 def default_net_info() -> dict:
     """The shipped net's metadata (version, training, checksum)."""
     return dict(_load_default()[1])
+
+
+@dataclass(frozen=True)
+class NetChoice:
+    """Which net a run's neural players use, as plain data a worker can be sent: the shipped
+    one (`file` None) or a weights file, named by its path and the checksum it had when the
+    run was planned (so that every worker, and a resumed run, uses the same weights)."""
+
+    file: str | None
+    version: str
+    sha256: str
+
+    def describe(self) -> str:
+        """One line for reports: the version, and the file unless it is the shipped one."""
+        if self.file is None:
+            return f"{self.version} (the shipped weights)"
+        return f"{self.version} from {self.file} (sha256 {self.sha256[:12]}...)"
+
+    def to_dict(self) -> dict:
+        return {"file": self.file, "version": self.version, "sha256": self.sha256}
+
+    def checkpoint_keys(self) -> tuple[dict, dict]:
+        """(identity, setting) entries of a run's checkpoint: a weights file's checksum, which
+        a resumed run must match, and its path; none for the shipped net, so that the
+        checkpoints of runs with it stay as they were."""
+        if self.file is None:
+            return {}, {}
+        return {"weights_sha256": self.sha256}, {"weights": self.file}
+
+
+def choose_net(weights: str | os.PathLike | None = None, needed: bool = True) -> NetChoice | None:
+    """The NetChoice of the weights file `weights` (None: the shipped net), the file loaded
+    and checked now, for a run that uses a net (`needed`; else None). ValueError naming the
+    file if it cannot be used (a weights file given by the user is input like any other),
+    or if weights are given to a run that uses no net."""
+    if not needed:
+        if weights is not None:
+            raise ValueError("weights are for the net, and this run uses none (no neural "
+                             "player, no variance reduction, no truncate_plies)")
+        return None
+    if weights is None:
+        info = default_net_info()
+        return NetChoice(None, str(info.get("version")), str(info["sha256"]))
+    path = os.path.abspath(os.fspath(weights))  # workers may run elsewhere in the tree
+    try:
+        meta = load_net(path)[1]
+    except NeuralNetError as exc:
+        raise ValueError(str(exc)) from None
+    return NetChoice(path, str(meta.get("version")), str(meta["sha256"]))
+
+
+def net_of_choice(choice: NetChoice | None) -> _core.NeuralNet:
+    """The net of `choice` (None: the shipped one), without bear-off databases, loaded once
+    per process. NeuralNetError if its file no longer holds the weights it had when chosen."""
+    if choice is None or choice.file is None:
+        return default_net(bearoff=False)
+    return _load_checked(choice.file, choice.sha256)
+
+
+@functools.cache
+def _load_checked(path: str, sha256: str) -> _core.NeuralNet:
+    net, meta = load_net(path)
+    if meta["sha256"] != sha256:
+        raise NeuralNetError(f"{path}: the weights file has changed since the run began "
+                             "(its checksum differs)")
+    return net
 
 
 def evaluate(position: str | Position, net: _core.NeuralNet | None = None) -> Probabilities:

@@ -31,6 +31,7 @@ from __future__ import annotations
 
 import logging
 import math
+import os
 import time
 from dataclasses import dataclass
 from numbers import Real
@@ -41,6 +42,7 @@ import numpy as np
 from . import _core
 from .checkpoint import read_checkpoint as _read_checkpoint
 from .inputs import check_count, check_seed, player_kinds
+from .neural import NetChoice, choose_net
 from .players import PLAYERS, game_resources, needs_net
 from .position import Position
 from .progress import RolloutProgress
@@ -257,6 +259,7 @@ class OpeningsRequest:
     game: str | None = None  # "plakoto" / "fevga"; None: Portes by ``rules``
     game_rules: tuple[str, ...] = ()  # Plakoto / Fevga: the options set (rules.game_rules)
     variant_options: int = 0  # ... as the core's option bits
+    net: NetChoice | None = None  # the net the run uses (None: it uses none)
 
     def chunk_bounds(self) -> list[tuple[int, int]]:
         """(first trial, trials) of each chunk; the screening boundary is a chunk boundary."""
@@ -296,7 +299,13 @@ class OpeningsRequest:
             **({"vr": True} if self.vr else {}),  # only when on: older checkpoints still match
             **({"game": self.game} if self.game else {}),  # older checkpoints still match
             **({"game_rules": list(self.game_rules)} if self.game_rules else {}),
+            **(self.net.checkpoint_keys()[0] if self.net else {}),
         }
+
+    def to_checkpoint(self) -> dict[str, Any]:
+        """What a checkpoint saves of the request: its identity and where its files are."""
+        return {**self.identity(), "cache_dir": self.cache_dir,
+                **(self.net.checkpoint_keys()[1] if self.net else {})}
 
 
 def make_openings_request(
@@ -316,6 +325,7 @@ def make_openings_request(
     game_rules: object = None,
     *,
     vr: bool | None = None,
+    weights: str | os.PathLike | None = None,
 ) -> OpeningsRequest:
     """Validate the arguments of an openings run; raise ValueError precisely.
 
@@ -324,7 +334,8 @@ def make_openings_request(
     ``game_rules`` (a PlakotoRules / FevgaRules or option names; None: the defaults).
     ``vr``: variance reduction (see ``parallel.rollout``), on top of the common dice; every
     figure is then luck-adjusted. None: on when a neural player plays (never for Plakoto /
-    Fevga, whose players have no net)."""
+    Fevga, whose players have no net). ``weights``: a weights file for the net of the neural
+    players and variance reduction instead of the shipped one (``parallel.rollout``)."""
     n = check_count(trials)
     options: tuple[str, ...] = ()
     bits = 0
@@ -340,9 +351,9 @@ def make_openings_request(
         chosen_rules = make_rules(game, game_rules)
         options, bits = option_names(chosen_rules), core_options(game, chosen_rules)
         get_rules(rules)  # still a known name
-        if vr:
-            raise ValueError(f"variance reduction uses the neural net, which plays backgammon / "
-                             f"Portes, not {game}")
+        if vr or weights is not None:
+            raise ValueError(f"{'variance reduction' if vr else 'weights'}: the neural net "
+                             f"plays backgammon / Portes, not {game}")
         names, ids = variant_player_ids(game, players if players is not None else "heuristic")
         rules, bearoff, truncate = "portes", False, False  # T3 rolls; no databases there
     else:
@@ -350,8 +361,8 @@ def make_openings_request(
     rule_set = get_rules(rules)
     seed_value = check_seed(seed)
     size = check_count(chunk_size, "chunk_size")
-    weights = dict(opening_rolls(rule_set))
-    chosen = tuple(weights) if rolls is None else parse_rolls(rolls, rule_set)
+    probabilities = dict(opening_rolls(rule_set))
+    chosen = tuple(probabilities) if rolls is None else parse_rolls(rolls, rule_set)
     threshold = None
     short = n
     if screen is not None:
@@ -367,8 +378,10 @@ def make_openings_request(
             raise ValueError(f"screen_trials ({short}) must not exceed trials ({n})")
     elif screen_trials is not None:
         raise ValueError("screen_trials needs screen (the equity threshold)")
+    use_vr = game is None and (needs_net(ids) if vr is None else bool(vr))
+    net = choose_net(weights, needed=game is None and (needs_net(ids) or use_vr))
     return OpeningsRequest(
-        rolls=tuple(roll_plays(r, weights[r], game, options) for r in chosen),
+        rolls=tuple(roll_plays(r, probabilities[r], game, options) for r in chosen),
         players=names,
         player_ids=ids,
         rules=rule_set,
@@ -381,10 +394,11 @@ def make_openings_request(
         bearoff_play=bool(bearoff),
         truncate=bool(truncate),
         cache_dir=cache_dir,
-        vr=game is None and (needs_net(ids) if vr is None else bool(vr)),
+        vr=use_vr,
         game=game,
         game_rules=options,
         variant_options=bits,
+        net=net,
     )
 
 
@@ -411,6 +425,7 @@ class OpeningUnit:
     game: int = -1  # Portes (-1), or the core's Plakoto / Fevga number
     pinned: tuple[int, ...] = ()  # Plakoto: the pinned mask of the side on roll, per board
     variant_options: int = 0  # Plakoto / Fevga: the core's option bits
+    net: NetChoice | None = None  # the net of the neural players and vr (None: the shipped one)
 
 
 @dataclass(frozen=True)
@@ -452,7 +467,7 @@ def plan_units(request: OpeningsRequest, phase: int, survivors: Sequence[Sequenc
                     player_on_roll=request.player_ids[1], first_mover=request.player_ids[0],
                     backgammons=bool(request.rules.backgammons), stratify=request.stratify,
                     bearoff_play=request.bearoff_play, truncate=request.truncate,
-                    cache_dir=request.cache_dir, vr=request.vr,
+                    cache_dir=request.cache_dir, vr=request.vr, net=request.net,
                     **(_variant_fields(request, rp, cands) if request.game else {}),
                 )
             )
@@ -517,7 +532,8 @@ def unit_resources(unit: OpeningUnit, load: bool = True) -> dict:
     if unit.game >= 0:
         return {}  # the Plakoto / Fevga players need neither
     return game_resources((unit.player_on_roll, unit.first_mover), unit.bearoff_play,
-                          unit.truncate, unit.cache_dir, load=load, net=unit.vr)
+                          unit.truncate, unit.cache_dir, load=load, net=unit.vr,
+                          weights=unit.net)
 
 
 def prepare_unit(unit: OpeningUnit) -> None:
@@ -701,6 +717,7 @@ def request_from_checkpoint(doc: dict[str, Any]) -> OpeningsRequest:
         truncate=saved["truncate"], cache_dir=saved.get("cache_dir"), game=saved.get("game"),
         game_rules=saved.get("game_rules"),
         vr=saved.get("vr", False),  # checkpoints from before variance reduction have none
+        weights=saved.get("weights"),
     )
 
 
@@ -777,7 +794,7 @@ class OpeningsJob:
         return {
             "format": CHECKPOINT_FORMAT,
             "version": CHECKPOINT_VERSION,
-            "request": {**self.request.identity(), "cache_dir": self.request.cache_dir},
+            "request": self.request.to_checkpoint(),
             "elapsed_s": elapsed_s,
             "rolls": [t.to_dict() for t in self.tallies],
         }
@@ -814,7 +831,7 @@ class RepliesJob:
                     first_mover=request.player_ids[0], backgammons=bool(request.rules.backgammons),
                     stratify=request.stratify, bearoff_play=request.bearoff_play,
                     truncate=request.truncate, cache_dir=request.cache_dir, reply=reply,
-                    vr=request.vr,
+                    vr=request.vr, net=request.net,
                 ))
         return units
 

@@ -32,6 +32,7 @@ from .openings import (
     request_from_checkpoint,
     roll_text,
 )
+from .neural import NetChoice
 from .progress import RolloutProgress
 from .rules import get_rules
 
@@ -144,6 +145,7 @@ class OpeningsResult:
     checkpoint: str | None = None
     first_mover: dict[str, float] = field(default_factory=dict)
     game: str | None = None  # "plakoto" / "fevga"; None: Portes by ``rules``
+    net: NetChoice | None = None  # the net the run used (None: it used none)
 
     def __post_init__(self) -> None:
         if not self.first_mover:
@@ -186,6 +188,7 @@ class OpeningsResult:
             "interrupted": self.interrupted,
             "checkpoint": self.checkpoint,
             "notes": list(self.notes),
+            "net": self.net.to_dict() if self.net is not None else None,
         }
 
     def to_json(self, indent: int | None = 2) -> str:
@@ -324,6 +327,7 @@ def openings(
     vr: bool | None = None,
     game: str | None = None,
     game_rules: object = None,
+    weights: str | os.PathLike | None = None,
 ) -> OpeningsResult:
     """Roll out every legal play of every opening roll; rank the plays; the first mover's odds.
 
@@ -341,7 +345,9 @@ def openings(
     luck-adjusted, see ``tavli_fast.rollout``); None: on for the neural players. game:
     ``"plakoto"`` or ``"fevga"``: the 21 rolls of T3 (the first play may be a double), the
     variants' players (default ``heuristic``), figures in points; game_rules: the game's
-    options (a ``PlakotoRules`` / ``FevgaRules`` or option names).
+    options (a ``PlakotoRules`` / ``FevgaRules`` or option names). weights: a weights file for
+    the net of the neural players and variance reduction instead of the shipped one (kept in
+    the checkpoint, named in the result; see ``tavli_fast.rollout``).
     """
     check_jobs(jobs)
     previous = 0.0
@@ -355,7 +361,7 @@ def openings(
     else:
         request = make_openings_request(
             trials, players, seed, rules, rolls, screen, screen_trials, chunk_size, stratify,
-            bearoff, truncate, cache_dir, game, game_rules, vr=vr,
+            bearoff, truncate, cache_dir, game, game_rules, vr=vr, weights=weights,
         )
         job = OpeningsJob(request)
     path = os.fspath(checkpoint) if checkpoint is not None else None
@@ -366,6 +372,8 @@ def openings(
     if players is None and resume is None and request.game is None:
         notes.append(f"players: {request.players[0]} for both sides, the strongest player available "
                      "(choose with --player/--players)")
+    if request.net is not None:
+        notes.append(f"net: {request.net.describe()}")
     if request.vr:
         notes.append(VR_NOTE)
     if outcome.restarts:
@@ -381,7 +389,7 @@ def openings(
         trials=request.trials, chunk_size=request.chunk_size, screen=request.screen,
         screen_trials=request.screen_trials, jobs=executor.workers, elapsed_s=outcome.elapsed_s,
         interrupted=outcome.interrupted, all_rolls=all_rolls, notes=tuple(notes), checkpoint=path,
-        game=request.game,
+        game=request.game, net=request.net,
     )
 
 __all__ += ["read_checkpoint", "COMMON_DICE_NOTE", "OPENING_FIGURES"]  # re-exported
@@ -424,6 +432,7 @@ class RepliesResult:
     jobs: int
     elapsed_s: float
     interrupted: bool = False
+    net: NetChoice | None = None  # the net the run used (None: it used none)
 
     def overall(self) -> dict[str, float]:
         out = {}
@@ -441,6 +450,7 @@ class RepliesResult:
             "win_se": _num(o["win_se"]), "players": list(self.players), "rules": self.rules,
             "seed": self.seed, "trials": self.trials, "jobs": self.jobs, "elapsed_s": self.elapsed_s,
             "interrupted": self.interrupted,
+            "net": self.net.to_dict() if self.net is not None else None,
         }
 
     def to_json(self, indent: int | None = 2) -> str:
@@ -453,6 +463,7 @@ class RepliesResult:
             f"{self.players[1]}, rules {self.rules}, {self.trials:,} trials per reply, seed {self.seed}",
             "Figures are the first mover's after the opponent's reply (best reply for the first "
             "mover first).",
+            *([f"Net: {self.net.describe()}"] if self.net is not None else []),
             "",
             f"{'reply':<6} {'prob':>6} {'opponent plays':<22} {'equity':>8} {'SE':>7} {'win':>6} "
             f"{'W g':>6} {'L g':>6}",
@@ -471,7 +482,7 @@ class RepliesResult:
 
 
 def _reply_play(board: bytes, roll: tuple[int, int], player: int, bearoff_play: bool,
-                cache_dir: str | None) -> str:
+                cache_dir: str | None, net: NetChoice | None) -> str:
     """The notation of the play ``player`` makes with ``roll`` on ``board`` (on roll)."""
     import numpy as np
 
@@ -481,7 +492,8 @@ def _reply_play(board: bytes, roll: tuple[int, int], player: int, bearoff_play: 
 
     before = np.frombuffer(board, dtype=np.int8).reshape(2, 26).copy()
     after = _core.choose(before, roll[0], roll[1], player, 0, bearoff_play=bearoff_play,
-                         **game_resources((player,), bearoff_play, cache_dir=cache_dir))
+                         **game_resources((player,), bearoff_play, cache_dir=cache_dir,
+                                          weights=net))
     return format_play(before, np.asarray(after), roll[0], roll[1])
 
 
@@ -503,17 +515,18 @@ def replies(
     scheduler: str | None = None,
     client: Any = None,
     vr: bool | None = None,
+    weights: str | os.PathLike | None = None,
 ) -> RepliesResult:
     """Roll out one opening play against each of the opponent's 21 reply rolls.
 
     roll: ``"31"`` or (3, 1); play: its notation as listed by ``Position.plays`` (e.g.
-    ``"8/5 6/5"``). ``trials`` per reply roll; ``vr`` as for ``openings``. Raises ValueError
-    for a play that is not legal.
+    ``"8/5 6/5"``). ``trials`` per reply roll; ``vr`` and ``weights`` as for ``openings``.
+    Raises ValueError for a play that is not legal.
     """
     check_jobs(jobs)
     request = make_openings_request(trials, players, seed, rules, [roll] if not isinstance(roll, str) else roll,
                                     None, None, chunk_size, stratify, bearoff, truncate, cache_dir,
-                                    vr=vr)
+                                    vr=vr, weights=weights)
     if len(request.rolls) != 1:
         raise ValueError("reply statistics are for one opening roll")
     rp = request.rolls[0]
@@ -530,10 +543,11 @@ def replies(
     for (reply, weight), t in zip(reply_rolls, job.tallies):
         value, se = t.figures(0)
         text = None if random_opponent else _reply_play(board, reply, request.player_ids[1],
-                                                        request.bearoff_play, request.cache_dir)
+                                                        request.bearoff_play, request.cache_dir,
+                                                        request.net)
         stats.append(ReplyStats(reply, weight, text, int(t.games[0]), value, se))
     return RepliesResult(rp.roll, play, request.players, request.rules.name, request.seed,
                          request.trials, stats, executor.workers, outcome.elapsed_s,
-                         outcome.interrupted)
+                         outcome.interrupted, request.net)
 
 __all__ += ["ReplyStats", "RepliesResult", "replies"]

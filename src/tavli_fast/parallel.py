@@ -106,6 +106,7 @@ def rollout(
     move_filter: tuple[int, float] | None = None,
     game: str | None = None,
     game_rules: object = None,
+    weights: str | os.PathLike | None = None,
 ) -> RolloutResult:
     """Roll out ``position`` for ``trials`` games and return a ``RolloutResult``.
 
@@ -155,9 +156,15 @@ def rollout(
     - truncate_plies: stop each game after this many plies and count the net's 0-ply cubeless
       probabilities there. Fast, but BIASED by the net's errors (the estimate is no longer a
       rollout's); not with ``cubeful``.
+    - weights: a weights file (``tavli-train --export``) for the net of the neural players,
+      variance reduction and truncation, instead of the shipped one. Its checksum is kept in
+      the checkpoint (a resumed run must find the same weights there) and the result names
+      the net (``result.net``). On a Dask cluster the file must be at the same path on the
+      workers.
 
     Raises ValueError for bad arguments (trials <= 0 or not whole, jobs < 1, unknown player or
-    rules, jobs together with a cluster, a bad ply, move filter or truncate_plies), InvalidPositionError for a bad position;
+    rules, jobs together with a cluster, a bad ply, move filter or truncate_plies, weights that
+    are not a usable weights file or that no player uses), InvalidPositionError for a bad position;
     executors.dask.DaskMissingError (an ImportError) without Dask, ClusterError (an OSError) for
     a scheduler out of reach or a worker that differs.
     """
@@ -167,6 +174,7 @@ def rollout(
         position, trials, players, _seed_or_saved(seed, doc), rules, stratify, chunk_size,
         target_se, min_trials, bearoff, truncate, cache_dir, cubeful, max_cube, game, game_rules,
         ply=ply, vr=vr, truncate_plies=truncate_plies, move_filter=move_filter,
+        weights=weights,
     )
     job, checkpoint, previous_elapsed = _start_or_resume(RolloutJob, request, doc, resume, checkpoint)
     # The arguments are checked before a cluster is contacted.
@@ -243,6 +251,7 @@ def play_matches(
     client: Any = None,
     tavli: bool = False,
     game_rules: object = None,
+    weights: str | os.PathLike | None = None,
 ) -> MatchResult:
     """Play ``matches`` whole matches to ``length`` points and return a ``MatchResult``.
 
@@ -257,15 +266,16 @@ def play_matches(
     the variants' heuristic (``match.variant_player``); the result adds each game type's
     share of the points (``MatchResult.game_types``); game_rules: the Plakoto and Fevga
     options of a tavli match, by name (``"draw_scores_point"``: a Plakoto draw is a game that
-    nobody scores, not replayed; ``"runner_to_quarter"``, ...). Raises ValueError for bad arguments
-    (length < 1, a score that has already won, post_crawford with no player 1-away, a score
-    or rules other than portes with tavli, ...).
+    nobody scores, not replayed; ``"runner_to_quarter"``, ...). weights: a weights file for
+    the neural players' net (checker play and cube), as for ``rollout``. Raises ValueError for
+    bad arguments (length < 1, a score that has already won, post_crawford with no player
+    1-away, a score or rules other than portes with tavli, weights and no neural player, ...).
     """
     check_jobs(jobs)
     doc = read_match_checkpoint(os.fspath(resume)) if resume is not None else None
     request = make_match_request(length, matches, players, score, post_crawford, rules, cube,
                                  max_cube, _seed_or_saved(seed, doc), chunk_size, bearoff,
-                                 cache_dir, tavli, game_rules)
+                                 cache_dir, tavli, game_rules, weights)
     job, path, previous_elapsed = _start_or_resume(MatchJob, request, doc, resume, checkpoint)
     with make_executor(jobs, start_method, scheduler=scheduler, client=client) as executor:
         outcome = run_job(job, executor, progress=progress, checkpoint=path,

@@ -37,9 +37,12 @@ depends on the cube.
 from __future__ import annotations
 
 import os
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from . import _core
+
+if TYPE_CHECKING:
+    from .neural import NetChoice
 
 __all__ = ["PLAYERS", "player_id", "needs_bearoff", "needs_net", "game_resources", "choose"]
 
@@ -79,12 +82,14 @@ def needs_net(kinds: tuple[int, ...]) -> bool:
 
 def game_resources(kinds: tuple[int, ...], bearoff_play: bool, truncate: bool = False,
                    cache_dir: str | os.PathLike | None = None, *,
-                   load: bool = True, net: bool = False) -> dict[str, Any]:
+                   load: bool = True, net: bool = False,
+                   weights: NetChoice | None = None) -> dict[str, Any]:
     """Keyword arguments ``bearoff`` and ``net`` for ``_core.run_games`` / ``_core.choose``:
     the bear-off tables and the neural net that games between these players need (`net`:
-    the net is needed anyway, for variance reduction or truncation after N plies).
+    the net is needed anyway, for variance reduction or truncation after N plies; `weights`:
+    which net, None for the shipped one, see ``neural.choose_net``).
 
-    Both are loaded once per process (memory-mapped databases, the shipped weights), so a
+    Both are loaded once per process (memory-mapped databases, the weights), so a
     worker pays for them on its first chunk only. With ``load=False`` nothing is loaded:
     missing database files are only built (for a parent about to start workers, which load
     them themselves), and both entries stay None.
@@ -98,10 +103,10 @@ def game_resources(kinds: tuple[int, ...], bearoff_play: bool, truncate: bool = 
             return resources
         resources["bearoff"] = default_database(cache_dir).tables
     if load and (net or needs_net(tuple(kinds))):
-        from .neural import default_net, with_bearoff
+        from .neural import net_of_choice, with_bearoff
 
         # With the databases loaded, they also value the bear-offs the net would estimate.
-        plain = default_net(bearoff=False)
+        plain = net_of_choice(weights)
         tables = resources["bearoff"]
         resources["net"] = plain if tables is None else with_bearoff(plain, tables)
     return resources

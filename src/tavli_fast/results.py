@@ -8,6 +8,7 @@ from dataclasses import dataclass, field
 from typing import Any, Iterable
 
 from .cubeful import CubefulFigures, cubeful_figures
+from .neural import NetChoice
 from .rollout import (DEFAULT_CHUNK_SIZE, FIGURES, OUTCOMES, ChunkResult, RolloutRequest, Totals,
                       figures, figures_from_moments, merge)
 
@@ -71,6 +72,7 @@ class RolloutResult:
     cubeful: CubefulFigures | None = None  # cubeful rollouts: ND, DT, DP, the action (cubeful.py)
     truncate_plies: int = 0  # > 0: games stopped after that many plies (the net's estimate counted)
     game: str | None = None  # "plakoto" / "fevga"; None: Portes / backgammon
+    net: NetChoice | None = None  # the net the rollout used (None: it used none)
     _figures: tuple[dict[str, float], dict[str, float]] | None = field(
         default=None, repr=False, compare=False
     )
@@ -225,6 +227,7 @@ class RolloutResult:
             "checkpoint": self.checkpoint,
             "notes": list(self.notes),
             "truncate_plies": self.truncate_plies,
+            "net": self.net.to_dict() if self.net is not None else None,
             **({"cubeful": self.cubeful.to_dict()} if self.cubeful is not None else {}),
             **({"vr": self.vr} if self.vr is not None else {}),
             **({"game": self.game, **{k: num(v) for k, (v, _) in self.variant.items()},
@@ -247,6 +250,8 @@ class RolloutResult:
             + f", {self.players[0]} (on roll) vs {self.players[1]}, "
             + (f"game {self.game}" if self.game else f"rules {self.rules}") + f", seed {self.seed}"
         )
+        if self.net is not None:
+            lines.append(f"Net: {self.net.describe()}")
         if self.stratified:
             lines.append("Stratified dice for the first rolls (" + " x ".join(map(str, self.strata)) + " strata)")
         if self.truncate:
@@ -372,4 +377,5 @@ def build_result(
         cubeful=cube,
         truncate_plies=request.truncate_plies,
         game=request.game,
+        net=request.net,
     )

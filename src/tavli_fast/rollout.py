@@ -39,6 +39,7 @@ from .checkpoint import completed_units, read_checkpoint as _read_checkpoint
 from .inputs import check_count, check_seed, player_kinds, player_names, resolve_position
 from .players import game_resources, needs_net
 from .cubeful import DEFAULT_MAX_CUBE, branch_met, check_max_cube, cube_branches
+from .neural import NetChoice, choose_net
 from .position import GameContext, Position
 from .progress import RolloutProgress
 from .rules import Rules, get_rules
@@ -139,6 +140,7 @@ class RolloutChunk:
     game: int = -1  # Portes (-1), or the core's Plakoto / Fevga number (variants.GAME_CODES)
     pinned: int = 0  # Plakoto: the pinned mask of the side on roll
     variant_options: int = 0  # Plakoto / Fevga: the core's option bits
+    net: NetChoice | None = None  # the net of the neural players and vr (None: the shipped one)
 
 
 #: Numbers a Plakoto / Fevga chunk adds: mother-rule wins, mother-rule losses, draws.
@@ -212,7 +214,7 @@ def chunk_resources(chunk: RolloutChunk, load: bool = True) -> dict:
         return {}  # the Plakoto / Fevga players need neither
     return game_resources((chunk.player0, chunk.player1), chunk.bearoff_play, chunk.truncate,
                           chunk.cache_dir, load=load,
-                          net=chunk.vr or chunk.truncate_plies > 0)
+                          net=chunk.vr or chunk.truncate_plies > 0, weights=chunk.net)
 
 
 def prepare_chunk(chunk: RolloutChunk) -> None:
@@ -475,6 +477,7 @@ class RolloutRequest:
     pinned: int = 0  # Plakoto: the pinned mask of the side on roll
     game_rules: tuple[str, ...] = ()  # Plakoto / Fevga: the options set (rules.game_rules)
     variant_options: int = 0  # ... as the core's option bits
+    net: NetChoice | None = None  # the net the rollout uses (None: it uses none)
 
     @property
     def cubeful(self) -> bool:
@@ -512,6 +515,7 @@ class RolloutRequest:
                if tuple(self.move_filter) != DEFAULT_MOVE_FILTER else {}),
             **({"game": self.game} if self.game else {}),
             **({"game_rules": list(self.game_rules)} if self.game_rules else {}),
+            **(self.net.checkpoint_keys()[0] if self.net else {}),
         }
 
     def to_dict(self) -> dict[str, Any]:
@@ -522,6 +526,7 @@ class RolloutRequest:
             "target_se": self.target_se,
             "min_trials": self.min_trials,
             "cache_dir": self.cache_dir,
+            **(self.net.checkpoint_keys()[1] if self.net else {}),
         }
 
 
@@ -547,6 +552,7 @@ def make_request(
     vr: bool | None = None,
     truncate_plies: object = None,
     move_filter: object = None,
+    weights: str | os.PathLike | None = None,
 ) -> RolloutRequest:
     """Validate the arguments of a rollout; raise ValueError / InvalidPositionError precisely.
 
@@ -556,13 +562,14 @@ def make_request(
     "fevga" rolls out that game (``position``: "start", a text id or a position of it), by
     ``game_rules`` (a PlakotoRules / FevgaRules, or option names; None: the defaults).
     ``ply``, ``vr``, ``truncate_plies`` and ``move_filter`` are the expert settings of the
-    neural players described in ``parallel.rollout``.
+    neural players described in ``parallel.rollout``; ``weights``, a weights file for their
+    net instead of the shipped one (ValueError if the rollout uses no net).
     """
     if game is None and game_rules is not None:
         raise ValueError("game_rules are the options of Plakoto or Fevga: give game too")
     if game is not None:
         given = [k for k, v in (("ply", ply), ("vr", vr), ("truncate_plies", truncate_plies),
-                                ("move_filter", move_filter)) if v]
+                                ("move_filter", move_filter), ("weights", weights)) if v]
         if given:
             raise ValueError(f"{', '.join(given)}: settings of the neural players, who play "
                              f"backgammon / Portes, not {game}")
@@ -609,6 +616,7 @@ def make_request(
         notes.append(f"truncated after {cut} plies: the net's cubeless estimate is counted there "
                      "(fast but biased by the net's errors)")
     filt = check_move_filter(move_filter)
+    net = choose_net(weights, needed=neural or use_vr or bool(cut))
     if branches is not None and truncate:
         truncate = False
         notes.append("cubeful: games are played to the end (no truncation at the bear-off database)")
@@ -640,6 +648,7 @@ def make_request(
         vr=use_vr,
         truncate_plies=cut,
         move_filter=filt,
+        net=net,
     )
 
 
@@ -752,6 +761,7 @@ def plan_chunks(request: RolloutRequest) -> list[RolloutChunk]:
                 game=_game_code(request.game),
                 pinned=request.pinned,
                 variant_options=request.variant_options,
+                net=request.net,
             )
         )
     return chunks
@@ -801,6 +811,7 @@ def request_from_checkpoint(doc: dict[str, Any], **overrides: Any) -> RolloutReq
         move_filter=req.get("move_filter"),
         game=req.get("game"),
         game_rules=req.get("game_rules"),
+        weights=req.get("weights"),
     )
     args.update({k: v for k, v in overrides.items() if v is not None})
     return make_request(**args)
@@ -820,7 +831,8 @@ def _completed_from_checkpoint(
 
 
 #: Identity keys that only some requests carry (so that older checkpoints still match).
-_OPTIONAL_KEYS = ("cubeful", "max_cube", "vr", "truncate_plies", "move_filter", "game", "game_rules")
+_OPTIONAL_KEYS = ("cubeful", "max_cube", "vr", "truncate_plies", "move_filter", "game", "game_rules",
+                  "weights_sha256")
 
 
 class RolloutJob:

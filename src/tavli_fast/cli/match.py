@@ -94,6 +94,9 @@ def build_parser() -> OneLineParser:
                    help="players other than random play bear-offs by their own evaluation")
     p.add_argument("--cache-dir", default=None, metavar="DIR",
                    help="where the bear-off databases are kept")
+    p.add_argument("--weights", default=None, metavar="FILE",
+                   help="a weights file (tavli-train --export) for the neural players' net "
+                   "(default: the shipped net)")
     p.add_argument("-v", "--verbose", action="count", default=0, help="more log output (-vv debug)")
     p.add_argument("-q", "--quiet", action="count", default=0, help="only errors in the log")
     p.add_argument("--version", action=_VersionAction)
@@ -121,6 +124,7 @@ def run(args: argparse.Namespace) -> int:
         "cache_dir": args.cache_dir,
         "tavli": True if args.tavli else None,
         "game_rules": args.option,
+        "weights": args.weights,
     }
     settings_from_checkpoint(args, settings, lambda path: read_match_checkpoint(path)["request"],
                              tuples=("players", "score"))

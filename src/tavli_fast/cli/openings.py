@@ -103,6 +103,9 @@ def build_parser() -> OneLineParser:
                     "net at 0 ply, where plain games reach a given SE about 3 times sooner)")
     vr.add_argument("--no-vr", dest="vr", action="store_false", help="no variance reduction")
     p.add_argument("--cache-dir", default=None, metavar="DIR", help="where the bear-off databases are kept")
+    p.add_argument("--weights", default=None, metavar="FILE",
+                   help="a weights file (tavli-train --export) for the neural players' net and "
+                   "variance reduction (default: the shipped net)")
     p.add_argument("-v", "--verbose", action="count", default=0, help="more log output")
     return p
 
@@ -134,7 +137,7 @@ def run(args: argparse.Namespace) -> int:
                                 ("--game", args.game), ("--option", args.option),
                                 ("--screen", args.screen), ("--no-screen", args.no_screen or None),
                                 ("--screen-trials", args.screen_trials), ("--chunk-size", args.chunk_size),
-                                ("--vr/--no-vr", args.vr))
+                                ("--vr/--no-vr", args.vr), ("--weights", args.weights))
                  if v is not None]
         if given:
             raise UsageError(f"--resume takes its settings from the checkpoint; do not give {', '.join(given)}")
@@ -156,6 +159,7 @@ def run(args: argparse.Namespace) -> int:
         rolls=args.rolls, screen=screen, screen_trials=screen_trials,
         stratify=not args.no_stratify, bearoff=not args.no_bearoff, truncate=not args.no_truncate,
         cache_dir=args.cache_dir, game=args.game, game_rules=args.option, vr=vr,
+        weights=args.weights,
     )
     if args.chunk_size is not None:
         settings["chunk_size"] = args.chunk_size
@@ -204,7 +208,7 @@ def _run_replies(args: argparse.Namespace, executor: dict) -> int:
     settings: dict = dict(
         trials=trials, players=players_from_args(args), seed=args.seed, rules=args.rules or "backgammon",
         stratify=not args.no_stratify, bearoff=not args.no_bearoff, truncate=not args.no_truncate,
-        cache_dir=args.cache_dir, vr=args.vr,
+        cache_dir=args.cache_dir, vr=args.vr, weights=args.weights,
     )
     if args.chunk_size is not None:
         settings["chunk_size"] = args.chunk_size

@@ -153,6 +153,9 @@ def build_parser() -> OneLineParser:
     p.add_argument("--cache-dir", default=None, metavar="DIR",
                    help="where the bear-off databases are kept (default: $TAVLI_FAST_CACHE or the "
                    "user cache directory)")
+    p.add_argument("--weights", default=None, metavar="FILE",
+                   help="a weights file (tavli-train --export) for the neural players' net, "
+                   "variance reduction and --truncate-plies (default: the shipped net)")
     p.add_argument("--cubeful", action="store_true",
                    help="also play the doubling cube from the position's cube and score: no double "
                    "and double/take on the same dice, with the proper cube action (in a match, "
@@ -219,6 +222,7 @@ def run(args: argparse.Namespace) -> int:
         "move_filter": _move_filter(args),
         "game": args.game,
         "game_rules": args.option,
+        "weights": args.weights,
     }
     # Settings a checkpoint may lack (it predates them): their values at the time.
     settings_from_checkpoint(args, settings, lambda path: read_checkpoint(path)["request"],

@@ -1,0 +1,140 @@
+"""Runs with a weights file of one's own: ``rollout(weights=...)``, ``openings``, ``replies``
+and the commands' ``--weights``."""
+
+from __future__ import annotations
+
+import dataclasses
+import json
+import subprocess
+import sys
+
+import pytest
+
+from tavli_fast.neural import NeuralNetError, choose_net, default_weights_path, net_of_choice
+from tavli_fast.openings_report import openings, replies
+from tavli_fast.parallel import play_matches, read_checkpoint, resume_rollout, rollout
+
+SHIPPED = default_weights_path()
+OLDER = SHIPPED.with_name("neural-v4.npz")  # another net, shipped for repeatability
+
+
+def _neural(trials: int = 200, **kw):
+    """A quick neural rollout: 0-ply, no variance reduction, chunks of 100."""
+    return rollout("start", trials, players="neural", seed=11, chunk_size=100, vr=False, **kw)
+
+
+def test_the_shipped_file_given_by_path_plays_as_the_default():
+    default, given = _neural(jobs=1), _neural(jobs=1, weights=SHIPPED)
+    assert given.totals == default.totals
+    assert default.net.file is None and given.net.file == str(SHIPPED)
+    assert given.net.sha256 == default.net.sha256 and given.net.version == default.net.version
+
+
+def test_another_net_plays_other_games_and_the_same_ones_in_any_number_of_workers():
+    default = _neural(jobs=1)
+    one, two = _neural(jobs=1, weights=OLDER), _neural(jobs=2, weights=OLDER)
+    assert one.totals == two.totals  # the workers loaded the same file
+    assert one.totals != default.totals
+    assert one.net.version == "v4" and one.to_dict()["net"]["file"] == str(OLDER)
+    assert f"Net: v4 from {OLDER}" in str(one)
+
+
+def test_a_resumed_rollout_keeps_its_weights_and_refuses_others(tmp_path):
+    ck = tmp_path / "run.json"
+    _neural(jobs=1, weights=OLDER, checkpoint=ck)
+    assert read_checkpoint(ck)["request"]["weights"] == str(OLDER)
+    resumed = resume_rollout(ck, trials=400, jobs=1)
+    assert resumed.resumed_games == 200
+    assert resumed.totals == _neural(400, jobs=1, weights=OLDER).totals
+    with pytest.raises(ValueError):  # the shipped net cannot continue the v4 run
+        _neural(400, jobs=1, resume=ck, checkpoint=tmp_path / "other.json")
+
+
+def test_a_weights_file_that_changed_since_the_run_began_is_refused():
+    choice = choose_net(OLDER)
+    with pytest.raises(NeuralNetError, match="changed"):
+        net_of_choice(dataclasses.replace(choice, sha256="0" * 64))
+
+
+@pytest.mark.parametrize("kw, match", [
+    ({"players": "pubeval", "vr": False, "weights": OLDER}, "uses none"),
+    ({"players": "neural", "weights": "/nonexistent/net.npz"}, "no such weights file"),
+    ({"players": "neural", "weights": __file__}, "not a readable weights file"),
+    ({"players": "heuristic", "game": "plakoto", "weights": OLDER}, "weights"),
+])
+def test_weights_that_cannot_serve_are_a_value_error(kw, match):
+    with pytest.raises(ValueError, match=match):
+        rollout("start", 100, seed=1, jobs=1, **kw)
+
+
+def test_command_line_weights_and_the_net_in_the_json():
+    p = subprocess.run([sys.executable, "-m", "tavli_fast", "--player", "neural", "--no-vr",
+                        "--trials", "200", "--chunk-size", "100", "--seed", "11", "-j", "1",
+                        "--json", "--weights", str(OLDER)],
+                       capture_output=True, text=True, timeout=120)
+    assert p.returncode == 0, p.stderr
+    doc = json.loads(p.stdout)
+    api = _neural(jobs=1, weights=OLDER)
+    assert doc["net"] == api.net.to_dict() and doc["net"]["version"] == "v4"
+    assert doc["equity"] == api.equity and doc["win"] == api.win
+
+
+def _openings(**kw):
+    """A quick 0-ply neural run of one roll's plays, without variance reduction."""
+    return openings(200, players="neural", seed=3, rolls="43", chunk_size=100, vr=False, **kw)
+
+
+def test_openings_with_a_weights_file_rank_by_that_net_in_any_number_of_workers():
+    default, shipped = _openings(jobs=1), _openings(jobs=1, weights=SHIPPED)
+    assert shipped.to_dict()["rolls"] == default.to_dict()["rolls"]
+    one, two = _openings(jobs=1, weights=OLDER), _openings(jobs=2, weights=OLDER)
+    assert one.to_dict()["rolls"] == two.to_dict()["rolls"] != default.to_dict()["rolls"]
+    assert one.to_dict()["net"]["version"] == "v4" and default.to_dict()["net"]["file"] is None
+    assert f"net: v4 from {OLDER}" in str(one)
+
+
+def test_openings_checkpoint_keeps_the_weights(tmp_path):
+    ck = tmp_path / "openings.json"
+    first = _openings(jobs=1, weights=OLDER, checkpoint=ck)
+    resumed = openings(resume=ck, jobs=1)
+    assert resumed.net == first.net and resumed.to_dict()["rolls"] == first.to_dict()["rolls"]
+
+
+def test_replies_use_the_weights_file_for_the_games_and_the_replies_shown():
+    kw = dict(trials=100, players="neural", seed=3, chunk_size=100, vr=False, jobs=1)
+    mine, shipped = replies("43", "24/20 13/10", weights=OLDER, **kw), replies("43", "24/20 13/10", **kw)
+    assert mine.net.version == "v4" and shipped.net.file is None
+    assert [r.value for r in mine.replies] != [r.value for r in shipped.replies]
+
+
+def test_openings_refuse_weights_without_a_net():
+    with pytest.raises(ValueError, match="uses none"):
+        openings(100, players="pubeval", rolls="43", vr=False, weights=OLDER, jobs=1)
+    with pytest.raises(ValueError, match="weights"):
+        openings(100, game="plakoto", rolls="43", weights=OLDER, jobs=1)
+
+
+def _matches(**kw):
+    return play_matches(3, 40, players="neural", seed=5, chunk_size=20, **kw)
+
+
+def test_matches_with_a_weights_file_in_any_number_of_workers_and_resumed(tmp_path):
+    default = _matches(jobs=1)
+    one, two = _matches(jobs=1, weights=OLDER), _matches(jobs=2, weights=OLDER)
+    assert one.tallies == two.tallies != default.tallies
+    assert one.to_dict()["net"]["version"] == "v4" and f"Net: v4 from {OLDER}" in str(one)
+    ck = tmp_path / "matches.json"
+    _matches(jobs=1, weights=OLDER, checkpoint=ck)
+    p = subprocess.run([sys.executable, "-m", "tavli_fast.cli.match", "--resume", str(ck),
+                        "--matches", "60", "-j", "1", "--json", "--no-progress"],
+                       capture_output=True, text=True, timeout=120)
+    assert p.returncode == 0, p.stderr
+    doc = json.loads(p.stdout)
+    assert doc["net"] == one.to_dict()["net"] and doc["resumed_matches"] == 40
+    assert doc["win"] == list(play_matches(3, 60, players="neural", seed=5, chunk_size=20, jobs=1,
+                                           weights=OLDER).win)
+
+
+def test_matches_refuse_weights_without_a_neural_player():
+    with pytest.raises(ValueError, match="uses none"):
+        play_matches(3, 10, players="pubeval", seed=1, jobs=1, weights=OLDER)
