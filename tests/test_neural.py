@@ -424,7 +424,7 @@ def test_the_shipped_weights_load_from_the_installed_package_and_verify():
     path = neural.default_weights_path()
     assert path.is_file() and path.parent.parent == __import__("pathlib").Path(tf.__file__).parent
     net, meta = neural.load_net(path)
-    assert meta["version"].startswith("v5") and meta["inputs"] == 209 == net.n_inputs
+    assert meta["version"].startswith("v6") and meta["inputs"] == 209 == net.n_inputs
     assert meta["sha256"] == neural.weights_checksum(neural.net_arrays(net))
     assert net.race is not None and meta["race"]["inputs"] == net.race.n_inputs
     assert neural.default_net().hidden == meta["hidden"]
