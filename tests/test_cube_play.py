@@ -173,6 +173,9 @@ def test_bad_match_requests_raise_value_error(kwargs):
     ["--length", "5", "--score", "3,2", "--post-crawford"],
     ["--length", "5", "--matches", "-3"],
     ["--length", "5", "--max-cube", "3"],
+    ["--length", "5", "--weights", "/nonexistent/net.npz"],
+    ["--length", "5", "--weights", __file__],
+    ["--length", "5", "--player", "pubeval", "--weights", __file__],
 ])
 def test_match_cli_bad_input_is_one_line_and_exit_2(argv):
     r = subprocess.run([sys.executable, "-m", "tavli_fast.cli.match", *argv, "--no-progress"],

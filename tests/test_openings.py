@@ -381,6 +381,9 @@ def test_cli_plot_writes_a_png(tmp_path, capsys):
         ["--rolls", "31", "--replies", "8/5 6/4"],
         ["--replies", "8/5 6/5"],
         ["--rolls", "31", "--replies", "8/5 6/5", "--plot", "x.png"],
+        ["--weights", "/nonexistent/net.npz"],
+        ["--player", "pubeval", "--no-vr", "--weights", __file__],
+        ["--rolls", "31", "--replies", "8/5 6/5", "--weights", __file__],
     ],
 )
 def test_cli_bad_input_exits_2_with_one_line(args):
