@@ -418,6 +418,9 @@ def test_damaged_or_foreign_weights_files_give_clear_errors(tmp_path):
         neural.load_net(tmp_path / "foreign.npz")
     with pytest.raises(neural.NeuralNetError, match="no such"):
         neural.load_net(tmp_path / "missing.npz")
+    (tmp_path / "notes.txt").write_text("not weights")
+    with pytest.raises(neural.NeuralNetError, match="notes.txt: not a weights file"):
+        neural.load_net(tmp_path / "notes.txt")
 
 
 def test_the_shipped_weights_load_from_the_installed_package_and_verify():

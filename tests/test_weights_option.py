@@ -59,7 +59,7 @@ def test_a_weights_file_that_changed_since_the_run_began_is_refused():
 @pytest.mark.parametrize("kw, match", [
     ({"players": "pubeval", "vr": False, "weights": OLDER}, "uses none"),
     ({"players": "neural", "weights": "/nonexistent/net.npz"}, "no such weights file"),
-    ({"players": "neural", "weights": __file__}, "not a readable weights file"),
+    ({"players": "neural", "weights": __file__}, "not an .npz archive"),
     ({"players": "heuristic", "game": "plakoto", "weights": OLDER}, "weights"),
 ])
 def test_weights_that_cannot_serve_are_a_value_error(kw, match):

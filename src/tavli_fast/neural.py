@@ -127,10 +127,14 @@ def load_net(path: str | os.PathLike) -> tuple[_core.NeuralNet, dict]:
     """(net, meta) from a weights file, its format and checksum verified."""
     try:
         # Open the file here: np.load leaks its handle when a damaged archive makes it raise.
-        with open(path, "rb") as f, np.load(f, allow_pickle=False) as z:
-            meta = json.loads(str(z["meta"]))
-            race = isinstance(meta, dict) and meta.get("format") == FORMAT_RACE
-            arrays = tuple(np.array(z[k]) for k in _ARRAYS + (_RACE_ARRAYS if race else ()))
+        with open(path, "rb") as f:
+            if not zipfile.is_zipfile(f):  # (np.load would talk of pickles)
+                raise NeuralNetError(f"{path}: not a weights file (not an .npz archive)")
+            f.seek(0)
+            with np.load(f, allow_pickle=False) as z:
+                meta = json.loads(str(z["meta"]))
+                race = isinstance(meta, dict) and meta.get("format") == FORMAT_RACE
+                arrays = tuple(np.array(z[k]) for k in _ARRAYS + (_RACE_ARRAYS if race else ()))
     except FileNotFoundError:
         raise NeuralNetError(f"{path}: no such weights file") from None
     except (OSError, KeyError, ValueError, zipfile.BadZipFile, EOFError) as exc:
