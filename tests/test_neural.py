@@ -614,8 +614,8 @@ def test_a_run_can_start_from_the_shipped_weights(tmp_path):
     assert r.returncode == 2 and "--init-from" in r.stderr and "Traceback" not in r.stderr
     r = subprocess.run(cmd + ["--games", "5", "--init-from", str(tmp_path / "none.npz")],
                        capture_output=True, text=True)
-    # As tavli-eval --weights: a weights file that cannot be used fails the run (status 1).
-    assert r.returncode == 1 and len(r.stderr.strip().splitlines()) == 1, r.stderr
+    # As every command's --weights: a weights file that cannot be used is bad input (status 2).
+    assert r.returncode == 2 and len(r.stderr.strip().splitlines()) == 1, r.stderr
     assert "no such weights file" in r.stderr
 
 
@@ -640,8 +640,12 @@ def test_td_training_and_average_export_a_race_net_from_race_from(tmp_path):
             np.testing.assert_array_equal(got, want)
     no_race = tmp_path / "v2.npz"
     neural.save_net(no_race, neural.load_net(shipped.with_name("neural-v2.npz"))[0], "v2")
+    damaged = tmp_path / "damaged.npz"
+    damaged.write_bytes(b"not a zip file")
     for bad in (["--games", "5", "--race-from", str(shipped)],            # no --export
                 ["--games", "5", "--export", str(out), "--race-from", str(no_race)],
+                ["--games", "5", "--export", str(out), "--race-from", str(damaged)],
+                ["--fit", str(tmp_path), "--init-from", str(damaged)],
                 ["--fit", str(tmp_path), "--race-from", str(shipped)]):
         r = subprocess.run(cmd + bad, capture_output=True, text=True)
         assert r.returncode == 2 and len(r.stderr.strip().splitlines()) == 1, (bad, r.stderr)
@@ -828,7 +832,7 @@ def test_eval_cli_reports_a_damaged_weights_file(tmp_path, capsys):
 
     bad = tmp_path / "bad.npz"
     bad.write_bytes(b"not a zip file")
-    assert eval_main(["--position", "start", "--weights", str(bad)]) == 1
+    assert eval_main(["--position", "start", "--weights", str(bad)]) == 2
     assert "bad.npz" in capsys.readouterr().err
 
 

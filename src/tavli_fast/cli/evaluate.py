@@ -13,7 +13,8 @@ roll, best first: every play's 0-ply equity, and the 1-ply equity of the best fe
 (``--top``, default 5), ranked by 1 ply where it was computed. Play equities are cubeless,
 for the mover. ``--weights FILE`` uses another weights file than the shipped one.
 
-Exit status: 0 ok; 2 bad usage or bad input (one line on stderr); 1 an unusable weights file.
+Exit status: 0 ok; 2 bad usage or bad input, an unusable weights file included (one line on
+stderr).
 """
 
 from __future__ import annotations
@@ -50,9 +51,8 @@ def _load(prog: str, args):
     try:
         net = (with_bearoff(load_net(args.weights)[0], default_database().tables)
                if args.weights else default_net())
-    except NeuralNetError as e:
-        print_error(prog, e)
-        return 1
+    except NeuralNetError as e:  # a weights file the user named: bad input like the rest
+        return print_error(prog, e)
     return position, net
 
 
