@@ -329,14 +329,26 @@ def blend_outcomes(probs: np.ndarray, outcomes: np.ndarray, weight: float) -> np
 # ---------------------------------------------------------------- fitting
 
 
-def widen(net: _core.NeuralNet, inputs: int) -> _core.NeuralNet:
-    """The net with `inputs` inputs (198, 203 or 209), the added inputs' weights zero, so it
-    evaluates exactly as before until training gives them weight (its race net and bear-off
-    databases kept)."""
+def widen(net: _core.NeuralNet, inputs: int | None = None, hidden: int | None = None,
+          seed: int = 0) -> _core.NeuralNet:
+    """The net with `inputs` inputs (198, 203 or 209) and `hidden` hidden units (None: as
+    they are), evaluating exactly as before until training moves it: the added inputs'
+    weights are zero, and so are the added hidden units' output weights (their input weights
+    are drawn uniform in +-0.1 by `seed`, as a new TD net's are, so that they can learn
+    different features). Its race net and bear-off databases are kept."""
     w1, b1, w2, b2 = net.arrays()
+    inputs = len(w1) if inputs is None else inputs
+    hidden = len(b1) if hidden is None else hidden
     if inputs < len(w1):
         raise ValueError(f"the net has {len(w1)} inputs already; it cannot be narrowed to {inputs}")
-    return _core.NeuralNet(np.vstack([w1, np.zeros((inputs - len(w1), w1.shape[1]))]), b1, w2, b2,
+    if hidden < len(b1):
+        raise ValueError(f"the net has {len(b1)} hidden units already; it cannot be narrowed "
+                         f"to {hidden}")
+    w1 = np.vstack([w1, np.zeros((inputs - len(w1), w1.shape[1]))])
+    added = hidden - len(b1)
+    w1 = np.hstack([w1, np.random.default_rng(seed).uniform(-0.1, 0.1, (inputs, added))])
+    return _core.NeuralNet(w1, np.concatenate([b1, np.zeros(added)]),
+                           np.hstack([w2, np.zeros((len(w2), added))]), b2,
                            race=net.race, bearoff=net.bearoff)
 
 

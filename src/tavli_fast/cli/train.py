@@ -60,7 +60,9 @@ def build_parser() -> argparse.ArgumentParser:
                                              "self-play, or by supervised refinement.")
     p.add_argument("--games", type=parse_count, help="total games (resumed runs count theirs)")
     p.add_argument("--seed", type=int, default=None, help="seed of the weights and dice (new runs)")
-    p.add_argument("--hidden", type=parse_count, default=128, help="hidden units (new runs; default 128)")
+    p.add_argument("--hidden", type=parse_count, default=None,
+                   help="hidden units (new TD runs; default 128); with --fit: widen the "
+                   "starting net's hidden layer to this many (the new units' output weights 0)")
     p.add_argument("--alpha", type=_rate, default=0.05, help="initial learning rate (new runs)")
     p.add_argument("--decay-games", type=parse_count, default=500_000,
                    help="rate = alpha / (1 + games / this) (new runs)")
@@ -176,7 +178,7 @@ def run(args: argparse.Namespace) -> int:
     # Ctrl-C or SIGTERM stops the run after its current stretch of games, checkpointed.
     with stop_requests() as stopped:
         state = train.train(
-            args.games, seed, args.hidden, args.alpha, args.decay_games,
+            args.games, seed, args.hidden or 128, args.alpha, args.decay_games,
             backgammons=not args.no_backgammons, features=not args.no_features,
             lam=args.lam or 0.0, rate=args.rate,
             init_from=args.init_from, checkpoint=args.checkpoint,
@@ -237,10 +239,11 @@ def _supervised(args: argparse.Namespace) -> int:
     fitted = net
     if args.fit and args.race:
         fitted = net.race if net.race is not None else _core.NeuralNet(*net.arrays())
-    if args.inputs is not None:
+    if args.inputs is not None or args.hidden is not None:
         if not args.fit:
-            raise ValueError("--inputs widens the net that --fit starts from")
-        fitted = supervise.widen(fitted, args.inputs)
+            raise ValueError("--inputs and --hidden widen the net that --fit starts from")
+        fitted = supervise.widen(fitted, args.inputs, args.hidden,
+                                 seed=args.seed if args.seed is not None else 0)
     if args.targets:
         if args.games is None:
             raise ValueError("--targets needs --games")
