@@ -21,6 +21,10 @@ In one process, one thread (so every rate is per core), each figure the median o
   and the ratio is the median of the per-pair ratios, so that a change of load on the
   shared machine hits both sides of a pair alike.
 
+``--weights FILE`` (a shipped net by its bare name, e.g. ``neural-v7-256.npz``) times that
+net instead of the shipped default, and adds two ratios timed in alternation with the
+default in the same process: single-board evaluations and 0-ply rollout games.
+
 Times are CPU time of this process (``time.process_time``), less disturbed by other
 processes on a shared machine than the wall clock; the wall-clock medians are printed too.
 """
@@ -147,6 +151,9 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--games-0ply", type=int, default=2_000, help="neural 0-ply rollout trials")
     parser.add_argument("--games-1ply", type=int, default=40, help="neural-1ply rollout trials")
     parser.add_argument("--gnubg-games", type=int, default=100, help="gnubg 0-ply Python-loop games")
+    parser.add_argument("--weights", metavar="FILE", default=None,
+                        help="time this weights file's net instead of the shipped one, and "
+                        "against it in alternation")
     args = parser.parse_args(argv)
     if args.repeats < 1:
         parser.error("--repeats must be at least 1")
@@ -155,12 +162,15 @@ def main(argv: list[str] | None = None) -> int:
 
     import tavli_fast as tf
     from tavli_fast import _core
-    from tavli_fast.neural import default_net
+    from tavli_fast.bearoff import default_database
+    from tavli_fast.neural import default_net, load_net, with_bearoff
 
     command = shlex.join(["python", "bench/perf_neural.py", *(sys.argv[1:] if argv is None else argv)])
     load_before = os.getloadavg()
     r = args.repeats
-    net = default_net()
+    shipped = default_net()
+    net = (with_bearoff(load_net(args.weights)[0], default_database().tables) if args.weights
+           else shipped)
     boards = bench_neural.positions(bench_neural.N_POSITIONS)
     n = len(boards)
 
@@ -180,15 +190,17 @@ def main(argv: list[str] | None = None) -> int:
                       for b, p in items[:500])
 
     # Rollout games per core.
-    def rollout_games(player: str, trials: int) -> Callable[[], tuple]:
+    def rollout_games(player: str, trials: int, weights: str | None) -> Callable[[], tuple]:
         def run():
-            res = tf.rollout("start", trials, players=(player, player), seed=1, jobs=1, vr=False)
+            res = tf.rollout("start", trials, players=(player, player), seed=1, jobs=1, vr=False,
+                             weights=weights)
             return res.trials, round(res.equity, 12)
         return run
-    first0 = rollout_games("neural", args.games_0ply)()
-    t_games0 = measure(rollout_games("neural", args.games_0ply), first0, r)
-    first1 = rollout_games("neural-1ply", args.games_1ply)()
-    t_games1 = measure(rollout_games("neural-1ply", args.games_1ply), first1, max(1, r // 2))
+    games0 = rollout_games("neural", args.games_0ply, args.weights)
+    first0 = games0()
+    t_games0 = measure(games0, first0, r)
+    games1 = rollout_games("neural-1ply", args.games_1ply, args.weights)
+    t_games1 = measure(games1, games1(), max(1, r // 2))
     gnubg_plies = gnubg_self_play(args.gnubg_games)
     t_gnubg_games = measure(lambda: gnubg_self_play(args.gnubg_games), gnubg_plies, max(1, r // 2))
 
@@ -204,6 +216,11 @@ def main(argv: list[str] | None = None) -> int:
     t_legal_rg, t_moves_rg, ratio_rg = timed_pair(
         lambda: count_legal(ids, rolls), expected, lambda: count_gnubg(gboards, rolls),
         expected_gnubg, r)
+    if args.weights:  # the ratios to the shipped net, timed in alternation
+        _, _, ratio_eval = timed_pair(lambda: len(shipped.evaluate_many(boards)), n,
+                                      lambda: len(net.evaluate_many(boards)), n, r)
+        shipped0 = rollout_games("neural", args.games_0ply, None)
+        _, _, ratio_games = timed_pair(shipped0, shipped0(), games0, first0, r)
     load_after = os.getloadavg()
 
     out = print
@@ -214,6 +231,11 @@ def main(argv: list[str] | None = None) -> int:
         f"{os.cpu_count()} cores; SIMD kernels: {_core.SIMD_KERNELS}; load average "
         f"{load_before[0]:.2f} before, {load_after[0]:.2f} after; {time.strftime('%Y-%m-%d %H:%M')}. "
         f"One process, one thread; medians of {r} runs.")
+    if args.weights:
+        out()
+        out(f"Net: {args.weights} ({net.hidden} hidden units). Timed in alternation with the "
+            f"shipped net, its CPU time is **{ratio_eval:.2f} x** the shipped net's for single "
+            f"boards and **{ratio_games:.2f} x** for 0-ply rollout games.")
     out()
     out("| measure | per second (CPU time) | per second (wall clock) | |")
     out("|---|---:|---:|---|")

@@ -439,6 +439,30 @@ def test_the_shipped_weights_load_from_the_installed_package_and_verify():
         assert neural.load_net(path.parent / f"neural-{older}.npz")[1]["version"].startswith(older)
 
 
+def test_the_shipped_256_unit_net_loads_by_its_bare_name(tmp_path, monkeypatch):
+    # Net v7-256 (issue 13): the stronger, slower net, shipped beside the default.
+    monkeypatch.chdir(tmp_path)
+    path = neural.weights_file("neural-v7-256.npz")
+    assert path == neural.default_weights_path().with_name("neural-v7-256.npz")
+    net, meta = neural.load_net("neural-v7-256.npz")
+    assert meta["version"] == "v7-256" and meta["hidden"] == 256 == net.hidden
+    assert net.n_inputs == 209 and net.race is not None
+    assert path.stat().st_size < 5 * 2**20
+    assert all(step.startswith("tavli-train ") for step in meta["training"]["recipe"])
+    assert any("--hidden 256" in step for step in meta["training"]["recipe"])
+    choice = neural.choose_net("neural-v7-256.npz")
+    assert choice.file == str(path) and choice.version == "v7-256"
+    # The fast float32 path agrees with the exact float64 one at this width too.
+    sample = np.stack(random_boards(200, seed=11))
+    np.testing.assert_allclose(net.evaluate_many(sample), net.evaluate_many(sample, exact=True),
+                               atol=FAST_TOLERANCE)
+    # A file of that name in the working directory comes first; a path is taken as it is.
+    (tmp_path / "neural-v7-256.npz").write_bytes(b"mine")
+    assert neural.weights_file("neural-v7-256.npz") == __import__("pathlib").Path("neural-v7-256.npz")
+    with pytest.raises(neural.NeuralNetError, match="no such weights file"):
+        neural.load_net(tmp_path / "sub" / "neural-v6.npz")
+
+
 # ------------------------------------------------------------------ training
 
 

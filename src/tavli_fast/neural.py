@@ -10,10 +10,13 @@ evaluates the positions with no contact left; its ``meta`` has ``race`` (its ``h
 ``inputs``) and the checksum covers the eight arrays. Loading checks all of it; a damaged or
 foreign file raises NeuralNetError naming the file. The package ships ``data/neural-v6.npz``
 (the default, issue 13: net v5's main net refitted, far longer, to two rounds of 1-ply
-look-ahead targets; v5's race net), ``data/neural-v5.npz`` (net v4 with a race net fitted to
+look-ahead targets; v5's race net), ``data/neural-v7-256.npz`` (stronger, with 256
+hidden units, its evaluations 1.45 times as slow: not the default, since that falls below
+issue 10's speed; ``--weights neural-v7-256.npz``), ``data/neural-v5.npz`` (net v4 with a race net fitted to
 rollout labels of race positions) and their predecessors ``data/neural-v4.npz`` (v3 refined on its 2-ply look-ahead, its gammon
 estimates recalibrated on real outcomes), ``data/neural-v3.npz`` and ``data/neural-v2.npz`` (so
-that results made with them can be repeated), and never downloads anything. ``default_net()``
+that results made with them can be repeated), and never downloads anything. Wherever a
+weights file is asked for, a shipped one may be named by its bare file name (``weights_file``). ``default_net()``
 adds the bear-off databases, which value the bear-offs (``with_bearoff``).
 
 The net's inputs and outputs are described in ``_neural.pxi``: five probabilities for the
@@ -123,8 +126,23 @@ def save_net(path: str | os.PathLike, net: _core.NeuralNet, version: str, **info
         np.savez(f, **dict(zip(names, arrays)), meta=np.array(json.dumps(meta)))
 
 
+def weights_file(name: str | os.PathLike) -> Path:
+    """The weights file `name` names: that path if it exists, else, for a bare file name,
+    the shipped file of that name (``neural-v5.npz``, say: the recipes' commands and the
+    README's examples name shipped nets that way), else the path as given (so that loading
+    it reports it missing)."""
+    path = Path(os.fspath(name))
+    if not path.exists() and path.name == os.fspath(name):
+        shipped = default_weights_path().with_name(path.name)
+        if shipped.is_file():
+            return shipped
+    return path
+
+
 def load_net(path: str | os.PathLike) -> tuple[_core.NeuralNet, dict]:
-    """(net, meta) from a weights file, its format and checksum verified."""
+    """(net, meta) from a weights file (`weights_file`: a shipped one by its bare name), its
+    format and checksum verified."""
+    path = weights_file(path)
     try:
         # Open the file here: np.load leaks its handle when a damaged archive makes it raise.
         with open(path, "rb") as f:
@@ -232,7 +250,7 @@ def choose_net(weights: str | os.PathLike | None = None, needed: bool = True) ->
     if weights is None:
         info = default_net_info()
         return NetChoice(None, str(info.get("version")), str(info["sha256"]))
-    path = os.path.abspath(os.fspath(weights))  # workers may run elsewhere in the tree
+    path = os.path.abspath(weights_file(weights))  # workers may run elsewhere in the tree
     try:
         meta = load_net(path)[1]
     except NeuralNetError as exc:
