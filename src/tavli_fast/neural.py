@@ -10,14 +10,15 @@ evaluates the positions with no contact left; its ``meta`` has ``race`` (its ``h
 ``inputs``) and the checksum covers the eight arrays. Loading checks all of it; a damaged or
 foreign file raises NeuralNetError naming the file. The package ships ``data/neural-v6.npz``
 (the default, issue 13: net v5's main net refitted, far longer, to two rounds of 1-ply
-look-ahead targets; v5's race net), ``data/neural-v7-256.npz`` (stronger, with 256
-hidden units, its evaluations 1.45 times as slow: not the default, since that falls below
-issue 10's speed; ``--weights neural-v7-256.npz``), ``data/neural-v5.npz`` (net v4 with a race net fitted to
-rollout labels of race positions) and their predecessors ``data/neural-v4.npz`` (v3 refined on its 2-ply look-ahead, its gammon
-estimates recalibrated on real outcomes), ``data/neural-v3.npz`` and ``data/neural-v2.npz`` (so
-that results made with them can be repeated), and never downloads anything. Wherever a
-weights file is asked for, a shipped one may be named by its bare file name (``weights_file``). ``default_net()``
-adds the bear-off databases, which value the bear-offs (``with_bearoff``).
+look-ahead targets; v5's race net), ``data/neural-v7-256.npz`` (stronger, with 256 hidden
+units, its evaluations 1.45 times as slow: not the default, since that falls below issue
+10's speed; ``--weights neural-v7-256.npz``), ``data/neural-v5.npz`` (net v4 with a race net
+fitted to rollout labels of race positions) and their predecessors ``data/neural-v4.npz``
+(v3 refined on its 2-ply look-ahead, its gammon estimates recalibrated on real outcomes),
+``data/neural-v3.npz`` and ``data/neural-v2.npz`` (so that results made with them can be
+repeated), and never downloads anything. Wherever a weights file is asked for, a shipped one
+may be named by its bare file name (``weights_file``). ``default_net()`` adds the bear-off
+databases, which value the bear-offs (``with_bearoff``).
 
 The net's inputs and outputs are described in ``_neural.pxi``: five probabilities for the
 player on roll (win, win gammon, win backgammon, lose gammon, lose backgammon; gammons include
