@@ -162,15 +162,15 @@ def main(argv: list[str] | None = None) -> int:
 
     import tavli_fast as tf
     from tavli_fast import _core
-    from tavli_fast.bearoff import default_database
-    from tavli_fast.neural import default_net, load_net, with_bearoff
+    from strength import _net
+
+    from tavli_fast.neural import default_net
 
     command = shlex.join(["python", "bench/perf_neural.py", *(sys.argv[1:] if argv is None else argv)])
     load_before = os.getloadavg()
     r = args.repeats
     shipped = default_net()
-    net = (with_bearoff(load_net(args.weights)[0], default_database().tables) if args.weights
-           else shipped)
+    net = _net(args.weights)
     boards = bench_neural.positions(bench_neural.N_POSITIONS)
     n = len(boards)
 
