@@ -29,17 +29,40 @@ typedef float TF_(nu) __attribute__((vector_size(4 * TF_LANES), aligned(4), may_
 /* A vector of 8 floats: TF_PARTS registers. */
 typedef struct { TF_(n) p[TF_PARTS]; } TF_(v8);
 
-static inline TF_(n) TF_(nsigmoid)(TF_(n) x) {
+/* t clamped to [-100, 100], and floor(t): by the instructions where the instance has
+   them (max/min: SSE, round: AVX), else by compares; the results are the same numbers
+   (t is never NaN: the hidden sums are finite). */
+static inline TF_(n) TF_(nclamp)(TF_(n) t) {
     const TF_(n) zero = {0};
     const TF_(n) lo = zero - 100.0f, hi = zero + 100.0f;
-    TF_(n) t = x * -1.44269504f;
+#if defined(__AVX2__)
+    return __builtin_ia32_minps256(__builtin_ia32_maxps256(t, lo), hi);
+#elif defined(__SSE2__)
+    return __builtin_ia32_minps(__builtin_ia32_maxps(t, lo), hi);
+#else
     TF_(ni) m = t < lo;
     t = (TF_(n))((m & (TF_(ni))lo) | (~m & (TF_(ni))t));
     m = t > hi;
-    t = (TF_(n))((m & (TF_(ni))hi) | (~m & (TF_(ni))t));
+    return (TF_(n))((m & (TF_(ni))hi) | (~m & (TF_(ni))t));
+#endif
+}
+
+static inline TF_(ni) TF_(nfloor)(TF_(n) t, TF_(n)* floored) {
+#if defined(__AVX2__)
+    *floored = __builtin_ia32_roundps256(t, 0x09);             /* floor, no exceptions */
+    return __builtin_convertvector(*floored, TF_(ni));
+#else
     TF_(ni) i = __builtin_convertvector(t, TF_(ni));          /* rounds towards 0 */
     i += (TF_(ni))(__builtin_convertvector(i, TF_(n)) > t);   /* -1: floor for t < 0 */
-    TF_(n) f = t - __builtin_convertvector(i, TF_(n));        /* in [0, 1) */
+    *floored = __builtin_convertvector(i, TF_(n));
+    return i;
+#endif
+}
+
+static inline TF_(n) TF_(nsigmoid)(TF_(n) x) {
+    TF_(n) t = TF_(nclamp)(x * -1.44269504f), ft;
+    TF_(ni) i = TF_(nfloor)(t, &ft);
+    TF_(n) f = t - ft;                                          /* in [0, 1) */
     TF_(n) p = 0.00187757661f * f + 0.00898934025f;
     p = p * f + 0.0558263179f;
     p = p * f + 0.240153617f;
@@ -90,62 +113,72 @@ static inline float TF_(hsum)(TF_(v8) a) {
     return ((l[0] + l[1]) + (l[2] + l[3])) + ((l[4] + l[5]) + (l[6] + l[7]));
 }
 
-/* Hidden units j..j+15: init[j..] plus the rows of `r` (w1 is [inputs][hp]). */
+/* Hidden units j..j+8nv-1 (nv = 2 or 4, a constant once inlined) into h[0..nv-1]:
+   init[j..] plus the rows of `r` (w1 is [inputs][hp]); vals[a] is (float) r->val[a],
+   converted once by the caller rather than once per block.  Each vector is its own chain
+   of additions, so a block of 32 units keeps four (eight with SSE2) of them in flight
+   while the rows load; each unit's sum is still taken in the order of the rows, so the
+   width of a block does not change a bit of the result. */
 static inline void TF_(block)(const float* init, const float* w1, int hp, const tf_rows* r,
-                              int j, TF_(v8)* h) {
-    TF_(v8) h0 = TF_(load)(init + j), h1 = TF_(load)(init + j + 8);
+                              const float* vals, int j, int nv, TF_(v8)* h) {
     const float* w = w1 + j;
+    for (int q = 0; q < nv; q++) h[q] = TF_(load)(init + j + 8 * q);
     for (int a = 0; a < r->n_add; a++) {
         const float* row = w + (long)r->add[a] * hp;
-        h0 = TF_(add)(h0, TF_(load)(row));
-        h1 = TF_(add)(h1, TF_(load)(row + 8));
+        for (int q = 0; q < nv; q++) h[q] = TF_(add)(h[q], TF_(load)(row + 8 * q));
     }
     for (int a = 0; a < r->n_sub; a++) {
         const float* row = w + (long)r->sub[a] * hp;
-        h0 = TF_(sub)(h0, TF_(load)(row));
-        h1 = TF_(sub)(h1, TF_(load)(row + 8));
+        for (int q = 0; q < nv; q++) h[q] = TF_(sub)(h[q], TF_(load)(row + 8 * q));
     }
     for (int a = 0; a < r->n_scaled; a++) {
         const float* row = w + (long)r->scaled[a] * hp;
-        float v = (float)r->val[a];
-        h0 = TF_(add_scaled)(h0, v, TF_(load)(row));
-        h1 = TF_(add_scaled)(h1, v, TF_(load)(row + 8));
+        for (int q = 0; q < nv; q++) h[q] = TF_(add_scaled)(h[q], vals[a], TF_(load)(row + 8 * q));
     }
-    h[0] = h0;
-    h[1] = h1;
 }
 
 /* h[0:hp] = init + the rows of `r`; hp is a multiple of 16. */
 static void TF_(sums)(const float* init, const float* w1, int hp, const tf_rows* r, float* h) {
-    TF_(v8) b[2];
-    for (int j = 0; j < hp; j += 16) {
-        TF_(block)(init, w1, hp, r, j, b);
-        TF_(store)(h + j, b[0]);
-        TF_(store)(h + j + 8, b[1]);
+    TF_(v8) b[4];
+    float vals[256];
+    int j = 0;
+    tf_scaled_values(r, vals);
+    for (; j + 32 <= hp; j += 32) {
+        TF_(block)(init, w1, hp, r, vals, j, 4, b);
+        for (int q = 0; q < 4; q++) TF_(store)(h + j + 8 * q, b[q]);
+    }
+    for (; j < hp; j += 16) {
+        TF_(block)(init, w1, hp, r, vals, j, 2, b);
+        for (int q = 0; q < 2; q++) TF_(store)(h + j + 8 * q, b[q]);
+    }
+}
+
+/* The hidden units j..j+8nv-1 of `forward`, through the sigmoid into the 5 output sums. */
+static inline void TF_(forward_block)(const float* init, const float* w1, int hp,
+                                      const tf_rows* r, const float* vals, const float* w2,
+                                      int j, int nv, TF_(v8)* acc) {
+    TF_(v8) b[4];
+    TF_(block)(init, w1, hp, r, vals, j, nv, b);
+    for (int q = 0; q < nv; q++) {
+        TF_(v8) s = TF_(sigmoid)(b[q]);
+        for (int o = 0; o < 5; o++) acc[o] = TF_(add_product)(acc[o], s, TF_(load)(w2 + o * hp + j + 8 * q));
     }
 }
 
 /* The 5 outputs: out[o] = sigmoid(b2[o] + sum_j w2[o][j] sigmoid(hidden sum j)), the hidden
-   sums being init + the rows of `r`, 16 units at a time, kept in registers; w2 is [5][hp],
-   padding units have zero weights. */
+   sums being init + the rows of `r`, a block of units at a time, kept in registers; w2 is
+   [5][hp], padding units have zero weights. */
 static void TF_(forward)(const float* init, const float* w1, int hp, const tf_rows* r,
                          const float* w2, const float* b2, double* out) {
-    TF_(v8) a0 = TF_(load)(tf_zeros), a1 = a0, a2 = a0, a3 = a0, a4 = a0;
-    TF_(v8) b[2];
-    for (int j = 0; j < hp; j += 16) {
-        TF_(block)(init, w1, hp, r, j, b);
-        for (int q = 0; q < 2; q++) {
-            TF_(v8) s = TF_(sigmoid)(b[q]);
-            int at = j + 8 * q;
-            a0 = TF_(add_product)(a0, s, TF_(load)(w2 + at));
-            a1 = TF_(add_product)(a1, s, TF_(load)(w2 + hp + at));
-            a2 = TF_(add_product)(a2, s, TF_(load)(w2 + 2 * hp + at));
-            a3 = TF_(add_product)(a3, s, TF_(load)(w2 + 3 * hp + at));
-            a4 = TF_(add_product)(a4, s, TF_(load)(w2 + 4 * hp + at));
-        }
-    }
-    float z[8] = {TF_(hsum)(a0) + b2[0], TF_(hsum)(a1) + b2[1], TF_(hsum)(a2) + b2[2],
-                  TF_(hsum)(a3) + b2[3], TF_(hsum)(a4) + b2[4], 0.0f, 0.0f, 0.0f};
+    TF_(v8) acc[5];
+    float vals[256];
+    int j = 0;
+    for (int o = 0; o < 5; o++) acc[o] = TF_(load)(tf_zeros);
+    tf_scaled_values(r, vals);
+    for (; j + 32 <= hp; j += 32) TF_(forward_block)(init, w1, hp, r, vals, w2, j, 4, acc);
+    for (; j < hp; j += 16) TF_(forward_block)(init, w1, hp, r, vals, w2, j, 2, acc);
+    float z[8] = {TF_(hsum)(acc[0]) + b2[0], TF_(hsum)(acc[1]) + b2[1], TF_(hsum)(acc[2]) + b2[2],
+                  TF_(hsum)(acc[3]) + b2[3], TF_(hsum)(acc[4]) + b2[4], 0.0f, 0.0f, 0.0f};
     TF_(store)(z, TF_(sigmoid)(TF_(load)(z)));
     for (int o = 0; o < 5; o++) out[o] = z[o];
 }

@@ -2,9 +2,9 @@
 # hidden-layer row sums, a fast sigmoid, and the output layer fused with the hidden
 # sigmoids.  Included by _neural.pxi; the kernels themselves are in _nnkernel.h.
 #
-# The hidden units are taken 16 at a time, their sums held in registers while the rows
-# of all the active inputs are added, then passed through the sigmoid straight into the
-# output sums: the hidden layer never goes to memory.
+# The hidden units are taken 32 at a time (16 for a remainder), their sums held in
+# registers while the rows of all the active inputs are added, then passed through the
+# sigmoid straight into the output sums: the hidden layer never goes to memory.
 #
 # The kernels are built twice where the compiler allows it (GCC on x86_64): for the
 # x86_64 baseline (SSE2, no -march flag) and for AVX2.  The AVX2 ones are used when the
@@ -25,6 +25,10 @@ cdef extern from *:
     } tf_rows;
 
     static const float tf_zeros[8] = {0};
+
+    static inline void tf_scaled_values(const tf_rows* r, float* vals) {
+        for (int a = 0; a < r->n_scaled; a++) vals[a] = (float)r->val[a];
+    }
 
     #define TF_SFX base
     #include "_nnkernel.h"
