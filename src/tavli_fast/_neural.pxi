@@ -131,27 +131,71 @@ ctypedef struct NNMasks:
     uint64_t made_mirror
 
 
-cdef inline void _nn_mask_point(NNMasks* m, int p, int n) noexcept nogil:
-    """Add point p (1..24) holding n checkers to the masks, without a branch."""
-    cdef uint64_t one = n >= 1, two = n >= 2
-    m.occupied |= one << p
-    m.made |= two << p
-    m.occupied_mirror |= one << (25 - p)
-    m.made_mirror |= two << (25 - p)
+cdef extern from *:
+    """
+    /* Bits 0..25 of a side's row: bit i set where row[i] > 0 (occupied) and where
+       row[i] > 1 (made), by byte compares on two overlapping 16-byte loads. */
+    #if defined(__SSE2__)
+    #include <emmintrin.h>
+    static inline void tf_row_bits(const signed char* row, unsigned int* one, unsigned int* two) {
+        __m128i lo = _mm_loadu_si128((const __m128i*)row);
+        __m128i hi = _mm_loadu_si128((const __m128i*)(row + 10));
+        __m128i z = _mm_setzero_si128(), u = _mm_set1_epi8(1);
+        *one = (unsigned)_mm_movemask_epi8(_mm_cmpgt_epi8(lo, z))
+             | (unsigned)_mm_movemask_epi8(_mm_cmpgt_epi8(hi, z)) << 10;
+        *two = (unsigned)_mm_movemask_epi8(_mm_cmpgt_epi8(lo, u))
+             | (unsigned)_mm_movemask_epi8(_mm_cmpgt_epi8(hi, u)) << 10;
+    }
+    /* Bits 0..25: bit i set where old[i] != new[i]. */
+    static inline unsigned int tf_row_changes(const signed char* old, const signed char* new_) {
+        unsigned int same =
+            (unsigned)_mm_movemask_epi8(_mm_cmpeq_epi8(_mm_loadu_si128((const __m128i*)old),
+                                                       _mm_loadu_si128((const __m128i*)new_)))
+          | (unsigned)_mm_movemask_epi8(_mm_cmpeq_epi8(_mm_loadu_si128((const __m128i*)(old + 10)),
+                                                       _mm_loadu_si128((const __m128i*)(new_ + 10)))) << 10;
+        return ~same & 0x3FFFFFFu;
+    }
+    #else
+    static inline void tf_row_bits(const signed char* row, unsigned int* one, unsigned int* two) {
+        unsigned int a = 0, b = 0;
+        for (int i = 0; i < 26; i++) {
+            a |= (unsigned)(row[i] > 0) << i;
+            b |= (unsigned)(row[i] > 1) << i;
+        }
+        *one = a;
+        *two = b;
+    }
+    static inline unsigned int tf_row_changes(const signed char* old, const signed char* new_) {
+        unsigned int c = 0;
+        for (int i = 0; i < 26; i++) c |= (unsigned)(old[i] != new_[i]) << i;
+        return c;
+    }
+    #endif
 
-
-cdef inline void _nn_mask_bar(NNMasks* m, int n) noexcept nogil:
-    m.occupied |= (<uint64_t>(n > 0)) << 25
-    m.occupied_mirror |= <uint64_t>(n > 0)
+    /* Bit p -> bit 25 - p, for bits 0..25. */
+    static inline unsigned int tf_mirror26(unsigned int x) {
+        x = __builtin_bswap32(x);
+        x = (x & 0x0F0F0F0Fu) << 4 | ((x >> 4) & 0x0F0F0F0Fu);
+        x = (x & 0x33333333u) << 2 | ((x >> 2) & 0x33333333u);
+        x = (x & 0x55555555u) << 1 | ((x >> 1) & 0x55555555u);
+        return x >> 6;
+    }
+    """
+    void tf_row_bits(const int8_t* row, uint32_t* one, uint32_t* two) noexcept nogil
+    uint32_t tf_row_changes(const int8_t* old, const int8_t* new) noexcept nogil
+    uint32_t tf_mirror26(uint32_t x) noexcept nogil
 
 
 cdef inline void _nn_masks(const int8_t* row, NNMasks* m) noexcept nogil:
-    """One pass over a side's points for its masks in both numberings."""
-    cdef int p
-    m.occupied = m.made = m.occupied_mirror = m.made_mirror = 0
-    for p in range(1, 25):
-        _nn_mask_point(m, p, row[p])
-    _nn_mask_bar(m, row[BAR])
+    """A side's masks in both numberings, from its row (no loop over the points)."""
+    cdef uint32_t one, two
+    tf_row_bits(row, &one, &two)
+    one &= 0x3FFFFFE                    # points 1..24 and the bar, not borne off
+    two &= 0x1FFFFFE                    # made points: 1..24 only
+    m.occupied = one
+    m.made = two
+    m.occupied_mirror = tf_mirror26(one)
+    m.made_mirror = tf_mirror26(two)
 
 
 cdef inline int _nn_shots(uint64_t blots, uint64_t made, uint64_t hitters,
@@ -160,9 +204,10 @@ cdef inline int _nn_shots(uint64_t blots, uint64_t made, uint64_t hitters,
     only on points outside `made` (all masks in the blots' owner's numbering, where the
     hitters move up; bit 0 is the hitters' bar).  If `loss` is not NULL it receives the
     sum over the 36 rolls of the most pips a hit costs the owner (25 - the lowest point
-    hit).  Branch-free over the rolls but for the loss."""
+    hit).  Branch-free over the rolls: a roll that hits nothing adds 25 - 25 to the loss
+    (the blots are on points 1..24, so bit 25 stands in for "no hit")."""
     cdef int a, b, k, count = 0, lost = 0
-    cdef uint64_t step, hit, via
+    cdef uint64_t step, hit, via, none = (<uint64_t>1) << 25
     if loss != NULL:
         loss[0] = 0
     if blots == 0:
@@ -176,14 +221,14 @@ cdef inline int _nn_shots(uint64_t blots, uint64_t made, uint64_t hitters,
             hit |= step & blots
             step &= ~made
         count += hit != 0
-        if hit and loss != NULL:
-            lost += 25 - tf_ctz64(hit)
+        if loss != NULL:
+            lost += 25 - tf_ctz64(hit | none)
         for b in range(a + 1, 7):
             via = ((hitters << a) & ~made) << b | ((hitters << b) & ~made) << a
             hit = ((hitters << a) | (hitters << b) | via) & blots
             count += 2 * (hit != 0)
-            if hit and loss != NULL:
-                lost += 2 * (25 - tf_ctz64(hit))
+            if loss != NULL:
+                lost += 2 * (25 - tf_ctz64(hit | none))
     if loss != NULL:
         loss[0] = lost
     return count
@@ -226,7 +271,7 @@ cdef inline void _nn_features_of_masks(const NNMasks* m, double* f, int nf) noex
     """The first `nf` hand features from the masks of the side on roll (m[0]) and the other
     (m[1])."""
     cdef uint64_t blots, run, home
-    cdef int s, length, lost, open_points
+    cdef int s, k, length, lost, open_points
     cdef int rear[2]
     cdef bint extra = nf > NN_V2_FEATURES
     for s in range(2):
@@ -239,9 +284,9 @@ cdef inline void _nn_features_of_masks(const NNMasks* m, double* f, int nf) noex
         rear[s] = 63 - tf_clz64(m[s].occupied) if m[s].occupied else 0
         run = m[1 - s].made_mirror & (((<uint64_t>1) << rear[s]) - 1)
         length = 0
-        while run:
+        for k in range(7):              # a side's 15 checkers make at most 7 points
+            length += run != 0
             run &= run << 1
-            length += 1
         f[NN_PRIME_UNIT - NN_BASE_INPUTS + 2 * s] = length / 6.0
         if extra:
             f[NN_ESCAPE_UNIT - NN_BASE_INPUTS + 3 * s] = (
@@ -434,7 +479,7 @@ cdef inline void _nn_rows_side(tf_rows* r, const int8_t* row, int base, NNMasks*
     with no branch per point: the rows of its raw inputs go to `r`, its masks to `m`.
     Each point writes three candidate rows and keeps as many as it has checkers (up to 3)."""
     cdef int p, n, u, na = r.n_add, ns = r.n_scaled, pips = 0
-    m.occupied = m.made = m.occupied_mirror = m.made_mirror = 0
+    _nn_masks(row, m)
     for p in range(1, 25):
         n = row[p] if row[p] > 0 else 0
         u = base + 4 * (p - 1)
@@ -446,11 +491,9 @@ cdef inline void _nn_rows_side(tf_rows* r, const int8_t* row, int base, NNMasks*
         r.val[ns] = (n - 3) * 0.5
         ns += n > 3
         pips += p * n
-        _nn_mask_point(m, p, n)
     r.n_add = na
     r.n_scaled = ns
     n = row[BAR]
-    _nn_mask_bar(m, n)
     if n > 0:
         pips += 25 * n
         _rows_put(r, base + NN_BAR_UNIT, n * 0.5)
@@ -534,13 +577,15 @@ cdef void nn_base_prepare(const NeuralNetC* net, const Board* before, NNBase* ba
 cdef inline void _nn_delta_side(tf_rows* r, const int8_t* old, const int8_t* new,
                                 int base) noexcept nogil:
     """The input changes of one side (its inputs at `base`) from row `old` to row `new`:
-    only the points whose counts differ, then borne off and pips."""
+    only the points whose counts differ (in order, found by one compare), then borne off
+    and pips."""
     cdef int p, k, n0, n1, u, spare, dpips = 0
-    for p in range(1, 26):
+    cdef uint32_t changed = tf_row_changes(old, new) & ~(<uint32_t>1)
+    while changed:
+        p = tf_ctz(changed)
+        changed &= changed - 1
         n0 = old[p]
         n1 = new[p]
-        if n0 == n1:
-            continue
         dpips += p * (n1 - n0)
         if p == BAR:
             _rows_put(r, base + NN_BAR_UNIT, 0.5 * (n1 - n0))
