@@ -530,6 +530,21 @@ def _reference_td_lambda_game(arrays, seed: int, alpha: float, lam: float):
     return (w1, b1, w2, b2), len(boards)
 
 
+def test_full_evaluations_follow_training(boards):
+    """A full fast evaluation adds one precomputed row per occupied point (the point rows);
+    training changes the raw rows, and the point rows must follow: after `train`, the fast
+    path still agrees with the exact one, and with a fresh net of the trained weights."""
+    boards = np.array(boards)
+    net = random_net(24, seed=17, scale=0.2, inputs=209)
+    before = net.evaluate_many(boards)
+    net.train(3, _core.rng_state(5), 0.5, True, 0.0)
+    after = net.evaluate_many(boards)
+    assert np.abs(after - before).max() > 100 * FAST_TOLERANCE    # it learnt
+    np.testing.assert_allclose(after, net.evaluate_many(boards, exact=True), rtol=0,
+                               atol=FAST_TOLERANCE)
+    np.testing.assert_array_equal(after, _core.NeuralNet(*net.arrays()).evaluate_many(boards))
+
+
 @pytest.mark.parametrize("lam", [1.0, 0.6])
 def test_td_lambda_moves_each_position_towards_its_lambda_return(lam):
     arrays = random_net(8, seed=31, scale=0.2).arrays()

@@ -36,7 +36,9 @@
 # to add (inputs equal to 1), to subtract, and to scale by a value:
 # - exact: float64, the reference (`neural_probs_exact`, training's gradient step);
 # - fast: a float32 copy of the weights, hidden units padded to a multiple of 16, summed
-#   with the vector kernels of _nnsimd.pxi and a fast sigmoid.  All the plays of a roll
+#   with the vector kernels of _nnsimd.pxi and a fast sigmoid.  A full evaluation adds
+#   one precomputed row per occupied point (its "point row": the sum of the rows its
+#   checkers switch on, nn_sync_points) instead of up to four.  All the plays of a roll
 #   are evaluated against one base: the hidden sums of the position before the move are
 #   computed once (`nn_base_prepare`), and each play adds only the rows of the inputs it
 #   changes (a few points, the bar, borne off, pips, the hand features).  Outputs agree
@@ -77,6 +79,7 @@ cdef enum:
     NN_BAR_UNIT = 96
     NN_OFF_UNIT = 97
     NN_PIP_UNIT = 98
+    NN_POINT_ROWS = 2 * 24 * 15     # the fast path's point rows: side, point, checkers 1..15
 
 cdef enum:  # output indices
     NN_WIN = 0
@@ -109,7 +112,9 @@ ctypedef struct NeuralNetC:
     # (nn_sync_fast; training refreshes what each step changes).  Hidden units are
     # padded to hp, a multiple of 16; padding units have zero weights.
     int hp
-    float* fw1                  # [n_inputs][hp]
+    float* fw1                  # [n_inputs + NN_POINT_ROWS][hp]: the rows of w1, then the
+                                # point rows (below)
+    bint points_fresh           # the point rows equal the sums of w1's rows they stand for
     float* fb1                  # [hp]
     float* fw2                  # [NN_OUTPUTS][hp]
     float fb2[NN_OUTPUTS]
@@ -474,23 +479,37 @@ cdef inline void _rows_put(tf_rows* r, int i, double v) noexcept nogil:
         r.n_scaled += 1
 
 
-cdef inline void _nn_rows_side(tf_rows* r, const int8_t* row, int base, NNMasks* m) noexcept nogil:
-    """The fast path's encoding of one side (the inputs described at the top, at `base`),
-    with no branch per point: the rows of its raw inputs go to `r`, its masks to `m`.
-    Each point writes three candidate rows and keeps as many as it has checkers (up to 3)."""
+cdef inline void _nn_rows_side(tf_rows* r, const int8_t* row, int base, NNMasks* m,
+                               int points) noexcept nogil:
+    """The fast path's encoding of one side (the inputs described at the top, at `base`):
+    the rows of its inputs go to `r`, its masks to `m`.  With `points` >= 0 (the index of
+    this side's point rows, see nn_sync_points) an occupied point is one row; otherwise
+    each point writes three candidate rows of its raw inputs and keeps as many as it has
+    checkers (up to 3), with no branch per point."""
     cdef int p, n, u, na = r.n_add, ns = r.n_scaled, pips = 0
+    cdef uint32_t occupied
     _nn_masks(row, m)
-    for p in range(1, 25):
-        n = row[p] if row[p] > 0 else 0
-        u = base + 4 * (p - 1)
-        r.add[na] = u
-        r.add[na + 1] = u + 1
-        r.add[na + 2] = u + 2
-        na += n if n < 3 else 3
-        r.scaled[ns] = u + 3
-        r.val[ns] = (n - 3) * 0.5
-        ns += n > 3
-        pips += p * n
+    if points >= 0:
+        occupied = <uint32_t>m.occupied & 0x1FFFFFE
+        while occupied:
+            p = tf_ctz(occupied)
+            occupied &= occupied - 1
+            n = row[p]
+            r.add[na] = points + 15 * (p - 1) + n - 1
+            na += 1
+            pips += p * n
+    else:
+        for p in range(1, 25):
+            n = row[p] if row[p] > 0 else 0
+            u = base + 4 * (p - 1)
+            r.add[na] = u
+            r.add[na + 1] = u + 1
+            r.add[na + 2] = u + 2
+            na += n if n < 3 else 3
+            r.scaled[ns] = u + 3
+            r.val[ns] = (n - 3) * 0.5
+            ns += n > 3
+            pips += p * n
     r.n_add = na
     r.n_scaled = ns
     n = row[BAR]
@@ -508,15 +527,21 @@ cdef inline int nn_features_of(const NeuralNetC* net) noexcept nogil:
     return net.n_inputs - NN_BASE_INPUTS
 
 
+cdef inline int nn_point_rows(const NeuralNetC* net) noexcept nogil:
+    """The index of `net`'s point rows in fw1 if they are fresh, else -1 (raw rows)."""
+    return net.n_inputs if net.points_fresh else -1
+
+
 cdef inline void _nn_rows(tf_rows* r, const int8_t* on_roll, const int8_t* other,
-                          double* features, int nf) noexcept nogil:
-    """The fast path's rows of the position (`on_roll` to play against `other`); with the
-    first `nf` hand features, whose values also go to features[0:nf]."""
+                          double* features, int nf, int points=-1) noexcept nogil:
+    """The rows of the position (`on_roll` to play against `other`); with the first `nf`
+    hand features, whose values also go to features[0:nf].  The raw inputs' rows, or with
+    `points` >= 0 the point rows there (nn_point_rows: the fast path only)."""
     cdef NNMasks m[2]
     cdef int k
     _rows_clear(r)
-    _nn_rows_side(r, on_roll, 0, &m[0])
-    _nn_rows_side(r, other, NN_SIDE_INPUTS, &m[1])
+    _nn_rows_side(r, on_roll, 0, &m[0], points)
+    _nn_rows_side(r, other, NN_SIDE_INPUTS, &m[1], points + 24 * 15 if points >= 0 else -1)
     if nf > 0:
         _nn_features_of_masks(m, features, nf)
         for k in range(nf):
@@ -529,7 +554,7 @@ cdef inline void _nn_probs_of(const NeuralNetC* net, const int8_t* on_roll, cons
     """The fast path's evaluation by `net` itself (no choice of class)."""
     cdef tf_rows r
     cdef double f[NN_FEATURE_INPUTS]
-    _nn_rows(&r, on_roll, other, f, nn_features_of(net))
+    _nn_rows(&r, on_roll, other, f, nn_features_of(net), nn_point_rows(net))
     tf_forward(net.fb1, net.fw1, net.hp, &r, net.fw2, net.fb2, p)
     nn_make_consistent(p)
 
@@ -570,7 +595,7 @@ cdef void nn_base_prepare(const NeuralNetC* net, const Board* before, NNBase* ba
     net = base.net = own
     base.before = before[0]
     base.nf = nn_features_of(net)
-    _nn_rows(&r, before.c[1], before.c[0], base.feat, base.nf)
+    _nn_rows(&r, before.c[1], before.c[0], base.feat, base.nf, nn_point_rows(net))
     tf_sums(net.fb1, net.fw1, net.hp, &r, base.h)
 
 
@@ -863,9 +888,33 @@ cdef int neural_choose_1ply(const NeuralNetC* net, const MoveGen* g, int n, Move
 
 # ---------------------------------------------------------------- TD(0) training
 
+cdef void nn_sync_points(NeuralNetC* net) noexcept nogil:
+    """The point rows: for side s, point p, n = 1..15 checkers there, fw1 row
+    n_inputs + 360 s + 15 (p - 1) + n - 1 is the sum of the rows of the inputs that n
+    checkers switch on (n >= 1, n >= 2, n >= 3, and the spare unit times (n - 3) / 2),
+    summed in float64 and rounded once.  A full evaluation then adds one row per occupied
+    point instead of up to four (the plays of a roll still change the raw inputs' rows)."""
+    cdef int s, p, n, j, u, h = net.n_hidden, hp = net.hp
+    cdef float* row
+    cdef const double* w
+    for s in range(2):
+        for p in range(1, 25):
+            u = NN_SIDE_INPUTS * s + 4 * (p - 1)
+            w = net.w1 + u * h
+            for n in range(1, 16):
+                row = net.fw1 + (net.n_inputs + 360 * s + 15 * (p - 1) + n - 1) * hp
+                for j in range(h):
+                    row[j] = <float>(w[j] + (w[h + j] if n >= 2 else 0.0)
+                                     + (w[2 * h + j] if n >= 3 else 0.0)
+                                     + ((n - 3) * 0.5 * w[3 * h + j] if n > 3 else 0.0))
+    net.points_fresh = True
+
+
 cdef void nn_sync_fast(NeuralNetC* net, const tf_rows* rows) noexcept nogil:
     """Copy the float64 weights into the fast path's float32 copy: the biases, the output
-    layer, and the rows of w1 of the inputs in `rows` (all rows when `rows` is NULL)."""
+    layer, and the rows of w1 of the inputs in `rows` (all rows, and the point rows, when
+    `rows` is NULL; a training step's rows leave the point rows stale, so that training
+    evaluates by the raw rows throughout, and `train` renews them at its end)."""
     cdef int i, a, j, o, h = net.n_hidden, hp = net.hp
     cdef int n = net.n_inputs if rows == NULL else _rows_count(rows)
     for j in range(h):
@@ -880,6 +929,10 @@ cdef void nn_sync_fast(NeuralNetC* net, const tf_rows* rows) noexcept nogil:
             _rows_item(rows, a, &i)
         for j in range(h):
             net.fw1[i * hp + j] = <float>net.w1[i * h + j]
+    if rows == NULL:
+        nn_sync_points(net)
+    else:
+        net.points_fresh = False
 
 
 cdef void nn_td_update(NeuralNetC* net, const int8_t* on_roll, const int8_t* other,
@@ -1168,12 +1221,13 @@ cdef class NeuralNet:
         self.c.b2 = &c2[0]
         self._w1, self._b1, self._w2, self._b2 = w1, b1, w2, b2
         cdef int hp = (<int>h + 15) & ~15
-        self._fast = <float*>calloc((self.c.n_inputs + 1 + NN_OUTPUTS) * hp, sizeof(float))
+        self._fast = <float*>calloc((self.c.n_inputs + NN_POINT_ROWS + 1 + NN_OUTPUTS) * hp,
+                                    sizeof(float))
         if self._fast == NULL:
             raise MemoryError("cannot allocate the fast copy of the weights")
         self.c.hp = hp
         self.c.fw1 = self._fast
-        self.c.fb1 = self._fast + self.c.n_inputs * hp
+        self.c.fb1 = self._fast + (self.c.n_inputs + NN_POINT_ROWS) * hp
         self.c.fw2 = self.c.fb1 + hp
         nn_sync_fast(&self.c, NULL)
         self.c.race = NULL
@@ -1406,6 +1460,9 @@ cdef class NeuralNet:
         cdef MoveGen* g = _new_movegen()
         cdef int8_t* hist = <int8_t*>malloc(cap * 52)
         cdef double* targets = <double*>malloc(cap * NN_OUTPUTS * sizeof(double))
+        # Training evaluates by the raw rows from its first step (a resumed run exactly as
+        # an unbroken one); the point rows are renewed when it ends.
+        self.c.points_fresh = False
         try:
             if hist == NULL or targets == NULL:
                 raise MemoryError()
@@ -1423,6 +1480,7 @@ cdef class NeuralNet:
             free(g)
             free(hist)
             free(targets)
+            nn_sync_points(&self.c)
         for k in range(4):
             rng_state[k] = rng.s[k]
         if failed:
