@@ -162,15 +162,14 @@ def main(argv: list[str] | None = None) -> int:
 
     import tavli_fast as tf
     from tavli_fast import _core
-    from strength import _net
 
-    from tavli_fast.neural import default_net
+    from tavli_fast.neural import default_net, evaluator
 
     command = shlex.join(["python", "bench/perf_neural.py", *(sys.argv[1:] if argv is None else argv)])
     load_before = os.getloadavg()
     r = args.repeats
     shipped = default_net()
-    net = _net(args.weights)
+    net = evaluator(args.weights)
     boards = bench_neural.positions(bench_neural.N_POSITIONS)
     n = len(boards)
 

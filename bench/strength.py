@@ -60,7 +60,7 @@ import numpy as np
 import tavli_fast as tf
 from tavli_fast import _core
 from tavli_fast.bearoff import default_database
-from tavli_fast.neural import default_net, default_net_info
+from tavli_fast.neural import default_net, default_net_info, evaluator
 from tavli_fast.players import needs_net, player_id
 from tavli_fast.position import Position
 
@@ -169,7 +169,7 @@ def _gnubg_values(player: str, n_games: int, seed: int, lo: int, hi: int,
     import gnubg_nn
 
     kind = player_id(player)
-    net = _net(weights) if needs_net((kind,)) else None
+    net = evaluator(weights) if needs_net((kind,)) else None
     tables = default_database().tables
     dice = common_dice(n_games, seed).reshape(n_games, MAX_FORCED, 2)
     rng = np.random.default_rng([seed, 1, lo])     # rolls beyond MAX_FORCED
@@ -196,15 +196,6 @@ def _gnubg_values(player: str, n_games: int, seed: int, lo: int, hi: int,
                 board = np.ascontiguousarray(board[::-1])
                 side ^= 1
     return values
-
-
-def _net(weights: str | None):
-    """The shipped evaluator, or the net of `weights` with the same bear-off databases."""
-    if weights is None:
-        return default_net()
-    from tavli_fast.neural import load_net, with_bearoff
-
-    return with_bearoff(load_net(weights)[0], default_database().tables)
 
 
 def _gnubg_share(player: str, n_games: int, seed: int, lo: int, hi: int,
@@ -281,7 +272,7 @@ def self_play(player: str, n_games: int, seed: int, weights: str | None = None) 
     kind = player_id(player)
     counts, _ = _core.run_games(Position.initial().board, n_games, kind, kind, seed, True, True,
                                 None, default_database().tables, True,
-                                net=_net(weights) if needs_net((kind,)) else None)
+                                net=evaluator(weights) if needs_net((kind,)) else None)
     n = int(counts[:6].sum())
     return {"games": n,
             "single": (counts[0] + counts[3]) / n,
@@ -293,7 +284,7 @@ def self_play(player: str, n_games: int, seed: int, weights: str | None = None) 
 def calibration(n_games: int, seed: int, weights: str | None = None) -> dict:
     """The net's predicted first-mover probabilities at the opening against the outcomes of
     `n_games` 0-ply self-play games played to the end (issue 13's gammon calibration)."""
-    net = _net(weights)
+    net = evaluator(weights)
     start = Position.initial().board
     predicted = np.zeros(5)
     for d1 in range(1, 7):
@@ -357,9 +348,9 @@ def main(argv: list[str] | None = None) -> int:
               f"{state.games_done} games trained: {m['ppg']:+.4f} ppg (SE {m['ppg_se']:.4f}) "
               f"vs {m['opponent']}, wins {100 * m['win_rate']:.2f}%")
         return 0
-    from tavli_fast.neural import default_weights_path, load_net
+    from tavli_fast.neural import default_weights_path, load_net, weights_file
 
-    path = args.weights or default_weights_path()
+    path = weights_file(args.weights) if args.weights else default_weights_path()
     t0 = time.perf_counter()
     info = load_net(path)[1]   # read, checksum verified, net built: what a player waits for
     load_s = time.perf_counter() - t0
@@ -367,7 +358,7 @@ def main(argv: list[str] | None = None) -> int:
                             "file_bytes": os.path.getsize(path), "load_s": load_s}}
     if args.games:
         report["match"] = paired_match(args.player, args.opponent, args.games, args.seed,
-                                       _net(args.weights))
+                                       evaluator(args.weights))
     if args.rollout:
         report["rollout"] = rollout_match(args.player, args.opponent, 2 * args.games, args.seed,
                                           args.jobs)

@@ -47,6 +47,7 @@ __all__ = [
     "Probabilities",
     "DEFAULT_WEIGHTS",
     "default_net",
+    "evaluator",
     "load_net",
     "save_net",
     "weights_checksum",
@@ -194,6 +195,17 @@ def default_net(bearoff: bool = True) -> _core.NeuralNet:
     from .bearoff import default_database
 
     return with_bearoff(net, default_database().tables)
+
+
+def evaluator(weights: str | os.PathLike | None = None) -> _core.NeuralNet:
+    """The evaluator the players use: the net of the weights file `weights` (a shipped net may
+    be named by its bare file name; None: the shipped default) with the bear-off databases of
+    the default cache. NeuralNetError if the file cannot be used."""
+    if weights is None:
+        return default_net()
+    from .bearoff import default_database
+
+    return with_bearoff(load_net(weights)[0], default_database().tables)
 
 
 @functools.cache

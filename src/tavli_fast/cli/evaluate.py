@@ -41,16 +41,14 @@ def _parser(prog: str, description: str) -> OneLineParser:
 def _load(prog: str, args):
     """(position, net) or an exit status."""
     from ..inputs import resolve_position
-    from ..bearoff import default_database
-    from ..neural import NeuralNetError, default_net, load_net, with_bearoff
+    from ..neural import NeuralNetError, evaluator
 
     try:
         position, _ = resolve_position(args.position)
     except (ValueError, TypeError) as e:
         return print_error(prog, e)
     try:
-        net = (with_bearoff(load_net(args.weights)[0], default_database().tables)
-               if args.weights else default_net())
+        net = evaluator(args.weights)
     except NeuralNetError as e:  # a weights file the user named: bad input like the rest
         return print_error(prog, e)
     return position, net
