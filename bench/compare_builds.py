@@ -1,0 +1,123 @@
+"""Time two builds of tavli_fast against each other: the evaluator and 0-ply rollouts.
+
+    python bench/compare_builds.py 33548d3 HEAD [--rounds 10] [--weights neural-v6.npz ...]
+
+Each revision is exported (``git archive``) to a temporary folder and its extension built in
+place there (``setup.py build_ext --inplace``: Cython and a C compiler must be installed in
+this environment, as for a development install). Then, round after round, both builds run
+at the same time, one on each of two cores (swapped every round, pinned by ``taskset`` where
+it exists), so that the load of a shared machine falls on both alike. Each run times, per
+net of ``--weights`` (shipped nets by their bare names; both revisions must ship them):
+``evaluate_many`` on bench_neural.py's 20,000 positions, 8 times, and a 1,000-game 0-ply
+rollout of the start (``jobs=1``, no variance reduction), in CPU time.
+
+Printed: the median time of every (build, net, measure), and for every one the median over
+the rounds of its time relative to the first build's first net (speed-ups above 1 are
+faster), with the least and greatest of those ratios.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import shutil
+import statistics
+import subprocess
+import sys
+import tempfile
+from pathlib import Path
+
+import numpy as np
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+
+import bench_neural  # noqa: E402
+
+ROOT = Path(__file__).resolve().parents[1]
+
+CHILD = r"""
+import json, sys, time
+import numpy as np
+import tavli_fast as tf
+from tavli_fast.bearoff import default_database
+from tavli_fast.neural import load_net, with_bearoff
+
+boards = np.load(sys.argv[1])
+times = {}
+for name in sys.argv[2:]:
+    net = with_bearoff(load_net(name)[0], default_database().tables)
+    net.evaluate_many(boards)
+    t = time.process_time()
+    for _ in range(8):
+        net.evaluate_many(boards)
+    times[f"{name} evaluations"] = time.process_time() - t
+    t = time.process_time()
+    tf.rollout("start", 1000, players=("neural", "neural"), seed=1, jobs=1, vr=False, weights=name)
+    times[f"{name} rollout"] = time.process_time() - t
+print(json.dumps({"file": tf.__file__, "times": times}))
+"""
+
+
+def build(revision: str, where: Path) -> Path:
+    """The revision's tree under `where`, its extension built in place; its src folder."""
+    tree = where / revision.replace("/", "_")
+    tree.mkdir(parents=True)
+    archive = subprocess.run(["git", "-C", str(ROOT), "archive", revision], check=True,
+                             capture_output=True).stdout
+    subprocess.run(["tar", "-x", "-C", str(tree)], input=archive, check=True)
+    subprocess.run([sys.executable, "setup.py", "-q", "build_ext", "--inplace"], cwd=tree,
+                   check=True, capture_output=True)
+    return tree / "src"
+
+
+def start(src: Path, core: int, boards: Path, weights: list[str]) -> subprocess.Popen:
+    pin = ["taskset", "-c", str(core)] if shutil.which("taskset") else []
+    env = {**os.environ, "PYTHONPATH": str(src), "OPENBLAS_NUM_THREADS": "1"}
+    return subprocess.Popen([*pin, sys.executable, "-c", CHILD, str(boards), *weights],
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                            env=env, cwd=src.parent)
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("a", help="the first revision (the reference)")
+    parser.add_argument("b", help="the second revision")
+    parser.add_argument("--rounds", type=int, default=10)
+    parser.add_argument("--weights", nargs="+", default=["neural-v6.npz", "neural-v7-256.npz"])
+    args = parser.parse_args(argv)
+    if args.rounds < 1:
+        parser.error("--rounds must be at least 1")
+    with tempfile.TemporaryDirectory() as tmp:
+        where = Path(tmp)
+        srcs = {rev: build(rev, where / str(k)) for k, rev in enumerate((args.a, args.b))}
+        boards = where / "boards.npy"
+        np.save(boards, bench_neural.positions(bench_neural.N_POSITIONS))
+        runs: dict[str, list[dict]] = {rev: [] for rev in srcs}
+        for r in range(args.rounds):
+            procs = {rev: start(src, (k + r) % 2, boards, args.weights)
+                     for k, (rev, src) in enumerate(srcs.items())}
+            for rev, proc in procs.items():
+                out, err = proc.communicate()
+                if proc.returncode:
+                    raise SystemExit(f"{rev}: the timing run failed:\n{err}")
+                report = json.loads(out)
+                if not report["file"].startswith(str(srcs[rev])):
+                    raise SystemExit(f"{rev}: imported {report['file']}, not its own build")
+                runs[rev].append(report["times"])
+    print(f"{args.rounds} rounds; speed-up = the time of {args.a} with {args.weights[0]} "
+          "(the same measure) / the time, median over the rounds (least, greatest)")
+    for measure in ("evaluations", "rollout"):
+        reference = [t[f"{args.weights[0]} {measure}"] for t in runs[args.a]]
+        for rev in srcs:
+            for name in args.weights:
+                times = [t[f"{name} {measure}"] for t in runs[rev]]
+                ratios = [a / b for a, b in zip(reference, times)]
+                print(f"{rev:>12s} {name:>20s} {measure:>11s}: median {statistics.median(times):.3f} s"
+                      f"  speed-up {statistics.median(ratios):.2f}"
+                      f" ({min(ratios):.2f}, {max(ratios):.2f})")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
