@@ -547,6 +547,18 @@ def test_full_evaluations_follow_training(boards):
     np.testing.assert_array_equal(after, _core.NeuralNet(*net.arrays()).evaluate_many(boards))
 
 
+def test_point_rows_take_any_count_evaluate_many_is_given():
+    # evaluate_many takes any array; a point row stands for 1..15 checkers, and more on a
+    # point (no real position) must still be read as the raw inputs say, not past the rows.
+    net = random_net(24, seed=18, scale=0.2, inputs=209)
+    boards = np.zeros((3, 2, 26), dtype=np.int8)
+    boards[:, 0, 6], boards[:, 1, 24] = 15, 15
+    boards[1, 0, 24] = 16                      # side 0's last point row
+    boards[2, 1, 24] = 127                     # side 1's, the largest count an int8 holds
+    np.testing.assert_allclose(net.evaluate_many(boards), net.evaluate_many(boards, exact=True),
+                               rtol=0, atol=FAST_TOLERANCE)
+
+
 @pytest.mark.parametrize("lam", [1.0, 0.6])
 def test_td_lambda_moves_each_position_towards_its_lambda_return(lam):
     arrays = random_net(8, seed=31, scale=0.2).arrays()

@@ -495,9 +495,15 @@ cdef inline void _nn_rows_side(tf_rows* r, const int8_t* row, int base, NNMasks*
             p = tf_ctz(occupied)
             occupied &= occupied - 1
             n = row[p]
-            r.add[na] = points + 15 * (p - 1) + n - 1
-            na += 1
             pips += p * n
+            if n > 15:                  # not a real position (evaluate_many takes any
+                r.add[na] = points + 15 * (p - 1) + 14    # array): 15, plus the spares
+                r.scaled[ns] = base + 4 * (p - 1) + 3
+                r.val[ns] = (n - 15) * 0.5
+                ns += 1
+            else:
+                r.add[na] = points + 15 * (p - 1) + n - 1
+            na += 1
     else:
         for p in range(1, 25):
             n = row[p] if row[p] > 0 else 0
