@@ -267,21 +267,22 @@ def test_widen_keeps_the_evaluations_and_refuses_to_narrow(positions):
 
 def test_widen_adds_hidden_units_that_change_nothing_until_trained(positions):
     net = default_net()
-    wide = supervise.widen(net, hidden=160, seed=4)
+    h, wider = net.hidden, net.hidden + 32
+    wide = supervise.widen(net, hidden=wider, seed=4)
     w1, b1, w2, _ = wide.arrays()
-    assert w1.shape == (209, 160) and b1.shape == (160,) and w2.shape == (5, 160)
+    assert w1.shape == (209, wider) and b1.shape == (wider,) and w2.shape == (5, wider)
     assert wide.race is net.race or np.array_equal(wide.race.arrays()[0], net.race.arrays()[0])
     # The new units have input weights (to learn from) but no say in the outputs yet.
-    assert np.all(w2[:, 128:] == 0) and np.abs(w1[:, 128:]).max() > 0.05
+    assert np.all(w2[:, h:] == 0) and np.abs(w1[:, h:]).max() > 0.05
     sample = np.ascontiguousarray(positions[:100])
     assert np.array_equal(wide.evaluate_many(sample), net.evaluate_many(sample))
-    assert np.array_equal(supervise.widen(net, hidden=160, seed=4).arrays()[0], w1)  # seeded
+    assert np.array_equal(supervise.widen(net, hidden=wider, seed=4).arrays()[0], w1)  # seeded
     # A gradient step reaches the new units' output weights at once.
     x, t = _teacher_data()
     state = supervise.fit(supervise.FitState.start(wide, 0), x, t, 1, rate=1e-3, holdout=500)
-    assert np.abs(state.params[2][:, 128:]).max() > 0
+    assert np.abs(state.params[2][:, h:]).max() > 0
     with pytest.raises(ValueError, match="hidden units already"):
-        supervise.widen(wide, hidden=128)
+        supervise.widen(wide, hidden=h)
 
 
 def test_cli_fit_and_targets_write_a_loadable_net(tmp_path, capsys):
@@ -300,10 +301,10 @@ def test_cli_fit_and_targets_write_a_loadable_net(tmp_path, capsys):
     net, meta = load_net(out)
     assert net.n_inputs == 209 and meta["version"] == "test"
     assert meta["training"]["supervised"]["epochs"] == 1
-    wider = tmp_path / "wider.npz"
-    assert main(["--fit", str(data), "--epochs", "1", "--hidden", "136", "--export", str(wider),
+    wider, h = tmp_path / "wider.npz", default_net().hidden + 8   # --fit starts from the shipped net
+    assert main(["--fit", str(data), "--epochs", "1", "--hidden", str(h), "--export", str(wider),
                  "--batch", "32", "-q"]) == 0
-    assert load_net(wider)[0].arrays()[1].shape == (136,)
+    assert load_net(wider)[0].arrays()[1].shape == (h,)
     assert main(["--fit", str(data), "--hidden", "64", "-q"]) == 2  # no narrowing
     assert main(["--targets", str(data), "--hidden", "160", "--games", "3", "-q"]) == 2
     assert "widen the net that --fit starts from" in capsys.readouterr().err
