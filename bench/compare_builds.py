@@ -36,6 +36,8 @@ import bench_neural  # noqa: E402
 
 ROOT = Path(__file__).resolve().parents[1]
 
+# The child builds each net as neural.evaluator does, spelt out because the older revision
+# it times may predate that helper.
 CHILD = r"""
 import json, sys, time
 import numpy as np

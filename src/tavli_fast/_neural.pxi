@@ -79,7 +79,9 @@ cdef enum:
     NN_BAR_UNIT = 96
     NN_OFF_UNIT = 97
     NN_PIP_UNIT = 98
-    NN_POINT_ROWS = 2 * 24 * 15     # the fast path's point rows: side, point, checkers 1..15
+    NN_POINT_COUNTS = 15            # the fast path's point rows: for each side and point,
+    NN_SIDE_POINT_ROWS = 24 * NN_POINT_COUNTS   # one per count of checkers, 1..15
+    NN_POINT_ROWS = 2 * NN_SIDE_POINT_ROWS
 
 cdef enum:  # output indices
     NN_WIN = 0
@@ -479,6 +481,12 @@ cdef inline void _rows_put(tf_rows* r, int i, double v) noexcept nogil:
         r.n_scaled += 1
 
 
+cdef inline int nn_point_row(int side_rows, int p, int n) noexcept nogil:
+    """The point row of n checkers (1..NN_POINT_COUNTS) on point p (1..24), among a side's
+    point rows, which start at row `side_rows` of fw1."""
+    return side_rows + NN_POINT_COUNTS * (p - 1) + n - 1
+
+
 cdef inline void _nn_rows_side(tf_rows* r, const int8_t* row, int base, NNMasks* m,
                                int points) noexcept nogil:
     """The fast path's encoding of one side (the inputs described at the top, at `base`):
@@ -496,13 +504,13 @@ cdef inline void _nn_rows_side(tf_rows* r, const int8_t* row, int base, NNMasks*
             occupied &= occupied - 1
             n = row[p]
             pips += p * n
-            if n > 15:                  # not a real position (evaluate_many takes any
-                r.add[na] = points + 15 * (p - 1) + 14    # array): 15, plus the spares
+            if n > NN_POINT_COUNTS:     # not a real position (evaluate_many takes any
+                r.add[na] = nn_point_row(points, p, NN_POINT_COUNTS)   # array): 15, plus the spares
                 r.scaled[ns] = base + 4 * (p - 1) + 3
-                r.val[ns] = (n - 15) * 0.5
+                r.val[ns] = (n - NN_POINT_COUNTS) * 0.5
                 ns += 1
             else:
-                r.add[na] = points + 15 * (p - 1) + n - 1
+                r.add[na] = nn_point_row(points, p, n)
             na += 1
     else:
         for p in range(1, 25):
@@ -547,7 +555,8 @@ cdef inline void _nn_rows(tf_rows* r, const int8_t* on_roll, const int8_t* other
     cdef int k
     _rows_clear(r)
     _nn_rows_side(r, on_roll, 0, &m[0], points)
-    _nn_rows_side(r, other, NN_SIDE_INPUTS, &m[1], points + 24 * 15 if points >= 0 else -1)
+    _nn_rows_side(r, other, NN_SIDE_INPUTS, &m[1],
+                  points + NN_SIDE_POINT_ROWS if points >= 0 else -1)
     if nf > 0:
         _nn_features_of_masks(m, features, nf)
         for k in range(nf):
@@ -896,7 +905,7 @@ cdef int neural_choose_1ply(const NeuralNetC* net, const MoveGen* g, int n, Move
 
 cdef void nn_sync_points(NeuralNetC* net) noexcept nogil:
     """The point rows: for side s, point p, n = 1..15 checkers there, fw1 row
-    n_inputs + 360 s + 15 (p - 1) + n - 1 is the sum of the rows of the inputs that n
+    nn_point_row(n_inputs + NN_SIDE_POINT_ROWS s, p, n) is the sum of the rows of the inputs that n
     checkers switch on (n >= 1, n >= 2, n >= 3, and the spare unit times (n - 3) / 2),
     summed in float64 and rounded once.  A full evaluation then adds one row per occupied
     point instead of up to four (the plays of a roll still change the raw inputs' rows)."""
@@ -907,8 +916,8 @@ cdef void nn_sync_points(NeuralNetC* net) noexcept nogil:
         for p in range(1, 25):
             u = NN_SIDE_INPUTS * s + 4 * (p - 1)
             w = net.w1 + u * h
-            for n in range(1, 16):
-                row = net.fw1 + (net.n_inputs + 360 * s + 15 * (p - 1) + n - 1) * hp
+            for n in range(1, NN_POINT_COUNTS + 1):
+                row = net.fw1 + nn_point_row(net.n_inputs + NN_SIDE_POINT_ROWS * s, p, n) * hp
                 for j in range(h):
                     row[j] = <float>(w[j] + (w[h + j] if n >= 2 else 0.0)
                                      + (w[2 * h + j] if n >= 3 else 0.0)
