@@ -162,6 +162,62 @@ def test_a_killed_worker_has_its_chunk_rerun(reference, pause):
     assert same_numbers(r, reference)  # nothing lost, nothing counted twice
 
 
+OWNER_SCRIPT = """
+import os, sys, time
+from tavli_fast.executors.local import LocalExecutor
+
+def unit(x):  # the first two units report their worker, the others wait long
+    if x < 2:
+        time.sleep(0.5)
+        return os.getpid()
+    time.sleep(120)
+
+def completed(i, pid):
+    if i < 2:
+        print(pid, flush=True)
+
+if __name__ == "__main__":
+    LocalExecutor(2, sys.argv[1]).run(list(range(6)), unit, completed, lambda: False)
+"""
+
+
+def _running(pid):
+    """Whether process `pid` exists and is not a zombie (an exited child not yet reaped)."""
+    try:
+        with open(f"/proc/{pid}/stat") as f:
+            return f.read().rsplit(")", 1)[1].split()[0] != "Z"
+    except FileNotFoundError:
+        return False
+
+
+@pytest.mark.skipif(not os.path.isdir("/proc"), reason="reads process states from /proc")
+@pytest.mark.parametrize("start_method", ["forkserver", "spawn"])
+def test_workers_end_when_the_pool_owner_is_killed(tmp_path, start_method):
+    # SIGKILL gives the owner no chance to stop its pool: the workers must notice by themselves
+    # (without that they sat on in their unit, then waited for work forever).
+    import subprocess
+    script = tmp_path / "owner.py"
+    script.write_text(OWNER_SCRIPT)
+    owner = subprocess.Popen([sys.executable, str(script), start_method], cwd=tmp_path,
+                             stdout=subprocess.PIPE, text=True)
+    workers = [int(owner.stdout.readline()) for _ in range(2)]
+    try:
+        assert all(_running(w) for w in workers)
+        owner.kill()
+        owner.wait()
+        deadline = time.monotonic() + 15
+        while any(_running(w) for w in workers) and time.monotonic() < deadline:
+            time.sleep(0.1)
+        assert not any(_running(w) for w in workers)
+    finally:
+        owner.kill()
+        owner.wait()
+        owner.stdout.close()
+        for w in workers:
+            if _running(w):
+                os.kill(w, signal.SIGKILL)
+
+
 def test_target_se_stops_at_the_same_trial_whatever_jobs():
     spec = dict(position="start", trials=20_000, players="pubeval", seed=77, chunk_size=1000,
                 target_se=0.02, min_trials=1000)

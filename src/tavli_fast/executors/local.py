@@ -5,6 +5,9 @@
 - A worker that dies (killed, crashed) breaks the pool: the units that were in flight run again
   on a fresh pool. Each unit's result is handed over exactly once.
 - Ctrl-C (KeyboardInterrupt in the parent) stops the workers at once and propagates.
+- A worker ends itself when the process that started the pool is gone, even if that one was
+  killed without a chance to stop it (SIGKILL, the OOM killer): no orphans left computing or
+  waiting for work.
 - Worker log records reach the parent's loggers through a ``multiprocessing`` queue
   (``logging.handlers.QueueHandler`` in the workers, a small listener thread in the parent), which
   works with every start method (fork, forkserver, spawn).
@@ -17,8 +20,10 @@ import logging.handlers
 import multiprocessing
 import os
 import queue as queue_module
+import select
 import signal
 import threading
+import time
 from concurrent.futures import FIRST_COMPLETED, Future, ProcessPoolExecutor, wait
 from concurrent.futures.process import BrokenProcessPool
 from numbers import Integral
@@ -63,9 +68,36 @@ def check_jobs(jobs: object) -> int:
 # ---------------------------------------------------------------------------------------------
 
 
-def _worker_init(log_queue: Any, level: int) -> None:
-    """Pool initializer: ignore SIGINT (the parent handles Ctrl-C) and send logs to the parent."""
+def _alive(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:  # pragma: no cover - someone else's process has that number now
+        return True
+    return True
+
+
+def _watch_parent(parent: int) -> None:
+    """Exit this process as soon as process `parent` has ended. A worker's own parent is the
+    forkserver under that start method, which outlives a killed pool owner, so the owner is
+    watched by its number: through a pidfd where there is one (Linux), else by polling."""
+    try:
+        fd = os.pidfd_open(parent)
+    except (AttributeError, OSError):  # no pidfd here, or the owner is already gone
+        while _alive(parent):
+            time.sleep(1.0)
+    else:
+        select.select([fd], [], [])  # a pidfd becomes readable when its process ends
+    os._exit(1)
+
+
+def _worker_init(log_queue: Any, level: int, owner: int) -> None:
+    """Pool initializer: ignore SIGINT (the parent handles Ctrl-C), send logs to the parent,
+    and end with `owner`, the process that started the pool (see _watch_parent)."""
     signal.signal(signal.SIGINT, signal.SIG_IGN)
+    threading.Thread(target=_watch_parent, args=(owner,), name="tavli-owner-watch",
+                     daemon=True).start()
     root = logging.getLogger()
     for h in list(root.handlers):
         root.removeHandler(h)
@@ -184,7 +216,7 @@ class LocalExecutor:
             listener = _LogListener(log_queue)
             executor = ProcessPoolExecutor(
                 max_workers=workers, mp_context=ctx, initializer=_worker_init,
-                initargs=(log_queue, level),
+                initargs=(log_queue, level, os.getpid()),
             )
             inflight: dict[Future, tuple[int, Any]] = {}
             broken = False
