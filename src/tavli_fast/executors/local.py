@@ -69,6 +69,7 @@ def check_jobs(jobs: object) -> int:
 
 
 def _alive(pid: int) -> bool:
+    """Whether a process numbered `pid` exists."""
     try:
         os.kill(pid, 0)
     except ProcessLookupError:
@@ -78,14 +79,14 @@ def _alive(pid: int) -> bool:
     return True
 
 
-def _watch_parent(parent: int) -> None:
-    """Exit this process as soon as process `parent` has ended. A worker's own parent is the
+def _watch_owner(owner: int) -> None:
+    """Exit this process as soon as process `owner` has ended. A worker's own parent is the
     forkserver under that start method, which outlives a killed pool owner, so the owner is
     watched by its number: through a pidfd where there is one (Linux), else by polling."""
     try:
-        fd = os.pidfd_open(parent)
+        fd = os.pidfd_open(owner)
     except (AttributeError, OSError):  # no pidfd here, or the owner is already gone
-        while _alive(parent):
+        while _alive(owner):
             time.sleep(1.0)
     else:
         select.select([fd], [], [])  # a pidfd becomes readable when its process ends
@@ -94,9 +95,9 @@ def _watch_parent(parent: int) -> None:
 
 def _worker_init(log_queue: Any, level: int, owner: int) -> None:
     """Pool initializer: ignore SIGINT (the parent handles Ctrl-C), send logs to the parent,
-    and end with `owner`, the process that started the pool (see _watch_parent)."""
+    and end with `owner`, the process that started the pool (see _watch_owner)."""
     signal.signal(signal.SIGINT, signal.SIG_IGN)
-    threading.Thread(target=_watch_parent, args=(owner,), name="tavli-owner-watch",
+    threading.Thread(target=_watch_owner, args=(owner,), name="tavli-owner-watch",
                      daemon=True).start()
     root = logging.getLogger()
     for h in list(root.handlers):
