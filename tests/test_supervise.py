@@ -246,6 +246,28 @@ def test_fit_of_the_outputs_only_keeps_the_hidden_layer():
         t[-500:].astype(np.float32))
 
 
+def test_fit_of_some_readouts_moves_only_their_rows():
+    """readouts=(1, 2, 3, 4) recalibrates the gammon estimates and leaves the win output's
+    weights, and the hidden layer, bit for bit as they were; the rows that learn move exactly
+    as in a fit of all five outputs (each output's loss and Adam's steps are its own)."""
+    x, t = _teacher_data()
+    start = default_net().arrays()
+    fit = lambda **kw: supervise.fit(supervise.FitState.start(default_net(), 3), x, t, 2,  # noqa: E731
+                                     rate=1e-3, holdout=500, outputs_only=True, **kw)
+    gammons, every = fit(readouts=(1, 2, 3, 4)), fit()
+    for k in (0, 1):
+        assert np.array_equal(gammons.params[k], start[k])
+    for k in (2, 3):  # w2 (5, H), b2 (5,)
+        assert np.array_equal(gammons.params[k][0], start[k][0])
+        assert np.array_equal(gammons.params[k][1:], every.params[k][1:])
+        assert not np.array_equal(gammons.params[k][1:], start[k][1:])
+    with pytest.raises(ValueError, match="outputs-only"):
+        supervise.fit(supervise.FitState.start(default_net(), 3), x, t, 1, holdout=500,
+                      readouts=(1,))
+    with pytest.raises(ValueError, match="outputs 0-4"):
+        fit(readouts=(5,))
+
+
 def test_fit_moves_the_net_towards_the_targets():
     x, t = _teacher_data()
     state = supervise.fit(supervise.FitState.start(default_net(), 3), x, t, 4, rate=1e-3,
@@ -322,6 +344,20 @@ def test_cli_fit_and_targets_write_a_loadable_net(tmp_path, capsys):
     assert record["outcome_weight"] == 0.3 and record["outputs_only"] is True
     assert np.array_equal(load_net(blended)[0].arrays()[0], default_net().arrays()[0])
     assert not np.array_equal(load_net(blended)[0].arrays()[2], default_net().arrays()[2])
+    gammons = tmp_path / "gammons.npz"
+    assert main(["--fit", str(data), "--epochs", "1", "--outcome-weight", "1", "--batch", "32",
+                 "--outputs-only", "--readouts", "gammons,win_gammon", "--export", str(gammons),
+                 "-q"]) == 0
+    net, meta = load_net(gammons)
+    assert meta["training"]["supervised"]["readouts"] == ["win_gammon", "win_backgammon",
+                                                          "lose_gammon", "lose_backgammon"]
+    assert np.array_equal(net.arrays()[2][0], default_net().arrays()[2][0])
+    assert not np.array_equal(net.arrays()[2][1], default_net().arrays()[2][1])
+    assert main(["--fit", str(data), "--readouts", "gammons", "-q"]) == 2  # not --outputs-only
+    assert "--readouts narrows --outputs-only" in capsys.readouterr().err
+    with pytest.raises(SystemExit) as bad_readout:
+        main(["--fit", str(data), "--outputs-only", "--readouts", "win,cube", "-q"])
+    assert bad_readout.value.code == 2 and "not an output: 'cube'" in capsys.readouterr().err
 
 
 OUTPUTS = FIGURES[:5]  # the rollout figures in the order of the net's outputs (not the equity)

@@ -39,7 +39,7 @@ import re
 import time
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Callable
+from typing import Any, Callable, Sequence
 
 import numpy as np
 
@@ -408,6 +408,7 @@ def _loss(out: np.ndarray, t: np.ndarray) -> float:
 def fit(state: FitState, inputs: np.ndarray, targets: np.ndarray, epochs: int, *,
         rate: float = 3e-4, batch: int = 256, holdout: int = 20_000,
         checkpoint: str | None = None, outputs_only: bool = False,
+        readouts: Sequence[int] | None = None,
         on_epoch: Callable[[dict], Any] | None = None) -> FitState:
     """Train `state`'s weights to the `targets` (float[m, 5], raw probabilities) of `inputs`
     (float32[m, I], ``_core.neural_inputs_many``) until epoch `epochs`, by Adam with
@@ -416,11 +417,20 @@ def fit(state: FitState, inputs: np.ndarray, targets: np.ndarray, epochs: int, *
     ``state.history`` (and passed to `on_epoch`), and `checkpoint` (if given) is written.
     With `outputs_only` the hidden layer stays as it is and only the output layer learns: a
     recalibration of the five readouts (against outcomes, say) that leaves the features the
-    hidden layer has learnt, and so most of the play, alone."""
+    hidden layer has learnt, and so most of the play, alone. `readouts` (with `outputs_only`;
+    indices into the five outputs, None for all) narrows that to some of the readouts: (1, 2,
+    3, 4) recalibrates the gammon and backgammon estimates and keeps the win estimate, which
+    decides most plays, as it is."""
     if inputs.shape[0] != targets.shape[0] or inputs.shape[1] != state.params[0].shape[0]:
         raise ValueError("inputs, targets and the net's inputs do not match")
     if not 0 < holdout < inputs.shape[0]:
         raise ValueError("holdout must leave some rows to train on")
+    if readouts is not None:
+        if not outputs_only:
+            raise ValueError("readouts narrow an outputs-only fit")
+        if not readouts or any(k not in range(5) for k in readouts):
+            raise ValueError(f"readouts are some of the outputs 0-4, not {list(readouts)}")
+        frozen = [k for k in range(5) if k not in readouts]
     n = inputs.shape[0] - holdout
     if not 0 < batch <= n:  # (with no full batch an epoch would learn nothing, silently)
         raise ValueError(f"a batch of {batch} rows, but {n} rows to train on")
@@ -448,7 +458,10 @@ def fit(state: FitState, inputs: np.ndarray, targets: np.ndarray, epochs: int, *
                     continue
                 state.m[k] = b1_ * state.m[k] + (1 - b1_) * g
                 state.v[k] = b2_ * state.v[k] + (1 - b2_) * (g.astype(np.float64) ** 2)
-                state.params[k] -= corr * state.m[k] / (np.sqrt(state.v[k]) + eps)
+                delta = corr * state.m[k] / (np.sqrt(state.v[k]) + eps)
+                if readouts is not None:  # (k is 2 or 3 here: the output layer's rows)
+                    delta[frozen] = 0.0
+                state.params[k] -= delta
                 p32[k] = state.params[k].astype(np.float32)
         state.epoch += 1
         state.rng_state = rng.bit_generator.state

@@ -19,6 +19,7 @@ Supervised refinement on the net's own look-ahead (issue 13; ``supervise.py``):
     tavli-train --fit d4/ --race --epochs 8 --checkpoint race.npz --export v5.npz   # + race net
     tavli-train --targets d5/ --contact --rollouts 12 --truncate-plies 10 --games 5000 -j 2
     tavli-train --fit data/ --hidden 256 --epochs 30 --checkpoint w.npz --export wide.npz  # widen first
+    tavli-train --fit d6/ --outputs-only --readouts gammons --outcome-weight 1 --export cal.npz
 
 Progress goes to stderr (every --log-every games); the seed is echoed.
 """
@@ -54,6 +55,25 @@ def _rate(text: str) -> float:
 
 def _lambda(text: str) -> float:
     return _number(text, lambda v: 0 <= v <= 1, "a lambda in [0, 1]")
+
+
+#: The net's five outputs in their order, and the name of the four that are not the win.
+READOUTS = ("win", "win_gammon", "win_backgammon", "lose_gammon", "lose_backgammon")
+GAMMONS = "gammons"
+
+
+def _readouts(text: str) -> tuple[int, ...]:
+    """Comma-separated output names (or ``gammons``) as indices into the five outputs."""
+    picked: set[int] = set()
+    for name in text.split(","):
+        if name == GAMMONS:
+            picked.update(range(1, 5))
+        elif name in READOUTS:
+            picked.add(READOUTS.index(name))
+        else:
+            raise argparse.ArgumentTypeError(
+                f"not an output: {name!r} (the outputs: {', '.join(READOUTS)}, or {GAMMONS})")
+    return tuple(sorted(picked))
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -127,6 +147,11 @@ def build_parser() -> argparse.ArgumentParser:
                      help="with --fit: train the output layer only (the hidden layer stays): "
                      "recalibrates the five estimates, e.g. with --outcome-weight, leaving the "
                      "learnt features alone")
+    sup.add_argument("--readouts", type=_readouts, default=None, metavar="NAMES",
+                     help="with --outputs-only: only these outputs learn (comma-separated: "
+                     f"{', '.join(READOUTS)}; {GAMMONS} for the four but the win), the others "
+                     "stay as they are; e.g. --readouts gammons recalibrates the gammon "
+                     "estimates and keeps the win estimate, which decides most plays")
     sup.add_argument("--fit-rate", type=_rate, default=3e-4, help="Adam's rate (default 3e-4)")
     sup.add_argument("--batch", type=parse_count, default=256, help="with --fit (default 256)")
     add_executor_options(sup)
@@ -272,6 +297,8 @@ def _supervised(args: argparse.Namespace) -> int:
         return EXIT_INTERRUPTED if record["interrupted"] else 0
     if not 0.0 <= args.outcome_weight <= 1.0:
         raise ValueError(f"--outcome-weight is in [0, 1], not {args.outcome_weight}")
+    if args.readouts is not None and not args.outputs_only:
+        raise ValueError("--readouts narrows --outputs-only: give both")
     logging.getLogger("tavli_fast.supervise").setLevel(logging.INFO)
     parts = [supervise.load_targets(d) for d in args.fit]
     boards = np.concatenate([b for b, _ in parts])
@@ -298,7 +325,7 @@ def _supervised(args: argparse.Namespace) -> int:
     try:
         supervise.fit(state, inputs, probs, args.epochs, rate=args.fit_rate, batch=args.batch,
                       holdout=min(20_000, len(boards) // 10), checkpoint=args.checkpoint,
-                      outputs_only=args.outputs_only)
+                      outputs_only=args.outputs_only, readouts=args.readouts)
     except KeyboardInterrupt:
         print(f"{PROG}: interrupted (resume from the last checkpoint)", file=sys.stderr)
         return EXIT_INTERRUPTED
@@ -311,6 +338,8 @@ def _supervised(args: argparse.Namespace) -> int:
                                                  "seed": args.seed or 0,
                                                  "outcome_weight": args.outcome_weight,
                                                  "outputs_only": args.outputs_only,
+                                                 "readouts": [READOUTS[k] for k in
+                                                              args.readouts or range(5)],
                                                  "epochs": state.epoch, "rate": args.fit_rate,
                                                  "batch": args.batch, "history": state.history}})
     print(f"{state.epoch} epochs on {len(boards)} positions; held-out equity error "
