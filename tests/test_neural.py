@@ -427,7 +427,7 @@ def test_the_shipped_weights_load_from_the_installed_package_and_verify():
     path = neural.default_weights_path()
     assert path.is_file() and path.parent.parent == __import__("pathlib").Path(tf.__file__).parent
     net, meta = neural.load_net(path)
-    assert meta["version"] == "v7-256" and meta["inputs"] == 209 == net.n_inputs
+    assert meta["version"] == "v8-320" and meta["inputs"] == 209 == net.n_inputs
     assert meta["sha256"] == neural.weights_checksum(neural.net_arrays(net))
     assert net.race is not None and meta["race"]["inputs"] == net.race.n_inputs
     assert neural.default_net().hidden == meta["hidden"]
@@ -435,32 +435,37 @@ def test_the_shipped_weights_load_from_the_installed_package_and_verify():
     assert path.stat().st_size < 5 * 2**20
     recipe = meta["training"]["recipe"]
     assert recipe and all(step.startswith("tavli-train ") for step in recipe)
-    for older in ("v2", "v3", "v4", "v5", "v6"):  # kept: results made with them can be redone
+    for older in ("v2", "v3", "v4", "v5", "v6", "v7-256"):  # kept: results made with them can be redone
         assert neural.load_net(path.parent / f"neural-{older}.npz")[1]["version"].startswith(older)
 
 
-def test_the_shipped_256_unit_net_loads_by_its_bare_name(tmp_path, monkeypatch):
-    # Net v7-256 (issue 13): the default since the evaluator carried 256 units above issue 10's
-    # speed; a shipped net may be named by its bare file name.
+@pytest.mark.parametrize("name, version, hidden, default", [
+    ("neural-v8-320.npz", "v8-320", 320, True), ("neural-v7-256.npz", "v7-256", 256, False)])
+def test_the_shipped_wide_nets_load_by_their_bare_names(tmp_path, monkeypatch, name, version,
+                                                        hidden, default):
+    # Net v7-256 (issue 13) was the default once the evaluator carried 256 units above issue
+    # 10's speed; net v8-320 (320 units, gammon readouts recalibrated) is the default since.
+    # A shipped net may be named by its bare file name.
     monkeypatch.chdir(tmp_path)
-    path = neural.weights_file("neural-v7-256.npz")
-    assert path == neural.default_weights_path()
+    path = neural.weights_file(name)
+    assert (path == neural.default_weights_path()) == default
+    assert path.parent == neural.default_weights_path().parent
     assert neural.weights_file("neural-v6.npz") == path.with_name("neural-v6.npz")
-    net, meta = neural.load_net("neural-v7-256.npz")
-    assert meta["version"] == "v7-256" and meta["hidden"] == 256 == net.hidden
+    net, meta = neural.load_net(name)
+    assert meta["version"] == version and meta["hidden"] == hidden == net.hidden
     assert net.n_inputs == 209 and net.race is not None
     assert path.stat().st_size < 5 * 2**20
     assert all(step.startswith("tavli-train ") for step in meta["training"]["recipe"])
-    assert any("--hidden 256" in step for step in meta["training"]["recipe"])
-    choice = neural.choose_net("neural-v7-256.npz")
-    assert choice.file == str(path) and choice.version == "v7-256"
+    assert any(f"--hidden {hidden}" in step for step in meta["training"]["recipe"])
+    choice = neural.choose_net(name)
+    assert choice.file == str(path) and choice.version == version
     # The fast float32 path agrees with the exact float64 one at this width too.
     sample = np.stack(random_boards(200, seed=11))
     np.testing.assert_allclose(net.evaluate_many(sample), net.evaluate_many(sample, exact=True),
                                atol=FAST_TOLERANCE)
     # A file of that name in the working directory comes first; a path is taken as it is.
-    (tmp_path / "neural-v7-256.npz").write_bytes(b"mine")
-    assert neural.weights_file("neural-v7-256.npz") == __import__("pathlib").Path("neural-v7-256.npz")
+    (tmp_path / name).write_bytes(b"mine")
+    assert neural.weights_file(name) == __import__("pathlib").Path(name)
     with pytest.raises(neural.NeuralNetError, match="no such weights file"):
         neural.load_net(tmp_path / "sub" / "neural-v6.npz")
 

@@ -9,10 +9,11 @@ order). A file of format 2 also holds a race net (issue 13), ``race_w1`` .. ``ra
 evaluates the positions with no contact left; its ``meta`` has ``race`` (its ``hidden`` and
 ``inputs``) and the checksum covers the eight arrays. Loading checks all of it; a damaged or
 foreign file raises NeuralNetError naming the file. The package ships
-``data/neural-v7-256.npz`` (the default, issue 13: net v6 widened to 256 hidden units and
-fitted to a third round of 1-ply look-ahead targets; v5's race net), ``data/neural-v6.npz``
-(the default before it: 128 hidden units, weaker and about 1.3 times as fast in rollouts;
-``--weights neural-v6.npz``), ``data/neural-v5.npz`` (net v4 with a race net
+``data/neural-v8-320.npz`` (the default, issue 13: net v7-256 widened to 320 hidden units,
+fitted to 1-ply look-ahead targets, its gammon readouts recalibrated on real outcomes; v5's
+race net), ``data/neural-v7-256.npz`` (the default before it: 256 hidden units, a little
+weaker, its gammon estimates a little low, about 1.2 times as fast in rollouts; ``--weights
+neural-v7-256.npz``), ``data/neural-v6.npz`` (128 hidden units), ``data/neural-v5.npz`` (net v4 with a race net
 fitted to rollout labels of race positions) and their predecessors ``data/neural-v4.npz``
 (v3 refined on its 2-ply look-ahead, its gammon estimates recalibrated on real outcomes),
 ``data/neural-v3.npz`` and ``data/neural-v2.npz`` (so that results made with them can be
@@ -63,7 +64,7 @@ __all__ = [
 MAGIC = "tavli_fast-neural"
 FORMAT = 1
 FORMAT_RACE = 2  # a file with a race net
-DEFAULT_WEIGHTS = "neural-v7-256.npz"
+DEFAULT_WEIGHTS = "neural-v8-320.npz"
 _ARRAYS = ("w1", "b1", "w2", "b2")
 _RACE_ARRAYS = tuple(f"race_{k}" for k in _ARRAYS)
 
