@@ -435,7 +435,8 @@ def test_the_shipped_weights_load_from_the_installed_package_and_verify():
     assert path.stat().st_size < 5 * 2**20
     recipe = meta["training"]["recipe"]
     assert recipe and all(step.startswith("tavli-train ") for step in recipe)
-    for older in ("v2", "v3", "v4", "v5", "v6", "v7-256"):  # kept: results made with them can be redone
+    # Kept, so that results made with them can be redone.
+    for older in ("v2", "v3", "v4", "v5", "v6", "v7-256"):
         assert neural.load_net(path.parent / f"neural-{older}.npz")[1]["version"].startswith(older)
 
 

@@ -252,8 +252,10 @@ def test_fit_of_some_readouts_moves_only_their_rows():
     as in a fit of all five outputs (each output's loss and Adam's steps are its own)."""
     x, t = _teacher_data()
     start = default_net().arrays()
-    fit = lambda **kw: supervise.fit(supervise.FitState.start(default_net(), 3), x, t, 2,  # noqa: E731
-                                     rate=1e-3, holdout=500, outputs_only=True, **kw)
+    def fit(**kw):
+        return supervise.fit(supervise.FitState.start(default_net(), 3), x, t, 2, rate=1e-3,
+                             holdout=500, outputs_only=True, **kw)
+
     gammons, every = fit(readouts=(1, 2, 3, 4)), fit()
     for k in (0, 1):
         assert np.array_equal(gammons.params[k], start[k])

@@ -13,13 +13,13 @@ foreign file raises NeuralNetError naming the file. The package ships
 fitted to 1-ply look-ahead targets, its gammon readouts recalibrated on real outcomes; v5's
 race net), ``data/neural-v7-256.npz`` (the default before it: 256 hidden units, a little
 weaker, its gammon estimates a little low, about 1.2 times as fast in rollouts; ``--weights
-neural-v7-256.npz``), ``data/neural-v6.npz`` (128 hidden units), ``data/neural-v5.npz`` (net v4 with a race net
-fitted to rollout labels of race positions) and their predecessors ``data/neural-v4.npz``
-(v3 refined on its 2-ply look-ahead, its gammon estimates recalibrated on real outcomes),
-``data/neural-v3.npz`` and ``data/neural-v2.npz`` (so that results made with them can be
-repeated), and never downloads anything. Wherever a weights file is asked for, a shipped one
-may be named by its bare file name (``weights_file``). ``default_net()`` adds the bear-off
-databases, which value the bear-offs (``with_bearoff``).
+neural-v7-256.npz``), ``data/neural-v6.npz`` (128 hidden units), ``data/neural-v5.npz``
+(net v4 with a race net fitted to rollout labels of race positions) and their predecessors
+``data/neural-v4.npz`` (v3 refined on its 2-ply look-ahead, its gammon estimates
+recalibrated on real outcomes), ``data/neural-v3.npz`` and ``data/neural-v2.npz`` (so that
+results made with them can be repeated), and never downloads anything. Wherever a weights
+file is asked for, a shipped one may be named by its bare file name (``weights_file``).
+``default_net()`` adds the bear-off databases, which value the bear-offs (``with_bearoff``).
 
 The net's inputs and outputs are described in ``_neural.pxi``: five probabilities for the
 player on roll (win, win gammon, win backgammon, lose gammon, lose backgammon; gammons include
