@@ -362,6 +362,21 @@ def test_cli_fit_and_targets_write_a_loadable_net(tmp_path, capsys):
     assert bad_readout.value.code == 2 and "not an output: 'cube'" in capsys.readouterr().err
 
 
+def test_cli_targets_of_a_named_net_value_bear_offs_as_the_default_does(tmp_path):
+    """--targets --init-from FILE makes the same targets as the shipped default when FILE is
+    the default's file: the named net gets the bear-off databases too (it once played and
+    looked ahead without them, so its targets valued bear-offs by the net)."""
+    from tavli_fast.cli.train import main
+    from tavli_fast.neural import default_weights_path
+
+    shipped, named = tmp_path / "shipped", tmp_path / "named"
+    assert main(["--targets", str(shipped), "--games", "3", "--seed", "4", "-j", "1", "-q"]) == 0
+    assert main(["--targets", str(named), "--init-from", str(default_weights_path()),
+                 "--games", "3", "--seed", "4", "-j", "1", "-q"]) == 0
+    (b1, p1), (b2, p2) = supervise.load_targets(shipped), supervise.load_targets(named)
+    assert np.array_equal(b1, b2) and np.array_equal(p1, p2)
+
+
 OUTPUTS = FIGURES[:5]  # the rollout figures in the order of the net's outputs (not the equity)
 
 

@@ -107,7 +107,8 @@ def build_parser() -> argparse.ArgumentParser:
     sup = p.add_argument_group("supervised refinement (issue 13)")
     sup.add_argument("--targets", metavar="DIR",
                      help="instead of TD training: play --games 0-ply self-play games with the net "
-                     "(--init-from, default the shipped one) and write their positions with 1-ply "
+                     "(--init-from, default the shipped one; either with the bear-off databases) "
+                     "and write their positions with 1-ply "
                      "(or --plies 2) targets and the games' outcomes into DIR; run it again to "
                      "resume")
     sup.add_argument("--plies", type=int, choices=(1, 2), default=1,
@@ -261,6 +262,12 @@ def _supervised(args: argparse.Namespace) -> int:
         raise ValueError("--resume, --average and --race-from are for TD training, "
                          "not --targets / --fit")
     net = _user_net(args.init_from) if args.init_from else neural.default_net()
+    if args.init_from and args.targets:
+        # The targets' games and look-ahead value bear-offs by the databases, as the
+        # players (and the shipped default) do: a net's targets do not depend on how it is named.
+        from ..bearoff import default_database
+
+        net = neural.with_bearoff(net, default_database().tables)
     # The net that --fit trains: the race net with --race, else the net itself.
     fitted = net
     if args.fit and args.race:
