@@ -36,6 +36,24 @@ def test_r3_initial_board_layout_and_pips():
     assert not start.is_race() and not start.is_bearoff()
 
 
+@pytest.mark.parametrize("mine, theirs, race", [
+    (12, 12, True),    # my last checker on my 12, theirs on my 13: passed each other
+    (14, 12, False),   # mine on 14 still has theirs on my 13 to pass
+    (1, 23, True),     # all mine on my 1; theirs on their 23 = my 2, already past them
+    (3, 23, False),    # mine on my 3 still has theirs on my 2 to pass
+    (6, 6, True),      # a bear-off is a race
+    (25, 1, False),    # a checker on the bar is behind everything
+])
+def test_is_race_by_the_back_checkers(mine, theirs, race):
+    # Each side: 14 checkers on its 1-point and one on its back point (R1-R3 geometry: my
+    # point p is the opponent's 25 - p).
+    board = np.zeros((2, 26), dtype=np.int8)
+    board[:, 1] = 14
+    board[0, mine] += 1
+    board[1, theirs] += 1
+    assert Position(board).is_race() is race
+
+
 def test_board_is_read_only_and_position_immutable():
     start = Position.initial()
     with pytest.raises(ValueError):

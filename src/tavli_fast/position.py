@@ -284,9 +284,9 @@ class Position:
         return int(occupied[-1]) + 1 if occupied.size else 0
 
     def is_race(self) -> bool:
-        """True when no contact is left: every checker of mine is past every opposing one."""
-        # Opponent's point q is my point 25 - q; contact iff my back point >= 25 - theirs.
-        return self._back_point(0) + self._back_point(1) < 25
+        """True when no contact is left: every checker of mine is past every opposing one
+        (the engine's own test, the one the players and the race net use)."""
+        return bool(_core.races(np.ascontiguousarray(self._board[None], dtype=np.int8))[0])
 
     def is_bearoff(self) -> bool:
         """True when both sides have all their checkers in play in their home boards."""
