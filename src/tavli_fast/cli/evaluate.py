@@ -23,9 +23,8 @@ import json
 import sys
 from typing import Sequence
 
+from . import NET_OUTPUTS as FIGURES
 from . import OneLineParser, entry_point, print_error
-
-FIGURES = ("win", "win_gammon", "win_backgammon", "lose_gammon", "lose_backgammon")
 
 
 def _parser(prog: str, description: str) -> OneLineParser:

@@ -32,6 +32,7 @@ import sys
 from typing import Callable
 
 from .. import __version__
+from . import NET_OUTPUTS as READOUTS
 from . import (EXIT_INTERRUPTED, OneLineParser, add_executor_options, entry_point,
                executor_settings, parse_count, run_command, stop_requests)
 
@@ -57,8 +58,7 @@ def _lambda(text: str) -> float:
     return _number(text, lambda v: 0 <= v <= 1, "a lambda in [0, 1]")
 
 
-#: The net's five outputs in their order, and the name of the four that are not the win.
-READOUTS = ("win", "win_gammon", "win_backgammon", "lose_gammon", "lose_backgammon")
+#: The name of the net's four outputs that are not the win.
 GAMMONS = "gammons"
 
 
