@@ -73,14 +73,16 @@ def reference_features(board: np.ndarray) -> list[float]:
 
 
 def reference_inputs(board: np.ndarray, features: bool = True, inputs: int | None = None) -> np.ndarray:
-    """The 198 (+5, or +11 with inputs=209) inputs, written from the description in
+    """The 198 (+5, +11 with inputs=209, +17 with 215) inputs, written from the description in
     _neural.pxi (not from its code)."""
     n = inputs if inputs is not None else (203 if features else 198)
     x = np.zeros(n)
     if n > 198:
         x[198:203] = reference_features(board)
     if n > 203:
-        x[203:] = reference_extra_features(board)
+        x[203:209] = reference_extra_features(board)
+    if n > 209:
+        x[209:] = reference_timing_features(board)
     for side in range(2):
         row = board[side].astype(int)
         base = 99 * side
@@ -191,9 +193,11 @@ def test_inputs_equal_the_numpy_reference(boards):
         np.testing.assert_array_equal(_core.neural_inputs(b), reference_inputs(b))
         np.testing.assert_array_equal(_core.neural_inputs(b, features=False),
                                       reference_inputs(b, features=False))
+        np.testing.assert_allclose(_core.neural_inputs(b, inputs=215),
+                                   reference_inputs(b, inputs=215), rtol=0, atol=1e-12)
 
 
-@pytest.mark.parametrize("inputs", [198, 203])
+@pytest.mark.parametrize("inputs", [198, 203, 209, 215])
 @pytest.mark.parametrize("hidden", [1, 7, 40])
 def test_forward_pass_equals_the_numpy_reference(boards, hidden, inputs):
     net = random_net(hidden, seed=hidden, inputs=inputs)
@@ -239,9 +243,10 @@ def test_fast_path_is_within_1e4_of_the_exact_path_for_the_shipped_net():
     assert worst < FAST_TOLERANCE
 
 
-def test_play_equities_of_any_boards_equal_their_single_evaluations(boards):
+@pytest.mark.parametrize("inputs", [203, 215])
+def test_play_equities_of_any_boards_equal_their_single_evaluations(boards, inputs):
     """The base-and-changes arithmetic holds for any pair of boards, not only legal plays."""
-    net = random_net(24, seed=31, inputs=203)
+    net = random_net(24, seed=31, inputs=inputs)
     plays = np.stack([np.ascontiguousarray(b) for b in boards[:200] if b[0, 0] < 15])
     got = net.play_equities(START, plays)
     want = [net.move_equity(p, exact=True) for p in plays]
@@ -983,6 +988,87 @@ def test_extra_features_by_hand():
     x = _core.neural_inputs(board, inputs=209)  # point made (their 6), so I dance on 1-1 only
     assert x[205] == pytest.approx(1 / 36)
     assert x[207] == 0.0  # they have no blot: no pip loss
+
+
+def reference_timing_features(board: np.ndarray) -> list[float]:
+    """Containment, break contact and free pips of each side, from the description in
+    _neural.pxi (issue 13's second set)."""
+    out: list[float] = []
+    for side in range(2):
+        mine, theirs = board[side].astype(int), board[1 - side].astype(int)
+        blocks = {25 - q for q in range(1, 25) if theirs[q] >= 2}  # their points, my numbering
+
+        def escaping_rolls(start: int) -> int:
+            near = [p for p in blocks if start - 6 <= p < start]
+            if not near:
+                return 36
+            low = min(near)
+
+            def escape(path):
+                at = start
+                for d in path:
+                    at -= d
+                    if at in blocks:
+                        return False
+                    if at < low:
+                        return True
+                return False
+
+            return sum(any(escape(p) for p in ([[a] * 4] if a == b else [[a, b], [b, a]]))
+                       for a in range(1, 7) for b in range(1, 7))
+
+        contain = min(escaping_rolls(i) for i in range(15, 26))
+        their_points = [q for q in range(1, 26) if theirs[q]]
+        rear = 25 - max(their_points) if their_points else 26  # their rearmost, my numbering
+        broken = sum(mine[p] * (p - rear + 1) for p in range(1, 26) if p >= rear)
+        past = sum(mine[p] * p for p in range(1, 26) if p < rear)
+        out += [contain / 36, broken / 167, past / 167]
+    return out
+
+
+def test_timing_features_match_the_reference_on_random_games():
+    net = _core.NeuralNet(*[np.zeros(s) for s in ((215, 16), (16,), (5, 16), (5,))])
+    boards = net.selfplay_positions(4, _core.rng_state(10), 1.0)  # random plays: varied, hits
+    assert any(b[:, 25].any() for b in boards)  # some checkers on the bar
+    for b in boards:
+        x = _core.neural_inputs(np.ascontiguousarray(b), inputs=215)
+        np.testing.assert_allclose(x[209:], reference_timing_features(b), atol=1e-12)
+        np.testing.assert_array_equal(x[:209], _core.neural_inputs(np.ascontiguousarray(b),
+                                                                   inputs=209))
+    assert len({tuple(_core.neural_inputs(np.ascontiguousarray(b), inputs=215)[209:])
+                for b in boards}) > len(boards) // 4   # the features vary
+
+
+def test_timing_features_by_hand():
+    """Containment, break contact and free pips counted by hand on one position."""
+    board = np.zeros((2, 26), dtype=np.int8)
+    board[0, 24], board[0, 13], board[0, 6] = 2, 3, 10
+    board[1, 6], board[1, 20] = 13, 2   # their 6 point (my 19), their anchor on 20 (my 5)
+    x = _core.neural_inputs(board, inputs=215)
+    # Mine: their rearmost is on my 5, so 24 -> 2 x 20 pips, 13 -> 3 x 9, 6 -> 10 x 2 to pass
+    # it: 87; nothing is past it.
+    assert x[210] == pytest.approx(87 / 167) and x[211] == 0.0
+    # Containment: from the bar, past their point on my 19 means landing on 18 or lower with
+    # no stop on 19: the 9 non-doubles of 7 pips or more (one order never stops on 19) and
+    # 4-4, 5-5: 20 rolls. From 24 (26 rolls), 23 (29), 22 (32), 21 (34), 20 (35) it is
+    # easier, and from 15..19 no made point is within 6 pips (36).
+    assert x[209] == pytest.approx(20 / 36)
+    # Theirs: my rearmost is on 24 (their 1): 6 -> 13 x 6, 20 -> 2 x 20 pips: 118. My 6 point
+    # (their 19) holds them from the bar just as theirs holds me; my 13 (their 12) is 6 pips
+    # in front of their 18, where 7-pip non-doubles pass it (18) and 4-4, 5-5 do: 20 again.
+    assert x[213] == pytest.approx(118 / 167) and x[214] == 0.0
+    assert x[212] == pytest.approx(20 / 36)
+    # Three of mine come down to my 4, past their anchor: 12 free pips.
+    board[0, 6], board[0, 4] = 7, 3
+    x = _core.neural_inputs(board, inputs=215)
+    assert x[211] == pytest.approx(12 / 167) and x[210] == pytest.approx((40 + 27 + 14) / 167)
+    # Their home board closed (my 19..24) with one of mine on the bar: contained completely.
+    closed = np.zeros((2, 26), dtype=np.int8)
+    closed[0, 25], closed[0, 6] = 1, 14
+    closed[1, 1:7], closed[1, 8] = 2, 3
+    x = _core.neural_inputs(closed, inputs=215)
+    assert x[209] == 0.0
+    assert x[212] == pytest.approx(20 / 36)  # my 6 point (their 19) alone holds them as above
 
 
 # ------------------------------------------------------------------ the race net (issue 13)

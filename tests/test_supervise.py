@@ -281,12 +281,12 @@ def test_fit_moves_the_net_towards_the_targets():
 
 
 def test_widen_keeps_the_evaluations_and_refuses_to_narrow(positions):
-    wide = supervise.widen(default_net(), _core.NEURAL_EXTENDED_INPUTS)
-    assert wide.n_inputs == 209
+    wide = supervise.widen(default_net(), _core.NEURAL_TIMING_INPUTS)
+    assert wide.n_inputs == 215 > default_net().n_inputs
     sample = np.ascontiguousarray(positions[:100])
     assert np.array_equal(wide.evaluate_many(sample), default_net().evaluate_many(sample))
     with pytest.raises(ValueError, match="narrowed"):
-        supervise.widen(wide, 203)
+        supervise.widen(wide, 209)
 
 
 def test_widen_adds_hidden_units_that_change_nothing_until_trained(positions):

@@ -119,6 +119,8 @@ class BearoffTables:
 
 NEURAL_INPUTS: int  # with v2's hand features (203)
 NEURAL_EXTENDED_INPUTS: int  # with issue 13's features too (209)
+NEURAL_TIMING_INPUTS: int  # and its containment, break contact and free pips (215)
+INPUT_COUNTS: tuple[int, ...]  # the input sizes a net may have: 198, 203, 209, 215
 NEURAL_BASE_INPUTS: int  # the raw inputs only (198)
 NEURAL_OUTPUTS: int
 FILTER_CANDIDATES: int  # the 1-ply move filter's defaults (5 candidates within 0.16)
@@ -126,7 +128,7 @@ FILTER_WINDOW: float
 MAX_FILTER_CANDIDATES: int
 
 class NeuralNet:
-    """One-hidden-layer evaluator; weights w1 (I, H), b1 (H,), w2 (5, H), b2 (5,); I = 198, 203 or 209."""
+    """One-hidden-layer evaluator; weights w1 (I, H), b1 (H,), w2 (5, H), b2 (5,); I = 198, 203, 209 or 215."""
     def __init__(
         self,
         w1: npt.ArrayLike,

@@ -28,6 +28,16 @@
 #        hit of one of side s's blots would cost it (a blot on point p loses 25 - p), / 24
 #   + 2: dance: while side s has checkers on the bar, the fraction of its 36 rolls that
 #        enter none of them (both dice on made points), else 0
+# A net may have NN_TIMING_FEATURES more (w1 with 215 rows, issue 13), for side s at 209 + 3 s:
+#   + 0: containment: the fewest, over the points 15..24 and the bar a checker of side s
+#        could stand on, of the 36 rolls that take it past every point the opponent has made
+#        in the 6 pips in front of it (one checker, landing on open points: the made points
+#        up to 12 pips ahead count), / 36: how well the opponent's blocks would hold side s's
+#        checkers there, wherever its back checkers stand (escapes sees the rearmost only)
+#   + 1: break contact: the pips side s's checkers must move to get past the opponent's
+#        rearmost checker (one on p against the rearmost on q <= p: p - q + 1), / 167
+#   + 2: free pips: the pips of side s's checkers already past the opponent's rearmost, / 167
+#        (its timing: what it can move before it must break the points behind)
 # (gnubg's nets have inputs of the same ideas; these are our own definitions.)
 # Few inputs are non-zero (about 40), so the first layer adds up the weight
 # rows of the active inputs only: w1 is stored input-major, [NN_INPUTS][H].
@@ -66,15 +76,20 @@ cdef enum:
     NN_BASE_INPUTS = 198
     NN_V2_FEATURES = 5          # the hand features of net v2
     NN_EXTRA_FEATURES = 6       # issue 13's: escapes, pip loss, dance, for each side
-    NN_FEATURE_INPUTS = 11      # the most features a net has
+    NN_TIMING_FEATURES = 6      # issue 13's second set: containment, break contact, free pips
+    NN_FEATURE_INPUTS = 17      # the most features a net has
     NN_V2_INPUTS = 203
-    NN_INPUTS = 209             # the most a net has: base inputs plus all the features
+    NN_EXTRA_INPUTS = 209       # with issue 13's first set of features
+    NN_INPUTS = 215             # the most a net has: base inputs plus all the features
     NN_SHOTS_UNIT = 198
     NN_PRIME_UNIT = 199
     NN_CONTACT_UNIT = 202
     NN_ESCAPE_UNIT = 203
     NN_PIPLOSS_UNIT = 204
     NN_DANCE_UNIT = 205
+    NN_CONTAIN_UNIT = 209
+    NN_BREAK_UNIT = 210
+    NN_FREEPIP_UNIT = 211
     NN_MAX_HIDDEN = 1024
     NN_BAR_UNIT = 96
     NN_OFF_UNIT = 97
@@ -104,7 +119,8 @@ ctypedef struct MoveFilter:
     double window               # equity window below the best 0-ply play, >= 0
 
 ctypedef struct NeuralNetC:
-    int n_inputs                # NN_BASE_INPUTS, NN_V2_INPUTS or NN_INPUTS (the features it has)
+    int n_inputs                # NN_BASE_INPUTS, NN_V2_INPUTS, NN_EXTRA_INPUTS or NN_INPUTS
+                                # (the features it has)
     int n_hidden
     double* w1                  # [n_inputs][n_hidden]: the weights leaving input i, contiguous
     double* b1                  # [n_hidden]
@@ -241,16 +257,17 @@ cdef inline int _nn_shots(uint64_t blots, uint64_t made, uint64_t hitters,
     return count
 
 
-cdef inline int _nn_escapes(int rear, uint64_t blocks) noexcept nogil:
+cdef inline int _nn_escapes(int rear, uint64_t blocks, int reach) noexcept nogil:
     """Of the 36 rolls, how many let one checker on point `rear` get below the lowest of
-    the points `blocks` in front of it (all in the mover's numbering, moving down), every
-    landing spot open; 36 when no block is in front."""
-    cdef uint64_t front = blocks & (((<uint64_t>1) << rear) - 1)
+    the points `blocks` at most `reach` pips in front of it (all in the mover's numbering,
+    moving down), every landing spot open; 36 when no block is that near."""
+    cdef uint64_t front = (blocks & (((<uint64_t>1) << rear) - 1)
+                           & ~(((<uint64_t>1) << (rear - reach if rear > reach else 0)) - 1))
     cdef uint64_t start = (<uint64_t>1) << rear, target, step, hit, via
     cdef int a, b, k, count = 0
     if front == 0:
         return 36
-    target = (((<uint64_t>1) << tf_ctz64(front)) - 1) & ~(<uint64_t>1)
+    target = (((<uint64_t>1) << tf_ctz64(front)) - 1) & ~blocks & ~(<uint64_t>1)
     for a in range(1, 7):
         step = start
         hit = 0
@@ -264,23 +281,56 @@ cdef inline int _nn_escapes(int rear, uint64_t blocks) noexcept nogil:
     return count
 
 
+# NN_WINDOW_ESCAPES[w]: of the 36 rolls, how many take a checker past every made point in the
+# 6 pips in front of it, landing only on open points of the 12 in front, where bit j of w is
+# the point 12 - j pips ahead (so `made >> (i - 12)` masked to 12 bits is the window of a
+# checker on point i): the containment feature's table.
+cdef uint8_t NN_WINDOW_ESCAPES[4096]
+
+
+cdef void _nn_fill_window_escapes() noexcept nogil:
+    # A checker on 25 with the window on points 13..24 (bit j: point 13 + j) and open points
+    # below, so that every roll that passes the window lands on the board.
+    cdef uint64_t w
+    for w in range(4096):
+        NN_WINDOW_ESCAPES[w] = <uint8_t>_nn_escapes(25, w << 13, 6)
+
+
+_nn_fill_window_escapes()
+
+
+cdef inline int _nn_containment(uint64_t blocks) noexcept nogil:
+    """The fewest escaping rolls (NN_WINDOW_ESCAPES) of a checker on the points 15..24 or the
+    bar facing the made points `blocks` (in its numbering, moving down)."""
+    cdef int i, e, least = 36
+    for i in range(15, 26):
+        e = NN_WINDOW_ESCAPES[(blocks >> (i - 12)) & 0xFFF]
+        if e < least:
+            least = e
+    return least
+
+
 cdef inline void _nn_feature_values(const int8_t* on_roll, const int8_t* other,
                                     double* f, int nf) noexcept nogil:
-    """The first `nf` hand features (NN_V2_FEATURES or NN_FEATURE_INPUTS), dense: f[k] is
-    input NN_BASE_INPUTS + k."""
+    """The first `nf` hand features (NN_V2_FEATURES, + NN_EXTRA_FEATURES, + NN_TIMING_FEATURES),
+    dense: f[k] is input NN_BASE_INPUTS + k."""
     cdef NNMasks m[2]
     _nn_masks(on_roll, &m[0])
     _nn_masks(other, &m[1])
-    _nn_features_of_masks(m, f, nf)
+    _nn_features_of_masks(m, on_roll, other, f, nf)
 
 
-cdef inline void _nn_features_of_masks(const NNMasks* m, double* f, int nf) noexcept nogil:
+cdef inline void _nn_features_of_masks(const NNMasks* m, const int8_t* on_roll,
+                                       const int8_t* other, double* f, int nf) noexcept nogil:
     """The first `nf` hand features from the masks of the side on roll (m[0]) and the other
-    (m[1])."""
+    (m[1]), and their rows (the timing features count checkers)."""
     cdef uint64_t blots, run, home
-    cdef int s, k, length, lost, open_points
+    cdef int s, k, length, lost, open_points, q, p, broken, past
     cdef int rear[2]
+    cdef const int8_t* row
+    cdef uint32_t occupied
     cdef bint extra = nf > NN_V2_FEATURES
+    cdef bint timing = nf > NN_V2_FEATURES + NN_EXTRA_FEATURES
     for s in range(2):
         # In side s's numbering the opponent's checkers are its mirror masks.
         blots = m[s].occupied & ~m[s].made & ~((<uint64_t>1) << 25)
@@ -297,13 +347,31 @@ cdef inline void _nn_features_of_masks(const NNMasks* m, double* f, int nf) noex
         f[NN_PRIME_UNIT - NN_BASE_INPUTS + 2 * s] = length / 6.0
         if extra:
             f[NN_ESCAPE_UNIT - NN_BASE_INPUTS + 3 * s] = (
-                _nn_escapes(rear[s], m[1 - s].made_mirror) / 36.0 if rear[s] else 0.0)
+                _nn_escapes(rear[s], m[1 - s].made_mirror, rear[s]) / 36.0 if rear[s] else 0.0)
             # Entering from the bar (25) with die d lands on 25 - d: points 19..24.
             home = m[1 - s].made_mirror & ((<uint64_t>0x3F) << 19)
             open_points = 6 - tf_popcount64(home)
             f[NN_DANCE_UNIT - NN_BASE_INPUTS + 3 * s] = (
                 (6 - open_points) * (6 - open_points) / 36.0
                 if m[s].occupied & ((<uint64_t>1) << 25) else 0.0)
+        if timing:
+            f[NN_CONTAIN_UNIT - NN_BASE_INPUTS + 3 * s] = (
+                _nn_containment(m[1 - s].made_mirror) / 36.0)
+            # The opponent's rearmost checker on q (side s's numbering; 0 on its bar, 26 when
+            # it has none left): a checker of side s on p >= q has p - q + 1 pips to go past it.
+            q = tf_ctz64(m[1 - s].occupied_mirror) if m[1 - s].occupied else 26
+            row = on_roll if s == 0 else other
+            occupied = <uint32_t>m[s].occupied
+            broken = past = 0
+            while occupied:
+                p = tf_ctz(occupied)
+                occupied &= occupied - 1
+                if p >= q:
+                    broken += row[p] * (p - q + 1)
+                else:
+                    past += row[p] * p
+            f[NN_BREAK_UNIT - NN_BASE_INPUTS + 3 * s] = broken / 167.0
+            f[NN_FREEPIP_UNIT - NN_BASE_INPUTS + 3 * s] = past / 167.0
     # Contact: the opponent's rearmost checker (lowest in my numbering) is behind my rearmost.
     f[NN_CONTACT_UNIT - NN_BASE_INPUTS] = (
         1.0 if m[0].occupied and m[1].occupied and tf_ctz64(m[1].occupied_mirror) < rear[0]
@@ -537,7 +605,8 @@ cdef inline void _nn_rows_side(tf_rows* r, const int8_t* row, int base, NNMasks*
 
 
 cdef inline int nn_features_of(const NeuralNetC* net) noexcept nogil:
-    """How many hand features the net has (0, NN_V2_FEATURES or NN_FEATURE_INPUTS)."""
+    """How many hand features the net has (0, NN_V2_FEATURES, + NN_EXTRA_FEATURES, or
+    NN_FEATURE_INPUTS)."""
     return net.n_inputs - NN_BASE_INPUTS
 
 
@@ -558,7 +627,7 @@ cdef inline void _nn_rows(tf_rows* r, const int8_t* on_roll, const int8_t* other
     _nn_rows_side(r, other, NN_SIDE_INPUTS, &m[1],
                   points + NN_SIDE_POINT_ROWS if points >= 0 else -1)
     if nf > 0:
-        _nn_features_of_masks(m, features, nf)
+        _nn_features_of_masks(m, on_roll, other, features, nf)
         for k in range(nf):
             if features[k] != 0.0:
                 _rows_put(r, NN_BASE_INPUTS + k, features[k])
@@ -1182,20 +1251,22 @@ cdef inline void board_start(Board* b) noexcept nogil:
 # ---------------------------------------------------------------- Python API
 
 NEURAL_INPUTS = NN_V2_INPUTS                # the raw inputs and v2's hand features
-NEURAL_EXTENDED_INPUTS = NN_INPUTS          # ... and issue 13's escapes, pip loss, dance
+NEURAL_EXTENDED_INPUTS = NN_EXTRA_INPUTS    # ... and issue 13's escapes, pip loss, dance
+NEURAL_TIMING_INPUTS = NN_INPUTS            # ... and its containment, break contact, free pips
 NEURAL_BASE_INPUTS = NN_BASE_INPUTS
 NEURAL_OUTPUTS = NN_OUTPUTS
 FILTER_CANDIDATES = NN_1PLY_CANDIDATES      # the 1-ply move filter's defaults and bound
 FILTER_WINDOW = NN_1PLY_WINDOW
 MAX_FILTER_CANDIDATES = NN_MAX_CANDIDATES
+INPUT_COUNTS = (NN_BASE_INPUTS, NN_V2_INPUTS, NN_EXTRA_INPUTS, NN_INPUTS)   # a net's input sizes
 
 cdef class NeuralNet:
     """A neural evaluator whose weights this object owns (float64, C order), with the
     C view `&net.c` for nogil code.
 
     NeuralNet(w1, b1, w2, b2, race=None, bearoff=None): w1 (I, H) input-major, b1 (H,),
-    w2 (5, H), b2 (5,), where I is 198 (the raw inputs), 203 (with v2's hand features) or 209
-    (with issue 13's too).  The arrays are copied; `arrays()` returns copies of the current weights.
+    w2 (5, H), b2 (5,), where I is 198 (the raw inputs), 203 (with v2's hand features), 209
+    (with issue 13's first set too) or 215 (and its second).  The arrays are copied; `arrays()` returns copies of the current weights.
     `race`: a NeuralNet without a race net of its own, which then evaluates every position
     with no contact left (the class gnubg's race net covers), this one the others.
     `bearoff`: the bear-off databases (BearoffTables), which then value every position where
@@ -1212,9 +1283,8 @@ cdef class NeuralNet:
         b1 = np.array(b1, dtype=np.float64, order="C", copy=True)
         w2 = np.array(w2, dtype=np.float64, order="C", copy=True)
         b2 = np.array(b2, dtype=np.float64, order="C", copy=True)
-        if w1.ndim != 2 or w1.shape[0] not in (NN_BASE_INPUTS, NN_V2_INPUTS, NN_INPUTS):
-            raise ValueError(f"w1 must have shape ({NN_BASE_INPUTS}, {NN_V2_INPUTS} or {NN_INPUTS}, "
-                             "hidden), "
+        if w1.ndim != 2 or w1.shape[0] not in INPUT_COUNTS:
+            raise ValueError(f"w1 must have shape (I, hidden) with I one of {INPUT_COUNTS}, "
                              f"not {w1.shape}")
         h = w1.shape[1]
         if not 1 <= h <= NN_MAX_HIDDEN:
@@ -1504,8 +1574,8 @@ cdef class NeuralNet:
 
 
 cdef int _input_count(object inputs) except -1:
-    if inputs not in (NN_BASE_INPUTS, NN_V2_INPUTS, NN_INPUTS):
-        raise ValueError(f"inputs is {NN_BASE_INPUTS}, {NN_V2_INPUTS} or {NN_INPUTS}, not {inputs!r}")
+    if inputs not in INPUT_COUNTS:
+        raise ValueError(f"inputs is one of {INPUT_COUNTS}, not {inputs!r}")
     return <int>inputs
 
 
@@ -1525,7 +1595,7 @@ def races(const int8_t[:, :, ::1] boards):
 
 def neural_inputs_many(const int8_t[:, :, ::1] boards, inputs=NN_V2_INPUTS):
     """float32[m, inputs]: the dense inputs of each board (row 0 on roll) for a net of
-    `inputs` inputs (198, 203 or 209: NeuralNet.n_inputs), GIL released."""
+    `inputs` inputs (INPUT_COUNTS: NeuralNet.n_inputs), GIL released."""
     cdef Py_ssize_t m = boards.shape[0], i
     cdef int n = _input_count(inputs), nf = n - NN_BASE_INPUTS
     cdef tf_rows r
@@ -1546,8 +1616,8 @@ def neural_inputs_many(const int8_t[:, :, ::1] boards, inputs=NN_V2_INPUTS):
 
 
 def neural_inputs(const int8_t[:, ::1] board, bint features=True, inputs=None):
-    """float64[203] (or [198] without the hand features; or [inputs] when `inputs`, 198, 203
-    or 209, is given): the net's inputs for the board (row 0 on roll), dense."""
+    """float64[203] (or [198] without the hand features; or [inputs] when `inputs`, one of
+    INPUT_COUNTS, is given): the net's inputs for the board (row 0 on roll), dense."""
     cdef Board b
     cdef tf_rows r
     cdef double f[NN_FEATURE_INPUTS]

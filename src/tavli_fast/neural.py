@@ -3,7 +3,7 @@
 A weights file is a numpy ``.npz`` archive holding ``w1`` (I, H), ``b1`` (H,), ``w2``
 (5, H), ``b2`` (5,) as float64, and ``meta``: a JSON text with ``magic``, ``format``,
 ``version`` (of the trained net), ``hidden``, ``inputs`` (I: 198 raw inputs, 203 with v2's
-hand features, 209 with issue 13's too), how it was trained, and
+hand features, 209 with issue 13's too, 215 with its second set), how it was trained, and
 ``sha256``: the SHA-256 of the four arrays' bytes (little-endian float64, C order, in that
 order). A file of format 2 also holds a race net (issue 13), ``race_w1`` .. ``race_b2``, which
 evaluates the positions with no contact left; its ``meta`` has ``race`` (its ``hidden`` and

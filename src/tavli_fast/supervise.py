@@ -331,7 +331,7 @@ def blend_outcomes(probs: np.ndarray, outcomes: np.ndarray, weight: float) -> np
 
 def widen(net: _core.NeuralNet, inputs: int | None = None, hidden: int | None = None,
           seed: int = 0) -> _core.NeuralNet:
-    """The net with `inputs` inputs (198, 203 or 209) and `hidden` hidden units (None: as
+    """The net with `inputs` inputs (198, 203, 209 or 215) and `hidden` hidden units (None: as
     they are), evaluating exactly as before until training moves it: the added inputs'
     weights are zero, and so are the added hidden units' output weights (their input weights
     are drawn uniform in +-0.1 by `seed`, as a new TD net's are, so that they can learn

@@ -141,9 +141,10 @@ def build_parser() -> argparse.ArgumentParser:
     sup.add_argument("--outcome-weight", dest="outcome_weight", type=float, default=0.0,
                      help="with --fit: the share of the games' real outcomes in the targets, "
                      "where they are known (default 0: the look-ahead alone)")
-    sup.add_argument("--inputs", type=int, choices=(198, 203, 209), default=None,
+    sup.add_argument("--inputs", type=int, choices=(198, 203, 209, 215), default=None,
                      help="with --fit: widen the starting net to this many inputs (209: with "
-                     "issue 13's escapes, pip loss and dance; new inputs start at weight 0)")
+                     "issue 13's escapes, pip loss and dance; 215: and its containment, break "
+                     "contact and free pips; new inputs start at weight 0)")
     sup.add_argument("--outputs-only", dest="outputs_only", action="store_true",
                      help="with --fit: train the output layer only (the hidden layer stays): "
                      "recalibrates the five estimates, e.g. with --outcome-weight, leaving the "
