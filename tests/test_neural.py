@@ -952,16 +952,6 @@ def reference_extra_features(board: np.ndarray) -> list[float]:
     return out
 
 
-def test_extra_features_match_the_reference_on_random_games():
-    net = _core.NeuralNet(*[np.zeros(s) for s in ((209, 16), (16,), (5, 16), (5,))])
-    boards = net.selfplay_positions(4, _core.rng_state(9), 1.0)  # random plays: varied, hits
-    assert any(b[:, 25].any() for b in boards)  # some checkers on the bar
-    for b in boards:
-        x = _core.neural_inputs(np.ascontiguousarray(b), inputs=209)
-        np.testing.assert_allclose(x[203:], reference_extra_features(b), atol=1e-12)
-        np.testing.assert_array_equal(x[:203], reference_inputs(b))
-
-
 def test_extra_features_by_hand():
     """Escapes, pip loss and dance counted by hand on one position."""
     board = np.zeros((2, 26), dtype=np.int8)
@@ -1026,17 +1016,22 @@ def reference_timing_features(board: np.ndarray) -> list[float]:
     return out
 
 
-def test_timing_features_match_the_reference_on_random_games():
-    net = _core.NeuralNet(*[np.zeros(s) for s in ((215, 16), (16,), (5, 16), (5,))])
-    boards = net.selfplay_positions(4, _core.rng_state(10), 1.0)  # random plays: varied, hits
+@pytest.mark.parametrize("inputs, reference, seed", [(209, reference_extra_features, 9),
+                                                     (215, reference_timing_features, 10)])
+def test_issue13_features_match_the_reference_on_random_games(inputs, reference, seed):
+    """Each of issue 13's sets of six features (the last rows of a net of `inputs`), and
+    the inputs before them as the smaller reference has them."""
+    net = _core.NeuralNet(*[np.zeros(s) for s in ((inputs, 16), (16,), (5, 16), (5,))])
+    boards = net.selfplay_positions(4, _core.rng_state(seed), 1.0)  # random plays: varied, hits
     assert any(b[:, 25].any() for b in boards)  # some checkers on the bar
+    seen = set()
     for b in boards:
-        x = _core.neural_inputs(np.ascontiguousarray(b), inputs=215)
-        np.testing.assert_allclose(x[209:], reference_timing_features(b), atol=1e-12)
-        np.testing.assert_array_equal(x[:209], _core.neural_inputs(np.ascontiguousarray(b),
-                                                                   inputs=209))
-    assert len({tuple(_core.neural_inputs(np.ascontiguousarray(b), inputs=215)[209:])
-                for b in boards}) > len(boards) // 4   # the features vary
+        x = _core.neural_inputs(np.ascontiguousarray(b), inputs=inputs)
+        np.testing.assert_allclose(x[inputs - 6:], reference(b), atol=1e-12)
+        np.testing.assert_allclose(x[:inputs - 6], reference_inputs(b, inputs=inputs - 6),
+                                   rtol=0, atol=1e-12)
+        seen.add(tuple(x[inputs - 6:]))
+    assert len(seen) > len(boards) // 4   # the features vary
 
 
 def test_timing_features_by_hand():
