@@ -1266,7 +1266,8 @@ cdef class NeuralNet:
 
     NeuralNet(w1, b1, w2, b2, race=None, bearoff=None): w1 (I, H) input-major, b1 (H,),
     w2 (5, H), b2 (5,), where I is 198 (the raw inputs), 203 (with v2's hand features), 209
-    (with issue 13's first set too) or 215 (and its second).  The arrays are copied; `arrays()` returns copies of the current weights.
+    (with issue 13's first set too) or 215 (and its second).  The arrays are copied;
+    `arrays()` returns copies of the current weights.
     `race`: a NeuralNet without a race net of its own, which then evaluates every position
     with no contact left (the class gnubg's race net covers), this one the others.
     `bearoff`: the bear-off databases (BearoffTables), which then value every position where
