@@ -286,7 +286,7 @@ class Position:
     def is_race(self) -> bool:
         """True when no contact is left: every checker of mine is past every opposing one
         (the engine's own test, the one the players and the race net use)."""
-        return bool(_core.races(np.ascontiguousarray(self._board[None], dtype=np.int8))[0])
+        return bool(_core.races(self._board[None])[0])   # _board: C-contiguous int8
 
     def is_bearoff(self) -> bool:
         """True when both sides have all their checkers in play in their home boards."""
