@@ -36,13 +36,13 @@ __all__ = [
 
 #: Exit status after Ctrl-C (128 + SIGINT), once the partial result has been printed.
 EXIT_INTERRUPTED = 130
+#: Exit status when the reader of stdout has gone (128 + SIGPIPE, as a shell reports a tool
+#: that SIGPIPE ended); nothing is printed.
+EXIT_BROKEN_PIPE = 141
 
 #: The neural net's five outputs, in its order (``neural.Probabilities``' fields), by the names
 #: the commands print and take.
 NET_OUTPUTS = ("win", "win_gammon", "win_backgammon", "lose_gammon", "lose_backgammon")
-#: Exit status when the reader of stdout has gone (128 + SIGPIPE, as a shell reports a tool
-#: that SIGPIPE ended); nothing is printed.
-EXIT_BROKEN_PIPE = 141
 
 
 def entry_point(main: Callable[..., int]) -> Callable[..., int]:
