@@ -669,10 +669,10 @@ ctypedef struct NNBase:
 cdef void nn_base_prepare(const NeuralNetC* net, const Board* before, NNBase* base) noexcept nogil:
     """The base for evaluating the plays from `before` (row 0 about to move)."""
     cdef tf_rows r
-    cdef double unused[NN_OUTPUTS]
-    cdef const NeuralNetC* own = nn_class_net(net, before.c[1], before.c[0], unused)
-    if own == NULL:                     # a bear-off already: every play is valued by the databases
-        own = net.race if net.race != NULL else net
+    # The net of the position's class (a bear-off's plays are valued by the databases, so
+    # whether it is one needs no look-up here).
+    cdef const NeuralNetC* own = (
+        net.race if net.race != NULL and rows_race(before.c[1], before.c[0]) else net)
     base.class_may_change = (
         (own == net and (net.race != NULL or net.bearoff != NULL) and nn_race_reachable(before))
         or (net.bearoff != NULL and bo_checkers_on(before.c[1], 6) > 0))
