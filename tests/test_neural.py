@@ -423,6 +423,11 @@ def test_damaged_or_foreign_weights_files_give_clear_errors(tmp_path):
         neural.load_net(tmp_path / "foreign.npz")
     with pytest.raises(neural.NeuralNetError, match="no such"):
         neural.load_net(tmp_path / "missing.npz")
+    # Bad input, caught as ValueError like every other; callers that caught RuntimeError still do.
+    with pytest.raises(ValueError):
+        neural.load_net(tmp_path / "missing.npz")
+    with pytest.raises(RuntimeError):
+        neural.load_net(tmp_path / "missing.npz")
     (tmp_path / "notes.txt").write_text("not weights")
     with pytest.raises(neural.NeuralNetError, match="notes.txt: not a weights file"):
         neural.load_net(tmp_path / "notes.txt")

@@ -69,8 +69,11 @@ _ARRAYS = ("w1", "b1", "w2", "b2")
 _RACE_ARRAYS = tuple(f"race_{k}" for k in _ARRAYS)
 
 
-class NeuralNetError(RuntimeError):
-    """A weights file that cannot be used (damaged, foreign, or of another format)."""
+class NeuralNetError(ValueError, RuntimeError):
+    """A weights file that cannot be used (damaged, foreign, or of another format).
+
+    A ValueError, since such a file is bad input like any other (the commands report it
+    with exit status 2); also a RuntimeError, as it was before it was a ValueError."""
 
 
 @dataclass(frozen=True)
@@ -254,8 +257,8 @@ class NetChoice:
 def choose_net(weights: str | os.PathLike | None = None, needed: bool = True) -> NetChoice | None:
     """The NetChoice of the weights file `weights` (None: the shipped net), the file loaded
     and checked now, for a run that uses a net (`needed`; else None). ValueError naming the
-    file if it cannot be used (a weights file given by the user is input like any other),
-    or if weights are given to a run that uses no net."""
+    file if it cannot be used (NeuralNetError, a ValueError), or if weights are given to a
+    run that uses no net."""
     if not needed:
         if weights is not None:
             raise ValueError("weights are for the net, and this run uses none (no neural "
@@ -265,10 +268,7 @@ def choose_net(weights: str | os.PathLike | None = None, needed: bool = True) ->
         info = default_net_info()
         return NetChoice(None, str(info.get("version")), str(info["sha256"]))
     path = os.path.abspath(weights_file(weights))  # workers may run elsewhere in the tree
-    try:
-        meta = load_net(path)[1]
-    except NeuralNetError as exc:
-        raise ValueError(str(exc)) from None
+    meta = load_net(path)[1]
     return NetChoice(path, str(meta.get("version")), str(meta["sha256"]))
 
 

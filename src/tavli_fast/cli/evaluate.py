@@ -40,15 +40,12 @@ def _parser(prog: str, description: str) -> OneLineParser:
 def _load(prog: str, args):
     """(position, net) or an exit status."""
     from ..inputs import resolve_position
-    from ..neural import NeuralNetError, evaluator
+    from ..neural import evaluator
 
     try:
         position, _ = resolve_position(args.position)
+        net = evaluator(args.weights)  # a weights file that cannot be used: NeuralNetError, a ValueError
     except (ValueError, TypeError) as e:
-        return print_error(prog, e)
-    try:
-        net = evaluator(args.weights)
-    except NeuralNetError as e:  # a weights file the user named: bad input like the rest
         return print_error(prog, e)
     return position, net
 

@@ -196,7 +196,7 @@ def run(args: argparse.Namespace) -> int:
     if args.init_from and args.resume:
         raise ValueError("--init-from starts a new run; --resume continues one: give one of them")
     if args.init_from:
-        _user_net(args.init_from)  # a missing or damaged file fails here, before any output
+        neural.load_net(args.init_from)  # a missing or damaged file fails here, before any output
     if args.lam is not None and args.resume:
         raise ValueError("--lambda is a new run's choice; a resumed run keeps its own")
     if args.rate is not None and args.resume is None:
@@ -226,24 +226,13 @@ def run(args: argparse.Namespace) -> int:
     return 0
 
 
-def _user_net(path: str):
-    """The net of a weights file the user named: one that cannot be used is bad input
-    (ValueError, exit status 2), as for every command's --weights."""
-    from .. import neural
-
-    try:
-        return neural.load_net(path)[0]
-    except neural.NeuralNetError as exc:
-        raise ValueError(str(exc)) from None
-
-
 def _race_net(path: str | None):
     """The race net of the weights file `path` (None without one)."""
     from .. import neural
 
     if path is None:
         return None
-    race = _user_net(path).race
+    race = neural.load_net(path)[0].race
     if race is None:
         raise ValueError(f"{path}: this weights file has no race net")
     return race
@@ -262,7 +251,7 @@ def _supervised(args: argparse.Namespace) -> int:
     if args.resume or args.average or args.race_from:
         raise ValueError("--resume, --average and --race-from are for TD training, "
                          "not --targets / --fit")
-    net = _user_net(args.init_from) if args.init_from else neural.default_net()
+    net = neural.load_net(args.init_from)[0] if args.init_from else neural.default_net()
     if args.init_from and args.targets:
         # The targets' games and look-ahead value bear-offs by the databases, as the
         # players (and the shipped default) do: a net's targets do not depend on how it is named.
