@@ -44,7 +44,7 @@ def _load(prog: str, args):
 
     try:
         position, _ = resolve_position(args.position)
-        net = evaluator(args.weights)  # a weights file that cannot be used: NeuralNetError, a ValueError
+        net = evaluator(args.weights)  # an unusable weights file: NeuralNetError, a ValueError
     except (ValueError, TypeError) as e:
         return print_error(prog, e)
     return position, net
