@@ -152,7 +152,11 @@ def test_a_stop_signal_prints_partial_result_exits_130_and_resume_completes(tmp_
     path = tmp_path / "run.json"
     args = ["--trials", "24000", "--chunk-size", "1000", "--seed", "99", "--player", "pubeval",
             "-j", "2", "--json", "--checkpoint", str(path)]
-    proc = subprocess.Popen([*CMD, *args], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    # Ctrl-C as at a terminal, however the tests were started: a shell that runs them in the
+    # background without job control (`(pytest &)`, nohup) leaves SIGINT ignored, and a
+    # program started so keeps ignoring it, as it should.
+    proc = subprocess.Popen([*CMD, *args], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                            preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL))
     try:
         deadline = time.monotonic() + 60
         while not path.exists():  # the first completed chunk is saved at once
