@@ -24,7 +24,10 @@ Backgammon's published self-play figures (73.0 / 25.8 / 1.2 %, 55.6 plies).
 ``--gnubg N`` plays N dice sequences (each twice) against GNU Backgammon's 0-ply player
 (gnubg_nn, a test-only oracle; never a training target), split over ``--jobs`` processes;
 ``--gnubg-plies 1`` (or 2) makes gnubg look that many plies ahead instead (its own
-``best_move(..., n)``), so a player's 1-ply can be set against gnubg's 1-ply.
+``best_move(..., n)``), so a player's 1-ply can be set against gnubg's 1-ply. ``--player
+gnubg-N`` has gnubg's own N-ply player in our seat: ``--player gnubg-1 --gnubg N`` measures
+what look-ahead gains gnubg itself, the yardstick for our 1-ply's gain. ``--filter-candidates``
+and ``--filter-window`` set the 1-ply player's move filter, as in ``tavli-rollout``.
 ``--calibration N`` (issue 13): the net's predicted probabilities for the first mover at the
 opening (the mean over the 15 non-double opening rolls of the probabilities after its best
 0-ply play) against the outcomes of N self-play games played to the end, each figure with its
@@ -63,6 +66,7 @@ from tavli_fast.bearoff import default_database
 from tavli_fast.neural import default_net, default_net_info, evaluator
 from tavli_fast.players import needs_net, player_id
 from tavli_fast.position import Position
+from tavli_fast.rollout import DEFAULT_MOVE_FILTER, check_move_filter
 
 MAX_FORCED = 160  # rolls forced per game; longer games are rare (mean ~55 plies)
 
@@ -161,15 +165,18 @@ def _gnubg_loss(gnubg_nn, board: np.ndarray, d1: int, d2: int, chosen: np.ndarra
 
 def _gnubg_values(player: str, n_games: int, seed: int, lo: int, hi: int,
                   weights: str | None, errors: dict | None = None,
-                  gnubg_plies: int = 0) -> np.ndarray:
+                  gnubg_plies: int = 0,
+                  move_filter: tuple[int, float] = DEFAULT_MOVE_FILTER) -> np.ndarray:
     """float[hi - lo, 2]: `player`'s points in the games of dice sequences lo..hi-1 against
     gnubg at `gnubg_plies`, first with it moving first, then second (one process's share).
     With `errors`, each of its plays' loss by gnubg's 0-ply evaluation is added to it
-    (_gnubg_loss)."""
+    (_gnubg_loss). `player` "gnubg-N" is gnubg itself at N plies (its look-ahead gain);
+    `move_filter` is the 1-ply player's."""
     import gnubg_nn
 
-    kind = player_id(player)
-    net = evaluator(weights) if needs_net((kind,)) else None
+    own_plies = _gnubg_player_plies(player)
+    kind = player_id("pubeval" if own_plies is not None else player)
+    net = evaluator(weights) if needs_net((kind,)) and own_plies is None else None
     tables = default_database().tables
     dice = common_dice(n_games, seed).reshape(n_games, MAX_FORCED, 2)
     rng = np.random.default_rng([seed, 1, lo])     # rolls beyond MAX_FORCED
@@ -181,8 +188,11 @@ def _gnubg_values(player: str, n_games: int, seed: int, lo: int, hi: int,
             while True:
                 d1, d2 = (int(d) for d in (dice[i, ply] if ply < MAX_FORCED else rng.integers(1, 7, 2)))
                 ours = (side == 0) == (ours_first == 0)
-                if ours:
-                    chosen = _core.choose(board, d1, d2, kind, seed, tables, True, net)
+                if ours and own_plies is not None:
+                    board = _gnubg_play(gnubg_nn, board, d1, d2, own_plies)
+                elif ours:
+                    chosen = _core.choose(board, d1, d2, kind, seed, tables, True, net,
+                                          *move_filter)
                     if errors is not None:
                         _gnubg_loss(gnubg_nn, board, d1, d2, chosen, errors)
                     board = chosen
@@ -199,14 +209,23 @@ def _gnubg_values(player: str, n_games: int, seed: int, lo: int, hi: int,
 
 
 def _gnubg_share(player: str, n_games: int, seed: int, lo: int, hi: int,
-                 weights: str | None, errors: bool,
-                 gnubg_plies: int) -> tuple[np.ndarray, dict | None]:
+                 weights: str | None, errors: bool, gnubg_plies: int,
+                 move_filter: tuple[int, float]) -> tuple[np.ndarray, dict | None]:
     found: dict | None = {} if errors else None
-    return _gnubg_values(player, n_games, seed, lo, hi, weights, found, gnubg_plies), found
+    return (_gnubg_values(player, n_games, seed, lo, hi, weights, found, gnubg_plies,
+                          move_filter), found)
+
+
+def _gnubg_player_plies(player: str) -> int | None:
+    """N for the pseudo-player "gnubg-N" (gnubg's own N-ply player), else None."""
+    if player.startswith("gnubg-") and player[6:] in ("0", "1", "2"):
+        return int(player[6:])
+    return None
 
 
 def _gnubg_all(player: str, n_games: int, seed: int, weights: str | None, jobs: int,
-               errors: bool, gnubg_plies: int = 0) -> tuple[np.ndarray, list]:
+               errors: bool, gnubg_plies: int = 0,
+               move_filter: tuple[int, float] = DEFAULT_MOVE_FILTER) -> tuple[np.ndarray, list]:
     """float[n_games, 2] (`player`'s points in each dice sequence's two games against gnubg
     at `gnubg_plies`) and the processes' `errors` records, from `jobs` processes."""
     from concurrent.futures import ProcessPoolExecutor
@@ -214,14 +233,15 @@ def _gnubg_all(player: str, n_games: int, seed: int, weights: str | None, jobs: 
     cuts = np.linspace(0, n_games, max(1, jobs) + 1).astype(int)
     with ProcessPoolExecutor(max(1, jobs)) as pool:
         parts = list(pool.map(_gnubg_share, *zip(*[(player, n_games, seed, lo, hi, weights, errors,
-                                                     gnubg_plies)
+                                                     gnubg_plies, move_filter)
                                                     for lo, hi in zip(cuts[:-1], cuts[1:])])))
     return np.concatenate([v for v, _ in parts]), [found for _, found in parts]
 
 
 def gnubg_match(player: str, n_games: int, seed: int, weights: str | None = None,
                 jobs: int = 1, errors: bool = False, baseline: str | None = None,
-                gnubg_plies: int = 0) -> dict:
+                gnubg_plies: int = 0,
+                move_filter: tuple[int, float] = DEFAULT_MOVE_FILTER) -> dict:
     """ppg of `player` against GNU Backgammon's `gnubg_plies`-ply player (gnubg_nn,
     test-only), common dice, each dice sequence played twice with sides swapped; a Python
     game loop in `jobs` processes (the numbers do not depend on it but for the rare rolls
@@ -232,7 +252,8 @@ def gnubg_match(player: str, n_games: int, seed: int, weights: str | None = None
     difference between the two per dice sequence, with its SE (the right SE for the
     difference, though barely below either net's own: see the module's docstring)."""
     t0 = time.perf_counter()
-    values, found_parts = _gnubg_all(player, n_games, seed, weights, jobs, errors, gnubg_plies)
+    values, found_parts = _gnubg_all(player, n_games, seed, weights, jobs, errors, gnubg_plies,
+                                     move_filter)
     elapsed = time.perf_counter() - t0
     diff = values.mean(axis=1)
     wins = int((values > 0).sum())
@@ -249,7 +270,8 @@ def gnubg_match(player: str, n_games: int, seed: int, weights: str | None = None
         report["errors"] = {name: {"plays": c, "per_game": t / (2 * n_games), "per_play": t / c}
                             for name, (t, c) in sorted(merged.items())}
     if baseline is not None:
-        base = _gnubg_all(player, n_games, seed, baseline, jobs, False, gnubg_plies)[0].mean(axis=1)
+        base = _gnubg_all(player, n_games, seed, baseline, jobs, False, gnubg_plies,
+                          move_filter)[0].mean(axis=1)
         base_ppg, base_se = _mean_se(base)
         delta, delta_se = _mean_se(diff - base)
         report["baseline"] = {"weights": baseline, "ppg": base_ppg, "ppg_se": base_se,
@@ -330,6 +352,12 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--baseline", metavar="FILE",
                    help="with --gnubg: also play the same dice with this weights file's net and "
                         "give the difference, with the SE of the paired differences")
+    p.add_argument("--filter-candidates", type=int, default=DEFAULT_MOVE_FILTER[0], metavar="N",
+                   help="with --gnubg: the 1-ply player looks at most N plays deeper "
+                        "(as tavli-rollout's option; default %(default)s)")
+    p.add_argument("--filter-window", type=float, default=DEFAULT_MOVE_FILTER[1], metavar="X",
+                   help="with --gnubg: only plays within X of the best 0-ply play "
+                        "(default %(default)s)")
     p.add_argument("--jobs", type=int, default=None)
     p.add_argument("--checkpoint", help="measure the net of a training checkpoint (match only)")
     p.add_argument("--weights", help="measure this weights file's net (default: the shipped one)")
@@ -339,6 +367,10 @@ def main(argv: list[str] | None = None) -> int:
     args = p.parse_args(argv)
     if (args.baseline or args.gnubg_plies) and not args.gnubg:
         p.error("--baseline and --gnubg-plies go with --gnubg N")
+    try:
+        move_filter = check_move_filter((args.filter_candidates, args.filter_window))
+    except ValueError as e:
+        p.error(str(e))
     if args.checkpoint:
         from tavli_fast.train import load_checkpoint
 
@@ -364,7 +396,8 @@ def main(argv: list[str] | None = None) -> int:
                                           args.jobs)
     if args.gnubg:
         report["gnubg"] = gnubg_match(args.player, args.gnubg, args.seed, args.weights,
-                                      args.jobs or 1, args.errors, args.baseline, args.gnubg_plies)
+                                      args.jobs or 1, args.errors, args.baseline, args.gnubg_plies,
+                                      move_filter)
     if args.calibration:
         report["calibration"] = calibration(args.calibration, args.seed, args.weights)
     if args.self_play:

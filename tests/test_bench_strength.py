@@ -62,3 +62,25 @@ def test_gnubg_can_look_ahead_on_the_same_dice(strength):
              for plies in (0, 1)]
     assert games[0].shape == games[1].shape == (2, 2)
     assert not np.array_equal(games[0], games[1])
+
+
+@pytest.mark.oracle
+def test_gnubg_against_itself_on_common_dice_scores_exactly_nothing(strength):
+    # "gnubg-0" (gnubg's own player, the yardstick of look-ahead gains) in both seats:
+    # each sequence's second game mirrors its first, so every pair sums to nothing.
+    report = strength.gnubg_match("gnubg-0", 3, SEED)
+    assert (report["ppg"], report["ppg_se"]) == (0.0, 0.0)
+    games = strength._gnubg_all("gnubg-0", 3, SEED, None, 1, False)[0]
+    assert np.array_equal(games[:, 0], -games[:, 1]) and np.abs(games).min() >= 1
+
+
+@pytest.mark.oracle
+def test_the_move_filter_reaches_the_one_ply_player(strength):
+    # With one candidate the 1-ply player must play the 0-ply player's games; with the
+    # default filter it plays others (were the filter lost on the way, both would fail).
+    shipped = str(neural.default_weights_path())
+    zero = strength._gnubg_all("neural", 2, SEED, shipped, 1, False)[0]
+    narrow = strength._gnubg_all("neural-1ply", 2, SEED, shipped, 1, False, 0, (1, 0.0))[0]
+    wide = strength._gnubg_all("neural-1ply", 2, SEED, shipped, 1, False)[0]
+    assert np.array_equal(zero, narrow)
+    assert not np.array_equal(zero, wide)
