@@ -175,8 +175,8 @@ def _gnubg_values(player: str, n_games: int, seed: int, lo: int, hi: int,
     import gnubg_nn
 
     own_plies = _gnubg_player_plies(player)
-    kind = player_id("pubeval" if own_plies is not None else player)
-    net = evaluator(weights) if needs_net((kind,)) and own_plies is None else None
+    kind = player_id(player) if own_plies is None else None
+    net = evaluator(weights) if kind is not None and needs_net((kind,)) else None
     tables = default_database().tables
     dice = common_dice(n_games, seed).reshape(n_games, MAX_FORCED, 2)
     rng = np.random.default_rng([seed, 1, lo])     # rolls beyond MAX_FORCED
@@ -371,6 +371,10 @@ def main(argv: list[str] | None = None) -> int:
         move_filter = check_move_filter((args.filter_candidates, args.filter_window))
     except ValueError as e:
         p.error(str(e))
+    if _gnubg_player_plies(args.player) is not None and (args.games or args.self_play
+                                                         or args.rollout or args.checkpoint):
+        p.error(f"--player {args.player} plays only against gnubg: give --gnubg N with "
+                "--games 0 --self-play 0")
     if args.checkpoint:
         from tavli_fast.train import load_checkpoint
 
