@@ -188,12 +188,12 @@ def _gnubg_values(player: str, n_games: int, seed: int, lo: int, hi: int,
             while True:
                 d1, d2 = (int(d) for d in (dice[i, ply] if ply < MAX_FORCED else rng.integers(1, 7, 2)))
                 ours = (side == 0) == (ours_first == 0)
-                if ours and own_plies is not None:
-                    board = _gnubg_play(gnubg_nn, board, d1, d2, own_plies)
-                elif ours:
-                    chosen = _core.choose(board, d1, d2, kind, seed, tables, True, net,
-                                          *move_filter)
-                    if errors is not None:
+                if ours:
+                    chosen = (_gnubg_play(gnubg_nn, board, d1, d2, own_plies)
+                              if own_plies is not None else
+                              _core.choose(board, d1, d2, kind, seed, tables, True, net,
+                                           *move_filter))
+                    if errors is not None:  # gnubg-N's too: what its look-ahead changes
                         _gnubg_loss(gnubg_nn, board, d1, d2, chosen, errors)
                     board = chosen
                 else:
@@ -352,12 +352,12 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--baseline", metavar="FILE",
                    help="with --gnubg: also play the same dice with this weights file's net and "
                         "give the difference, with the SE of the paired differences")
-    p.add_argument("--filter-candidates", type=int, default=DEFAULT_MOVE_FILTER[0], metavar="N",
+    p.add_argument("--filter-candidates", type=int, metavar="N",
                    help="with --gnubg: the 1-ply player looks at most N plays deeper "
-                        "(as tavli-rollout's option; default %(default)s)")
-    p.add_argument("--filter-window", type=float, default=DEFAULT_MOVE_FILTER[1], metavar="X",
+                        f"(as tavli-rollout's option; default {DEFAULT_MOVE_FILTER[0]})")
+    p.add_argument("--filter-window", type=float, metavar="X",
                    help="with --gnubg: only plays within X of the best 0-ply play "
-                        "(default %(default)s)")
+                        f"(default {DEFAULT_MOVE_FILTER[1]})")
     p.add_argument("--jobs", type=int, default=None)
     p.add_argument("--checkpoint", help="measure the net of a training checkpoint (match only)")
     p.add_argument("--weights", help="measure this weights file's net (default: the shipped one)")
@@ -365,16 +365,22 @@ def main(argv: list[str] | None = None) -> int:
                    help="also the opening calibration over N self-play games")
     p.add_argument("--json", action="store_true")
     args = p.parse_args(argv)
-    if (args.baseline or args.gnubg_plies) and not args.gnubg:
-        p.error("--baseline and --gnubg-plies go with --gnubg N")
+    filtered = args.filter_candidates is not None or args.filter_window is not None
+    if (args.baseline or args.gnubg_plies or args.errors or filtered) and not args.gnubg:
+        # Refused rather than ignored: a measurement that silently drops a setting misleads.
+        p.error("--baseline, --gnubg-plies, --errors and --filter-* go with --gnubg N")
     try:
-        move_filter = check_move_filter((args.filter_candidates, args.filter_window))
+        move_filter = check_move_filter(
+            (DEFAULT_MOVE_FILTER[0] if args.filter_candidates is None else args.filter_candidates,
+             DEFAULT_MOVE_FILTER[1] if args.filter_window is None else args.filter_window))
     except ValueError as e:
         p.error(str(e))
     if _gnubg_player_plies(args.player) is not None and (args.games or args.self_play
                                                          or args.rollout or args.checkpoint):
         p.error(f"--player {args.player} plays only against gnubg: give --gnubg N with "
                 "--games 0 --self-play 0")
+    if _gnubg_player_plies(args.player) is not None and filtered:
+        p.error(f"--filter-* set our 1-ply player's filter; --player {args.player} uses gnubg's")
     if args.checkpoint:
         from tavli_fast.train import load_checkpoint
 

@@ -84,3 +84,29 @@ def test_the_move_filter_reaches_the_one_ply_player(strength):
     wide = strength._gnubg_all("neural-1ply", 2, SEED, shipped, 1, False)[0]
     assert np.array_equal(zero, narrow)
     assert not np.array_equal(zero, wide)
+
+
+@pytest.mark.oracle
+def test_errors_score_gnubgs_own_plays_by_its_zero_ply_evaluation(strength):
+    # --errors with gnubg-N in our seat: gnubg 0-ply's plays are its 0-ply evaluation's best,
+    # so they give up nothing by it; its 1-ply's look-ahead overrules that evaluation in some
+    # plays (were the plays not scored, neither would have an errors record).
+    zero = strength.gnubg_match("gnubg-0", 2, SEED, errors=True)["errors"]
+    one = strength.gnubg_match("gnubg-1", 2, SEED, errors=True)["errors"]
+    assert sum(e["plays"] for e in zero.values()) > 50
+    assert all(abs(e["per_play"]) < 1e-9 for e in zero.values())
+    assert sum(e["per_game"] for e in one.values()) > 0.0
+
+
+@pytest.mark.parametrize("argv", [
+    ["--errors"],
+    ["--filter-candidates", "8"],
+    ["--filter-window", "0.32"],
+    ["--player", "gnubg-1", "--games", "0", "--self-play", "0", "--gnubg", "2",
+     "--filter-candidates", "8"],
+])
+def test_settings_that_would_be_ignored_are_usage_errors(strength, argv, capsys):
+    with pytest.raises(SystemExit) as e:
+        strength.main(argv)
+    assert e.value.code == 2
+    assert "--filter-" in capsys.readouterr().err
