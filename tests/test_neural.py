@@ -452,12 +452,13 @@ def test_the_shipped_weights_load_from_the_installed_package_and_verify():
 
 @pytest.mark.parametrize("name, version, hidden, default", [
     ("neural-v10-320.npz", "v10-320", 320, True), ("neural-v8-320.npz", "v8-320", 320, False),
-    ("neural-v7-256.npz", "v7-256", 256, False)])
+    ("neural-v7-256.npz", "v7-256", 256, False), ("neural-v12-320.npz", "v12-320", 320, False)])
 def test_the_shipped_wide_nets_load_by_their_bare_names(tmp_path, monkeypatch, name, version,
                                                         hidden, default):
     # Net v7-256 (issue 13) was the default once the evaluator carried 256 units above issue
     # 10's speed; net v8-320 (320 units, gammon readouts recalibrated) after it; net v10-320
-    # (v8-320 fitted to its own look-ahead, readouts recalibrated again) is the default since.
+    # (v8-320 fitted to its own look-ahead, readouts recalibrated again) is the default since;
+    # net v12-320 (v10-320 fitted to its own 2-ply look-ahead) is shipped as a candidate.
     # A shipped net may be named by its bare file name.
     monkeypatch.chdir(tmp_path)
     path = neural.weights_file(name)

@@ -11,6 +11,8 @@ evaluates the positions with no contact left; its ``meta`` has ``race`` (its ``h
 foreign file raises NeuralNetError naming the file. The package ships
 ``data/neural-v10-320.npz`` (the default, issue 13: net v8-320 fitted to a round of its own
 1-ply look-ahead targets, its gammon readouts recalibrated on real outcomes again),
+``data/neural-v12-320.npz`` (a candidate, not the default: net v10-320 fitted to a round of
+its own 2-ply look-ahead targets, a little stronger by the measurements so far),
 ``data/neural-v8-320.npz`` (the default before it: net v7-256 widened to 320 hidden units,
 fitted to 1-ply look-ahead targets, its gammon readouts recalibrated on real outcomes; v5's
 race net, as v10-320's), ``data/neural-v7-256.npz`` (256 hidden units, a little weaker, its
