@@ -375,12 +375,13 @@ def main(argv: list[str] | None = None) -> int:
              DEFAULT_MOVE_FILTER[1] if args.filter_window is None else args.filter_window))
     except ValueError as e:
         p.error(str(e))
-    if _gnubg_player_plies(args.player) is not None and (args.games or args.self_play
-                                                         or args.rollout or args.checkpoint):
-        p.error(f"--player {args.player} plays only against gnubg: give --gnubg N with "
-                "--games 0 --self-play 0")
-    if _gnubg_player_plies(args.player) is not None and filtered:
-        p.error(f"--filter-* set our 1-ply player's filter; --player {args.player} uses gnubg's")
+    if _gnubg_player_plies(args.player) is not None:
+        if args.games or args.self_play or args.rollout or args.checkpoint:
+            p.error(f"--player {args.player} plays only against gnubg: give --gnubg N with "
+                    "--games 0 --self-play 0")
+        if filtered:
+            p.error(f"--filter-* set our 1-ply player's filter; --player {args.player} uses "
+                    "gnubg's")
     if args.checkpoint:
         from tavli_fast.train import load_checkpoint
 
