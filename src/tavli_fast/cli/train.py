@@ -7,6 +7,7 @@
     tavli-train --average a.npz b.npz c.npz --export weights.npz --net-version v2
     tavli-train --init-from weights.npz --alpha 0.003 --games 5e5 --checkpoint run.npz
     tavli-train --games 1e6 --seed 1 --lambda 0.7 --checkpoint run.npz    # TD(lambda)
+    tavli-train --recipe neural-v13-320.npz      # how a net was made, from the first net on
 
 Supervised refinement on the net's own look-ahead (issue 13; ``supervise.py``):
 
@@ -104,6 +105,10 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--log-every", type=parse_count, default=10_000)
     p.add_argument("--average", nargs="+", metavar="CHECKPOINT",
                    help="instead of training: export the mean of these checkpoints' nets")
+    p.add_argument("--recipe", nargs="?", const="", metavar="WEIGHTS",
+                   help="instead of training: print how this weights file's net (default the "
+                   "shipped one) was made, from the first net of its chain on: each net's "
+                   "method and the commands recorded in its file")
     sup = p.add_argument_group("supervised refinement (issue 13)")
     sup.add_argument("--targets", metavar="DIR",
                      help="instead of TD training: play --games 0-ply self-play games with the net "
@@ -173,6 +178,8 @@ def run(args: argparse.Namespace) -> int:
     from .. import _core, neural, train
     from ..inputs import check_seed
 
+    if args.recipe is not None:
+        return _recipe(args)
     if args.targets or args.fit:
         return _supervised(args)
     if args.race or args.contact:
@@ -223,6 +230,16 @@ def run(args: argparse.Namespace) -> int:
                         args.net_version or f"seed{state.seed}-{state.games_done}",
                         training={**state.meta(), **race_info})
     print(f"{state.games_done} games, seed {state.seed}, {state.elapsed_s:.0f} s")
+    return 0
+
+
+def _recipe(args: argparse.Namespace) -> int:
+    from ..recipes import format_chain, training_chain
+
+    if any(x is not None for x in (args.games, args.targets, args.fit, args.average, args.resume,
+                                   args.init_from, args.export)):
+        raise ValueError("--recipe prints a net's recipe: it takes no training options")
+    sys.stdout.write(format_chain(training_chain(args.recipe or None)))
     return 0
 
 

@@ -1,0 +1,91 @@
+"""The training chain of a net (recipes.py, ``tavli-train --recipe``), issue 13."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from tavli_fast import neural
+from tavli_fast.recipes import format_chain, training_chain
+
+SHIPPED = ("v2", "v3", "v4", "v5", "v6", "v7-256", "v8-320", "v10-320", "v12-320", "v13-320")
+
+
+def _net(seed: int):
+    rng = np.random.default_rng(seed)
+    return neural.net_from_arrays((rng.normal(size=(203, 4)), rng.normal(size=4),
+                                   rng.normal(size=(5, 4)), rng.normal(size=5)))
+
+
+def _save(path: Path, net_seed: int, version: str, start: Path | None = None, **training) -> str:
+    """Save a small net; its start (if any) named with that file's checksum. Its checksum."""
+    if start is not None:
+        training["start"] = {"file": start.name, "sha256": neural.load_net(start)[1]["sha256"]}
+    net = _net(net_seed)
+    neural.save_net(path, net, version, training=training)
+    return neural.weights_checksum(neural.net_arrays(net))
+
+
+def test_the_default_chain_runs_from_v2_through_every_shipped_default_in_order():
+    chain = training_chain()
+    assert [s.version for s in chain] == list(SHIPPED)
+    assert chain[0].start is None and chain[0].commands == ()
+    assert "TD self-play" in chain[0].method and "12 checkpoints" in chain[0].method
+    # Each net starts from the one before it, and every later net records its commands.
+    for before, after in zip(chain, chain[1:]):
+        assert after.start == before.file
+        assert after.commands and all(c.startswith("tavli-train ") for c in after.commands)
+    # The last command of the default's step exports the default.
+    assert "--export v13-320.npz" in chain[-1].commands[-1]
+    assert training_chain("neural-v5.npz") == chain[:4]
+
+
+def test_a_start_file_is_found_beside_its_successor_and_its_checksum_checked(tmp_path):
+    first = tmp_path / "a.npz"
+    _save(first, 1, "a", games_done=1000, seed=5)
+    _save(tmp_path / "b.npz", 2, "b", start=first, method="b from a", recipe=["tavli-train x"])
+    chain = training_chain(tmp_path / "b.npz")
+    assert [(s.version, s.start, s.commands) for s in chain] == [
+        ("a", None, ()), ("b", "a.npz", ("tavli-train x",))]
+    assert chain[0].method == "TD self-play: 1,000 games, seed 5"
+    text = format_chain(chain)
+    assert text.splitlines() == ["# a (a.npz): TD self-play: 1,000 games, seed 5",
+                                 "# b (b.npz, from a.npz): b from a", "tavli-train x"]
+    # Another net saved under the start's name is not the start.
+    _save(first, 3, "a2")
+    with pytest.raises(neural.NeuralNetError, match="a.npz: not the net its successor"):
+        training_chain(tmp_path / "b.npz")
+
+
+def test_a_chain_that_comes_back_on_itself_or_loses_a_file_is_an_error(tmp_path):
+    a, b = tmp_path / "a.npz", tmp_path / "b.npz"
+    _save(a, 1, "a")
+    _save(b, 2, "b", start=a)
+    _save(a, 1, "a", start=b)  # the same weights (so the same checksum), now starting from b
+    with pytest.raises(neural.NeuralNetError, match="comes back"):
+        training_chain(b)
+    _save(b, 2, "b", start=a)
+    a.unlink()
+    with pytest.raises(neural.NeuralNetError, match="a.npz: no such weights file"):
+        training_chain(b)
+
+
+def test_an_exported_fit_is_described_by_its_record(tmp_path):
+    _save(tmp_path / "f.npz", 1, "fit-8", supervised={"targets": ["r1", "r2"], "epochs": 8,
+                                                      "rate": 0.0001})
+    (step,) = training_chain(tmp_path / "f.npz")
+    assert step.method == "fitted to the targets in r1, r2 (8 epochs at 0.0001); no commands recorded"
+
+
+def test_the_command_prints_the_chain_and_refuses_training_options(tmp_path):
+    cmd = [sys.executable, "-m", "tavli_fast.cli.train", "--recipe"]
+    done = subprocess.run(cmd + ["neural-v6.npz"], capture_output=True, text=True)
+    assert done.returncode == 0 and done.stdout == format_chain(training_chain("neural-v6.npz"))
+    for extra in (["neural-v6.npz", "--games", "10"], [str(tmp_path / "none.npz")]):
+        bad = subprocess.run(cmd + extra, capture_output=True, text=True)
+        assert bad.returncode == 2 and bad.stdout == ""
+        assert len(bad.stderr.strip().splitlines()) == 1 and "Traceback" not in bad.stderr
