@@ -9,10 +9,12 @@ order). A file of format 2 also holds a race net (issue 13), ``race_w1`` .. ``ra
 evaluates the positions with no contact left; its ``meta`` has ``race`` (its ``hidden`` and
 ``inputs``) and the checksum covers the eight arrays. Loading checks all of it; a damaged or
 foreign file raises NeuralNetError naming the file. The package ships
-``data/neural-v13-320.npz`` (the default, issue 13: net v12-320 fitted to a round of its
-own 2-ply look-ahead targets), ``data/neural-v12-320.npz`` (the default before it: net
+``data/neural-v15-320.npz`` (the default, issue 13: net v13-320 fitted longer and harder to
+a third round of its own 2-ply look-ahead targets), ``data/neural-v13-320.npz`` (the default
+before it: net v12-320 fitted to a round of its own 2-ply look-ahead targets),
+``data/neural-v12-320.npz`` (an earlier default: net
 v10-320 fitted to a round of its own 2-ply look-ahead targets), ``data/neural-v10-320.npz``
-(the default before that: net v8-320 fitted to a round of its own 1-ply look-ahead targets,
+(an earlier default: net v8-320 fitted to a round of its own 1-ply look-ahead targets,
 its gammon readouts recalibrated on real outcomes again, which the later nets keep),
 ``data/neural-v8-320.npz`` (an earlier default: net v7-256 widened to 320 hidden units,
 fitted to 1-ply look-ahead targets, its gammon readouts recalibrated on real outcomes; v5's
@@ -70,7 +72,7 @@ __all__ = [
 MAGIC = "tavli_fast-neural"
 FORMAT = 1
 FORMAT_RACE = 2  # a file with a race net
-DEFAULT_WEIGHTS = "neural-v13-320.npz"
+DEFAULT_WEIGHTS = "neural-v15-320.npz"
 _ARRAYS = ("w1", "b1", "w2", "b2")
 _RACE_ARRAYS = tuple(f"race_{k}" for k in _ARRAYS)
 
