@@ -4,6 +4,7 @@ the README prints is the one the shipped files record."""
 from __future__ import annotations
 
 import re
+import shlex
 import subprocess
 import sys
 from pathlib import Path
@@ -85,7 +86,37 @@ def test_an_exported_fit_is_described_by_its_record(tmp_path):
     _save(tmp_path / "f.npz", 1, "fit-8", supervised={"targets": ["r1", "r2"], "epochs": 8,
                                                       "rate": 0.0001})
     (step,) = training_chain(tmp_path / "f.npz")
-    assert step.method == "fitted to the targets in r1, r2 (8 epochs at 0.0001); no commands recorded"
+    assert step.method == ("fitted to the targets in r1, r2 (8 epochs, the last at rate 0.0001); "
+                           "no commands recorded")
+
+
+def test_a_fit_records_the_commands_that_repeat_it_from_the_file_it_started_from(
+        tmp_path, monkeypatch):
+    """--targets and --fit record their command lines and --fit its start file, so that the
+    exported net's chain reaches the first net, and its commands, run again elsewhere, make
+    the same weights."""
+    from tavli_fast.cli.train import main
+
+    def run_in(directory: Path, commands: list[str]) -> str:
+        directory.mkdir()
+        monkeypatch.chdir(directory)
+        for command in commands:
+            prog, *argv = shlex.split(command)
+            assert prog == "tavli-train" and main(argv) == 0
+        return neural.load_net(directory / "f.npz")[1]["sha256"]
+
+    typed = ["tavli-train --targets t --games 3 --seed 1 -j 1 -q",
+             "tavli-train --fit t --epochs 1 --batch 32 --checkpoint c.npz -q",
+             "tavli-train --fit t --epochs 2 --batch 32 --fit-rate 1e-4 --checkpoint c.npz "
+             "--export f.npz --net-version f --method 'the default, fitted to t' -q"]
+    made = run_in(tmp_path / "first", typed)
+    chain = training_chain(tmp_path / "first" / "f.npz")
+    assert [s.version for s in chain] == [*SHIPPED, "f"]
+    step = chain[-1]
+    assert step.start == neural.default_weights_path().name
+    assert step.method == "the default, fitted to t" and step.commands == tuple(typed)
+    assert run_in(tmp_path / "again", list(step.commands)) == made
+    assert main(["--targets", "t", "--games", "3", "--method", "m", "-q"]) == 2  # not a fit
 
 
 def test_the_command_prints_the_chain_and_refuses_training_options(tmp_path):

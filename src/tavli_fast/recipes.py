@@ -4,8 +4,10 @@ A shipped weights file records in its metadata (``training``) what was done (``m
 the commands that did it (``recipe``), and the file it started from with that file's
 SHA-256 (``start``). Following ``start`` back gives the whole chain from the first net,
 oldest first; `format_chain` prints it as the shell commands that repeat it (``tavli-train
---recipe``). A file made by ``tavli-train --export`` records what the run was, not the
-commands, and is its own chain's only step.
+--recipe``). ``tavli-train --fit ... --export`` records them itself: the file it started
+from, the commands that made its targets and those of the fit (``--method`` adds the words);
+a file exported by TD training or ``--average`` records what the run was, not the commands,
+and is its own chain's only step.
 """
 
 from __future__ import annotations
@@ -43,7 +45,8 @@ def _describe(training: dict) -> str:
     if "supervised" in training:
         fit = training["supervised"]
         return (f"fitted to the targets in {', '.join(map(str, fit.get('targets', ())))} "
-                f"({fit.get('epochs')} epochs at {fit.get('rate')}); no commands recorded")
+                f"({fit.get('epochs')} epochs, the last at rate {fit.get('rate')})"
+                + ("" if training.get("recipe") else "; no commands recorded"))
     if "games_done" in training:
         return f"TD self-play: {int(training['games_done']):,} games, seed {training.get('seed')}"
     return "no training recorded"

@@ -37,7 +37,7 @@ import logging
 import os
 import re
 import time
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Callable, Sequence
 
@@ -223,7 +223,8 @@ def make_targets(directory: str | os.PathLike, net: _core.NeuralNet, games: obje
                  contact: bool = False, unit_games: int | None = None,
                  jobs: object = None,
                  start_method: str | None = None, scheduler: str | None = None,
-                 client: Any = None, progress: ProgressCallback | None = None) -> dict:
+                 client: Any = None, progress: ProgressCallback | None = None,
+                 command: str | None = None) -> dict:
     """Write `plies`-ply targets (1 or 2), or with `rollouts` > 0 targets from that many
     rollout games a position (``rollout_probs``, stopped after `truncate_plies` plies if that
     is given), of the positions of `games` self-play games, and the games' outcomes, into
@@ -231,7 +232,8 @@ def make_targets(directory: str | os.PathLike, net: _core.NeuralNet, games: obje
     net); with `contact`, only the others (the data of the main net, when it has a race net).
 
     The directory's ``targets.json`` records the seed, the games, ``explore``, the look-ahead
-    and the net's checksum; running again with the same directory resumes (the same settings
+    and the net's checksum, and `command` (the command line that called, if given) is added
+    to its ``commands``; running again with the same directory resumes (the same settings
     are required).
     Returns that record with the positions written in this call and the elapsed seconds."""
     games = check_count(games, "games")
@@ -272,6 +274,8 @@ def make_targets(directory: str | os.PathLike, net: _core.NeuralNet, games: obje
         record = {"seed": check_seed(seed), "games": games, "explore": float(explore),
                   "checksum": checksum, "unit_games": check_count(unit_games, "unit_games"),
                   "targets": kind, "bearoff": net.bearoff is not None}
+    if command is not None:
+        record["commands"] = record.get("commands", []) + [command]
     meta_path.write_text(json.dumps(record, indent=1))
     job = TargetsJob(path, net, record["games"], record["seed"], float(explore), unit_games,
                      plies, rollouts, bool(race), truncate_plies, bool(contact))
@@ -298,6 +302,13 @@ def load_targets(directory: str | os.PathLike) -> tuple[np.ndarray, np.ndarray]:
     """(boards int8[m, 2, 26], probabilities float64[m, 5]) of all the shards, in unit order."""
     boards, probs = _from_shards(directory, lambda z: (z["boards"], z["probs"]))
     return boards, probs
+
+
+def targets_commands(directory: str | os.PathLike) -> list[str]:
+    """The command lines that wrote the targets in `directory` (none for a directory made
+    before they were recorded, or by ``make_targets`` without a `command`)."""
+    meta_path = Path(directory) / "targets.json"
+    return list(json.loads(meta_path.read_text()).get("commands", [])) if meta_path.exists() else []
 
 
 def load_outcomes(directory: str | os.PathLike) -> np.ndarray:
@@ -354,7 +365,9 @@ def widen(net: _core.NeuralNet, inputs: int | None = None, hidden: int | None = 
 
 @dataclass
 class FitState:
-    """Weights (float64), Adam's moments, the epoch reached and the shuffling generator."""
+    """Weights (float64), Adam's moments, the epoch reached and the shuffling generator; and,
+    for the recipe of the net it makes, the weights file it started from (``{"file",
+    "sha256"}``, or None) and the command lines that have trained it."""
 
     params: list[np.ndarray]  # w1 (I, H), b1 (H,), w2 (5, H), b2 (5,)
     m: list[np.ndarray]
@@ -363,6 +376,8 @@ class FitState:
     epoch: int
     rng_state: dict
     history: list[dict]
+    started_from: dict | None = None
+    commands: list[str] = field(default_factory=list)
 
     @classmethod
     def start(cls, net: _core.NeuralNet, seed: int) -> "FitState":
@@ -380,7 +395,7 @@ class FitState:
         arrays |= {f"m{i}": a for i, a in enumerate(self.m)}
         arrays |= {f"v{i}": a for i, a in enumerate(self.v)}
         meta = {"step": self.step, "epoch": self.epoch, "rng_state": self.rng_state,
-                "history": self.history}
+                "history": self.history, "started_from": self.started_from, "commands": self.commands}
         _save_atomic(Path(path), meta=np.array(json.dumps(meta)), **arrays)
 
     @classmethod
@@ -389,7 +404,8 @@ class FitState:
             meta = json.loads(str(z["meta"]))
             get = lambda p: [np.array(z[f"{p}{i}"]) for i in range(4)]  # noqa: E731
             return cls(get("p"), get("m"), get("v"), meta["step"], meta["epoch"],
-                       meta["rng_state"], meta["history"])
+                       meta["rng_state"], meta["history"], meta.get("started_from"),
+                       meta.get("commands", []))
 
 
 def _forward(params32: list[np.ndarray], x: np.ndarray) -> tuple[np.ndarray, np.ndarray]:

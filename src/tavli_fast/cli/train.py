@@ -8,6 +8,7 @@
     tavli-train --init-from weights.npz --alpha 0.003 --games 5e5 --checkpoint run.npz
     tavli-train --games 1e6 --seed 1 --lambda 0.7 --checkpoint run.npz    # TD(lambda)
     tavli-train --recipe neural-v15-320.npz      # how a net was made, from the first net on
+    tavli-train --recipe mine.npz    # a --fit export's too: --targets and --fit record commands
 
 Supervised refinement on the net's own look-ahead (issue 13; ``supervise.py``):
 
@@ -29,6 +30,7 @@ from __future__ import annotations
 
 import argparse
 import os
+import shlex
 import sys
 from typing import Callable
 
@@ -164,6 +166,9 @@ def build_parser() -> argparse.ArgumentParser:
     add_executor_options(sup)
     p.add_argument("--export", help="write the trained weights as a weights file (neural.load_net)")
     p.add_argument("--net-version", dest="net_version", default=None, help="version name for --export")
+    p.add_argument("--method", default=None,
+                   help="with --fit and --export: what was done, in words, for the file's "
+                   "recipe (which records the commands by itself; tavli-train --recipe prints both)")
     p.add_argument("--race-from", dest="race_from", metavar="WEIGHTS",
                    help="TD training and --average: --export with this weights file's race net "
                         "(TD training trains one net, so a run from a file with a race net "
@@ -174,14 +179,18 @@ def build_parser() -> argparse.ArgumentParser:
     return p
 
 
-def run(args: argparse.Namespace) -> int:
+def run(args: argparse.Namespace, command: str | None = None) -> int:
+    """Run the parsed command; `command` is its command line, which --targets and --fit
+    record for the recipe of the nets they make."""
     from .. import _core, neural, train
     from ..inputs import check_seed
 
     if args.recipe is not None:
         return _recipe(args)
+    if args.method is not None and not (args.fit and args.export):
+        raise ValueError("--method describes the net a --fit writes: it goes with --fit and --export")
     if args.targets or args.fit:
-        return _supervised(args)
+        return _supervised(args, command)
     if args.race or args.contact:
         raise ValueError("--race and --contact go with --targets (--race also with --fit)")
     if args.race_from and not args.export:
@@ -237,7 +246,7 @@ def _recipe(args: argparse.Namespace) -> int:
     from ..recipes import format_chain, training_chain
 
     if any(x is not None for x in (args.games, args.targets, args.fit, args.average, args.resume,
-                                   args.init_from, args.export)):
+                                   args.init_from, args.export, args.method)):
         raise ValueError("--recipe prints a net's recipe: it takes no training options")
     sys.stdout.write(format_chain(training_chain(args.recipe or None)))
     return 0
@@ -255,7 +264,7 @@ def _race_net(path: str | None):
     return race
 
 
-def _supervised(args: argparse.Namespace) -> int:
+def _supervised(args: argparse.Namespace, command: str | None) -> int:
     import logging
 
     import numpy as np
@@ -268,7 +277,8 @@ def _supervised(args: argparse.Namespace) -> int:
     if args.resume or args.average or args.race_from:
         raise ValueError("--resume, --average and --race-from are for TD training, "
                          "not --targets / --fit")
-    net = neural.load_net(args.init_from)[0] if args.init_from else neural.default_net()
+    net, net_meta = (neural.load_net(args.init_from) if args.init_from
+                     else (neural.default_net(), neural.default_net_info()))
     if args.init_from and args.targets:
         # The targets' games and look-ahead value bear-offs by the databases, as the
         # players (and the shipped default) do: a net's targets do not depend on how it is named.
@@ -305,7 +315,7 @@ def _supervised(args: argparse.Namespace) -> int:
                                             race=args.race, contact=args.contact,
                                             truncate_plies=args.truncate_plies,
                                             **executor_settings(args),
-                                            progress=bar)
+                                            progress=bar, command=command)
         print(f"{record['positions_written']} positions written to {args.targets} in "
               f"{record['elapsed_s']:.0f} s (seed {record['seed']}, {record['games']} games)")
         return EXIT_INTERRUPTED if record["interrupted"] else 0
@@ -335,6 +345,11 @@ def _supervised(args: argparse.Namespace) -> int:
         state = supervise.FitState.load(args.checkpoint)  # (its net, not --init-from's)
     else:
         state = supervise.FitState.start(fitted, check_seed(args.seed if args.seed is not None else 0))
+        state.started_from = {"file": os.path.basename(args.init_from) if args.init_from
+                              else neural.default_weights_path().name,
+                              "sha256": net_meta["sha256"]}
+    if command is not None:
+        state.commands.append(command)
     inputs = _core.neural_inputs_many(boards, len(state.params[0]))
     try:
         supervise.fit(state, inputs, probs, args.epochs, rate=args.fit_rate, batch=args.batch,
@@ -346,8 +361,14 @@ def _supervised(args: argparse.Namespace) -> int:
     if args.export:
         out = (_core.NeuralNet(*net.arrays(), race=state.net()) if args.race
                else state.net(race=net.race))
+        # The recipe: the commands that made the targets, then the fit's own, from the file
+        # the fit started from (``tavli-train --recipe`` follows it back).
+        recipe = [c for d in args.fit for c in supervise.targets_commands(d)] + state.commands
+        made = {"method": args.method} if args.method else {}
+        if state.started_from is not None:
+            made |= {"start": state.started_from, "recipe": recipe}
         neural.save_net(args.export, out, args.net_version or f"fit-{state.epoch}",
-                        training={"supervised": {"targets": args.fit, "positions": len(boards),
+                        training={**made, "supervised": {"targets": args.fit, "positions": len(boards),
                                                  "race": args.race,
                                                  "seed": args.seed or 0,
                                                  "outcome_weight": args.outcome_weight,
@@ -364,7 +385,9 @@ def _supervised(args: argparse.Namespace) -> int:
 @entry_point
 def main(argv: list[str] | None = None) -> int:
     """Entry point of ``tavli-train``; returns the exit status."""
-    return run_command(PROG, build_parser(), run, argv)
+    argv = sys.argv[1:] if argv is None else list(argv)
+    return run_command(PROG, build_parser(), lambda args: run(args, f"{PROG} {shlex.join(argv)}"),
+                       argv)
 
 
 if __name__ == "__main__":  # pragma: no cover
