@@ -308,7 +308,9 @@ def targets_commands(directory: str | os.PathLike) -> list[str]:
     """The command lines that wrote the targets in `directory` (none for a directory made
     before they were recorded, or by ``make_targets`` without a `command`)."""
     meta_path = Path(directory) / "targets.json"
-    return list(json.loads(meta_path.read_text()).get("commands", [])) if meta_path.exists() else []
+    if not meta_path.exists():
+        return []
+    return list(json.loads(meta_path.read_text()).get("commands", []))
 
 
 def load_outcomes(directory: str | os.PathLike) -> np.ndarray:
@@ -395,7 +397,8 @@ class FitState:
         arrays |= {f"m{i}": a for i, a in enumerate(self.m)}
         arrays |= {f"v{i}": a for i, a in enumerate(self.v)}
         meta = {"step": self.step, "epoch": self.epoch, "rng_state": self.rng_state,
-                "history": self.history, "started_from": self.started_from, "commands": self.commands}
+                "history": self.history, "started_from": self.started_from,
+                "commands": self.commands}
         _save_atomic(Path(path), meta=np.array(json.dumps(meta)), **arrays)
 
     @classmethod

@@ -188,7 +188,8 @@ def run(args: argparse.Namespace, command: str | None = None) -> int:
     if args.recipe is not None:
         return _recipe(args)
     if args.method is not None and not (args.fit and args.export):
-        raise ValueError("--method describes the net a --fit writes: it goes with --fit and --export")
+        raise ValueError("--method describes the net a --fit writes: it goes with --fit and "
+                         "--export")
     if args.targets or args.fit:
         return _supervised(args, command)
     if args.race or args.contact:
@@ -367,16 +368,14 @@ def _supervised(args: argparse.Namespace, command: str | None) -> int:
         made = {"method": args.method} if args.method else {}
         if state.started_from is not None:
             made |= {"start": state.started_from, "recipe": recipe}
+        fit = {"targets": args.fit, "positions": len(boards), "race": args.race,
+               "seed": args.seed or 0, "outcome_weight": args.outcome_weight,
+               "outputs_only": args.outputs_only,
+               "readouts": [READOUTS[k] for k in args.readouts or range(5)],
+               "epochs": state.epoch, "rate": args.fit_rate, "batch": args.batch,
+               "history": state.history}
         neural.save_net(args.export, out, args.net_version or f"fit-{state.epoch}",
-                        training={**made, "supervised": {"targets": args.fit, "positions": len(boards),
-                                                 "race": args.race,
-                                                 "seed": args.seed or 0,
-                                                 "outcome_weight": args.outcome_weight,
-                                                 "outputs_only": args.outputs_only,
-                                                 "readouts": [READOUTS[k] for k in
-                                                              args.readouts or range(5)],
-                                                 "epochs": state.epoch, "rate": args.fit_rate,
-                                                 "batch": args.batch, "history": state.history}})
+                        training={**made, "supervised": fit})
     print(f"{state.epoch} epochs on {len(boards)} positions; held-out equity error "
           f"{state.history[-1]['holdout_equity_mae']:.4f}" if state.history else "nothing to do")
     return 0
