@@ -217,6 +217,16 @@ def shard_indices(directory: str | os.PathLike) -> list[int]:
     return sorted(int(m.group(1)) for m in (_SHARD.match(p.name) for p in Path(directory).iterdir()) if m)
 
 
+#: The file in a targets directory that records how its targets were made.
+TARGETS_RECORD = "targets.json"
+
+
+def _targets_record(directory: str | os.PathLike) -> dict | None:
+    """The record of the targets directory `directory`, None if it has none yet."""
+    path = Path(directory) / TARGETS_RECORD
+    return json.loads(path.read_text()) if path.exists() else None
+
+
 def make_targets(directory: str | os.PathLike, net: _core.NeuralNet, games: object,
                  seed: object = None, explore: float = 0.05, *, plies: int = 1,
                  rollouts: object = 0, race: bool = False, truncate_plies: object = 0,
@@ -257,10 +267,10 @@ def make_targets(directory: str | os.PathLike, net: _core.NeuralNet, games: obje
                       if rollouts else UNIT_GAMES)
     path = Path(directory)
     path.mkdir(parents=True, exist_ok=True)
-    meta_path = path / "targets.json"
+    meta_path = path / TARGETS_RECORD
     checksum = weights_checksum(net_arrays(net))
-    if meta_path.exists():
-        record = json.loads(meta_path.read_text())
+    record = _targets_record(path)
+    if record is not None:
         if seed is not None and check_seed(seed) != record["seed"]:
             raise ValueError(f"{meta_path}: made with seed {record['seed']}, not {seed}")
         if (record["checksum"], record["explore"], record["unit_games"], record["targets"],
@@ -307,10 +317,7 @@ def load_targets(directory: str | os.PathLike) -> tuple[np.ndarray, np.ndarray]:
 def targets_commands(directory: str | os.PathLike) -> list[str]:
     """The command lines that wrote the targets in `directory` (none for a directory made
     before they were recorded, or by ``make_targets`` without a `command`)."""
-    meta_path = Path(directory) / "targets.json"
-    if not meta_path.exists():
-        return []
-    return list(json.loads(meta_path.read_text()).get("commands", []))
+    return list((_targets_record(directory) or {}).get("commands", []))
 
 
 def load_outcomes(directory: str | os.PathLike) -> np.ndarray:

@@ -306,8 +306,8 @@ def _supervised(args: argparse.Namespace, command: str | None) -> int:
             raise ValueError("--truncate-plies takes a positive count of plies, with --rollouts")
         if args.race and args.contact:
             raise ValueError("--race and --contact keep opposite positions: give one of them")
-        seed = check_seed(args.seed) if not os.path.exists(os.path.join(args.targets, "targets.json")) \
-            else args.seed
+        resumed = os.path.exists(os.path.join(args.targets, supervise.TARGETS_RECORD))
+        seed = args.seed if resumed else check_seed(args.seed)
         from ..progress import TqdmProgress
 
         with TqdmProgress(int(args.games), enabled=not args.quiet) as bar:  # (on a terminal)
