@@ -82,6 +82,19 @@ def test_a_chain_that_comes_back_on_itself_or_loses_a_file_is_an_error(tmp_path)
         training_chain(b)
 
 
+def _run_in(directory: Path, commands: list[str], monkeypatch, made: str = "f.npz") -> str:
+    """Run `commands` (tavli-train command lines) in a new `directory`; the SHA-256 of the
+    weights file `made` they leave there."""
+    from tavli_fast.cli.train import main
+
+    directory.mkdir()
+    monkeypatch.chdir(directory)
+    for command in commands:
+        prog, *argv = shlex.split(command)
+        assert prog == "tavli-train" and main(argv) == 0
+    return neural.load_net(directory / made)[1]["sha256"]
+
+
 def test_an_exported_fit_is_described_by_its_record(tmp_path):
     _save(tmp_path / "f.npz", 1, "fit-8", supervised={"targets": ["r1", "r2"], "epochs": 8,
                                                       "rate": 0.0001})
@@ -98,12 +111,7 @@ def test_a_fit_records_the_commands_that_repeat_it_from_the_file_it_started_from
     from tavli_fast.cli.train import main
 
     def run_in(directory: Path, commands: list[str]) -> str:
-        directory.mkdir()
-        monkeypatch.chdir(directory)
-        for command in commands:
-            prog, *argv = shlex.split(command)
-            assert prog == "tavli-train" and main(argv) == 0
-        return neural.load_net(directory / "f.npz")[1]["sha256"]
+        return _run_in(directory, commands, monkeypatch)
 
     typed = ["tavli-train --targets t --games 3 --seed 1 -j 1 -q",
              "tavli-train --fit t --epochs 1 --batch 32 --checkpoint c.npz -q",
@@ -117,6 +125,28 @@ def test_a_fit_records_the_commands_that_repeat_it_from_the_file_it_started_from
     assert step.method == "the default, fitted to t" and step.commands == tuple(typed)
     assert run_in(tmp_path / "again", list(step.commands)) == made
     assert main(["--targets", "t", "--games", "3", "--method", "m", "-q"]) == 2  # not a fit
+
+
+def test_td_runs_and_their_average_record_the_commands_that_repeat_them(tmp_path, monkeypatch):
+    """A TD run records its command lines in its checkpoint (across --resume) and the file
+    it started from; --average records its checkpoints' runs and itself; replayed elsewhere,
+    the commands make the same weights."""
+    td = ["tavli-train --games 30 --seed 3 --init-from neural-v2.npz --checkpoint a.npz -q",
+          "tavli-train --games 60 --resume a.npz --checkpoint a.npz -q",
+          "tavli-train --games 30 --seed 4 --init-from neural-v2.npz --checkpoint b.npz -q",
+          "tavli-train --average a.npz b.npz --export f.npz --net-version f -q"]
+    made = _run_in(tmp_path / "first", td, monkeypatch)
+    chain = training_chain(tmp_path / "first" / "f.npz")
+    assert [(s.version, s.start) for s in chain] == [("v2", None), ("f", "neural-v2.npz")]
+    assert chain[-1].commands == tuple(td) and chain[-1].method.startswith("TD self-play: the mean")
+    assert _run_in(tmp_path / "again", td, monkeypatch) == made
+    # A TD run's own export: its command, from its start file.
+    one = ["tavli-train --games 20 --seed 5 --init-from neural-v2.npz --export g.npz "
+           "--net-version g -q"]
+    _run_in(tmp_path / "td", one, monkeypatch, made="g.npz")
+    _, step = training_chain(tmp_path / "td" / "g.npz")
+    assert (step.start, step.commands) == ("neural-v2.npz", tuple(one))
+    assert step.method == "TD self-play: 20 games, seed 5"
 
 
 def test_the_command_prints_the_chain_and_refuses_training_options(tmp_path):

@@ -4,10 +4,12 @@ A shipped weights file records in its metadata (``training``) what was done (``m
 the commands that did it (``recipe``), and the file it started from with that file's
 SHA-256 (``start``). Following ``start`` back gives the whole chain from the first net,
 oldest first; `format_chain` prints it as the shell commands that repeat it (``tavli-train
---recipe``). ``tavli-train --fit ... --export`` records them itself: the file it started
+--recipe``). ``tavli-train`` records them itself: ``--fit ... --export`` the file it started
 from, the commands that made its targets and those of the fit (``--method`` adds the words);
-a file exported by TD training or ``--average`` records what the run was, not the commands,
-and is its own chain's only step.
+TD training the file of ``--init-from`` and the commands of the run (its checkpoint keeps
+them across ``--resume``); ``--average`` the commands of its checkpoints' runs and its own.
+A file without ``start`` (from random weights, or exported before this was recorded) is
+its chain's first step.
 """
 
 from __future__ import annotations

@@ -66,6 +66,7 @@ class TrainingState:
     features_from: int | None = None  # games done when the hand features were added, if later
     rate_changes: list[list[float]] = field(default_factory=list)  # [games done, new rate]
     init_from: dict | None = None  # the weights file a run started from, instead of random weights
+    commands: list[str] = field(default_factory=list)  # the command lines that ran it, in order
 
     @property
     def hidden(self) -> int:
@@ -89,6 +90,13 @@ class TrainingState:
             "outcomes": dict(zip(_OUTCOMES, self.outcomes)),
             "elapsed_s": self.elapsed_s,
         }
+
+    def recipe(self) -> dict:
+        """What a weights file exported from this run records for ``tavli-train --recipe``:
+        the commands that ran it and the file it started from (none from random weights)."""
+        start = ({"start": {"file": self.init_from["file"], "sha256": self.init_from.get("sha256")}}
+                 if self.init_from else {})
+        return {**start, "recipe": list(self.commands)}
 
 
 def learning_rate(alpha: float, decay_games: int, games_done: int) -> float:
@@ -160,6 +168,12 @@ def average_checkpoints(paths: list[str | os.PathLike]) -> tuple[_core.NeuralNet
         raise ValueError("the checkpoints' nets have different shapes and cannot be averaged")
     mean = [np.mean([arr[i] for arr in arrays], axis=0) for i in range(4)]
     record = {"averaged": [{"file": Path(p).name, **s.meta()} for p, s in zip(paths, states)]}
+    # The recipe: each run's commands once, in order; a start file if the runs share one.
+    recipes = [s.recipe() for s in states]
+    starts = {json.dumps(r.get("start"), sort_keys=True) for r in recipes}
+    if len(starts) == 1 and recipes[0].get("start"):
+        record["start"] = recipes[0]["start"]
+    record["recipe"] = list(dict.fromkeys(c for r in recipes for c in r["recipe"]))
     return _core.NeuralNet(*mean), record
 
 
@@ -187,7 +201,7 @@ def save_checkpoint(path: str | os.PathLike, state: TrainingState) -> None:
     w1, b1, w2, b2 = state.net.arrays()
     with atomic_file(path) as f:
         np.savez(f, w1=w1, b1=b1, w2=w2, b2=b2, rng_state=state.rng_state,
-                 meta=np.array(json.dumps(state.meta())))
+                 meta=np.array(json.dumps({**state.meta(), "commands": state.commands})))
 
 
 def load_checkpoint(path: str | os.PathLike) -> TrainingState:
@@ -216,6 +230,7 @@ def load_checkpoint(path: str | os.PathLike) -> TrainingState:
         features_from=meta.get("features_from"),
         rate_changes=list(meta.get("rate_changes", [])),
         init_from=meta.get("init_from"),
+        commands=list(meta.get("commands", [])),
     )
 
 
@@ -237,6 +252,7 @@ def train(
     log_every: int = 10_000,
     on_progress: Callable[[TrainingState], None] | None = None,
     stop: Callable[[], bool] | None = None,
+    command: str | None = None,
 ) -> TrainingState:
     """Train until `games` self-play games have been played in total.
 
@@ -249,7 +265,8 @@ def train(
     net (the shipped one, say) instead of random weights; the seed then draws the dice only.
     The state is saved to `checkpoint` every `checkpoint_every` games and at the end. When
     `stop` (asked after every stretch of games, at most RATE_STEP) returns true, the run
-    saves its checkpoint and returns early: a stopped run loses nothing.
+    saves its checkpoint and returns early: a stopped run loses nothing. `command`, the
+    command line that asked for this stretch, is added to the run's recipe (its ``commands``).
     """
     games = check_count(games, "games")
     if not (isinstance(lam, (int, float)) and 0 <= lam <= 1):
@@ -269,6 +286,8 @@ def train(
         state.lam = float(lam)
         if init_from is not None:
             state = _start_from_weights(state, init_from, features)
+    if command is not None:
+        state.commands.append(command)
     checkpoint_every = check_count(checkpoint_every, "checkpoint_every")
     next_save = state.games_done + checkpoint_every
     next_log = state.games_done + log_every

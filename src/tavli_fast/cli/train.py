@@ -8,7 +8,7 @@
     tavli-train --init-from weights.npz --alpha 0.003 --games 5e5 --checkpoint run.npz
     tavli-train --games 1e6 --seed 1 --lambda 0.7 --checkpoint run.npz    # TD(lambda)
     tavli-train --recipe neural-v15-320.npz      # how a net was made, from the first net on
-    tavli-train --recipe mine.npz    # a --fit export's too: --targets and --fit record commands
+    tavli-train --recipe mine.npz    # yours too: every training command records itself
 
 Supervised refinement on the net's own look-ahead (issue 13; ``supervise.py``):
 
@@ -180,8 +180,8 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 def run(args: argparse.Namespace, command: str | None = None) -> int:
-    """Run the parsed command; `command` is its command line, which --targets and --fit
-    record for the recipe of the nets they make."""
+    """Run the parsed command; `command` is its command line, which every training run
+    (TD, --targets, --fit, --average) records for the recipe of the nets it makes."""
     from .. import _core, neural, train
     from ..inputs import check_seed
 
@@ -203,6 +203,8 @@ def run(args: argparse.Namespace, command: str | None = None) -> int:
         if not args.export or args.games is not None or args.resume:
             raise ValueError("--average takes checkpoints and --export, not --games or --resume")
         net, record = train.average_checkpoints(args.average)
+        if command is not None:
+            record["recipe"].append(command)
         neural.save_net(args.export, _core.NeuralNet(*net.arrays(), race=race),
                         args.net_version or "averaged", training={**record, **race_info})
         print(f"{len(args.average)} checkpoints averaged into {args.export}")
@@ -228,7 +230,7 @@ def run(args: argparse.Namespace, command: str | None = None) -> int:
             lam=args.lam or 0.0, rate=args.rate,
             init_from=args.init_from, checkpoint=args.checkpoint,
             checkpoint_every=args.checkpoint_every, resume=args.resume, log_every=args.log_every,
-            stop=stopped,
+            stop=stopped, command=command,
         )
     if stopped():
         saved = (f"; saved to {args.checkpoint} (continue with --resume {args.checkpoint})"
@@ -238,7 +240,7 @@ def run(args: argparse.Namespace, command: str | None = None) -> int:
     if args.export:
         neural.save_net(args.export, _core.NeuralNet(*state.net.arrays(), race=race),
                         args.net_version or f"seed{state.seed}-{state.games_done}",
-                        training={**state.meta(), **race_info})
+                        training={**state.meta(), **state.recipe(), **race_info})
     print(f"{state.games_done} games, seed {state.seed}, {state.elapsed_s:.0f} s")
     return 0
 
