@@ -110,20 +110,17 @@ def test_a_fit_records_the_commands_that_repeat_it_from_the_file_it_started_from
     the same weights."""
     from tavli_fast.cli.train import main
 
-    def run_in(directory: Path, commands: list[str]) -> str:
-        return _run_in(directory, commands, monkeypatch)
-
     typed = ["tavli-train --targets t --games 3 --seed 1 -j 1 -q",
              "tavli-train --fit t --epochs 1 --batch 32 --checkpoint c.npz -q",
              "tavli-train --fit t --epochs 2 --batch 32 --fit-rate 1e-4 --checkpoint c.npz "
              "--export f.npz --net-version f --method 'the default, fitted to t' -q"]
-    made = run_in(tmp_path / "first", typed)
+    made = _run_in(tmp_path / "first", typed, monkeypatch)
     chain = training_chain(tmp_path / "first" / "f.npz")
     assert [s.version for s in chain] == [*SHIPPED, "f"]
     step = chain[-1]
     assert step.start == neural.default_weights_path().name
     assert step.method == "the default, fitted to t" and step.commands == tuple(typed)
-    assert run_in(tmp_path / "again", list(step.commands)) == made
+    assert _run_in(tmp_path / "again", list(step.commands), monkeypatch) == made
     assert main(["--targets", "t", "--games", "3", "--method", "m", "-q"]) == 2  # not a fit
 
 

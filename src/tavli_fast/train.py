@@ -170,9 +170,9 @@ def average_checkpoints(paths: list[str | os.PathLike]) -> tuple[_core.NeuralNet
     record = {"averaged": [{"file": Path(p).name, **s.meta()} for p, s in zip(paths, states)]}
     # The recipe: each run's commands once, in order; a start file if the runs share one.
     recipes = [s.recipe() for s in states]
-    starts = {json.dumps(r.get("start"), sort_keys=True) for r in recipes}
-    if len(starts) == 1 and recipes[0].get("start"):
-        record["start"] = recipes[0]["start"]
+    start = recipes[0].get("start")
+    if start and all(r.get("start") == start for r in recipes):
+        record["start"] = start
     record["recipe"] = list(dict.fromkeys(c for r in recipes for c in r["recipe"]))
     return _core.NeuralNet(*mean), record
 
