@@ -437,7 +437,7 @@ def test_the_shipped_weights_load_from_the_installed_package_and_verify():
     path = neural.default_weights_path()
     assert path.is_file() and path.parent.parent == __import__("pathlib").Path(tf.__file__).parent
     net, meta = neural.load_net(path)
-    assert meta["version"] == "v15-320" and meta["inputs"] == 209 == net.n_inputs
+    assert meta["version"] == "v17-320" and meta["inputs"] == 209 == net.n_inputs
     assert meta["sha256"] == neural.weights_checksum(neural.net_arrays(net))
     assert net.race is not None and meta["race"]["inputs"] == net.race.n_inputs
     assert neural.default_net().hidden == meta["hidden"]
@@ -446,12 +446,14 @@ def test_the_shipped_weights_load_from_the_installed_package_and_verify():
     recipe = meta["training"]["recipe"]
     assert recipe and all(step.startswith("tavli-train ") for step in recipe)
     # Kept, so that results made with them can be redone.
-    for older in ("v2", "v3", "v4", "v5", "v6", "v7-256", "v8-320", "v10-320", "v12-320", "v13-320"):
+    for older in ("v2", "v3", "v4", "v5", "v6", "v7-256", "v8-320", "v10-320", "v12-320", "v13-320",
+                  "v15-320", "v16-320"):
         assert neural.load_net(path.parent / f"neural-{older}.npz")[1]["version"].startswith(older)
 
 
 @pytest.mark.parametrize("name, version, hidden, default", [
-    ("neural-v15-320.npz", "v15-320", 320, True), ("neural-v13-320.npz", "v13-320", 320, False),
+    ("neural-v17-320.npz", "v17-320", 320, True), ("neural-v16-320.npz", "v16-320", 320, False),
+    ("neural-v15-320.npz", "v15-320", 320, False), ("neural-v13-320.npz", "v13-320", 320, False),
     ("neural-v12-320.npz", "v12-320", 320, False),
     ("neural-v10-320.npz", "v10-320", 320, False),
     ("neural-v8-320.npz", "v8-320", 320, False), ("neural-v7-256.npz", "v7-256", 256, False)])
@@ -461,7 +463,8 @@ def test_the_shipped_wide_nets_load_by_their_bare_names(tmp_path, monkeypatch, n
     # 10's speed; net v8-320 (320 units, gammon readouts recalibrated) after it; net v10-320
     # (v8-320 fitted to its own look-ahead, readouts recalibrated again) after that; net
     # v12-320 (v10-320 fitted to its own 2-ply look-ahead) next; net v13-320 (a second such
-    # round) then; net v15-320 (a third, fitted longer and harder) is the default since.
+    # round) then; net v15-320 (a third, fitted longer and harder) next; net v17-320 (a
+    # fifth, from v16-320, the net between them, shipped too) is the default since.
     # A shipped net may be named by its bare file name.
     monkeypatch.chdir(tmp_path)
     path = neural.weights_file(name)

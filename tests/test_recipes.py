@@ -16,7 +16,9 @@ from tavli_fast import neural
 from tavli_fast.recipes import format_chain, training_chain
 
 README = Path(__file__).resolve().parent.parent / "README.md"
-SHIPPED = ("v2", "v3", "v4", "v5", "v6", "v7-256", "v8-320", "v10-320", "v12-320", "v13-320", "v15-320")
+# The default's chain: every shipped default, and v16-320 (shipped as v17-320's start).
+SHIPPED = ("v2", "v3", "v4", "v5", "v6", "v7-256", "v8-320", "v10-320", "v12-320", "v13-320", "v15-320",
+           "v16-320", "v17-320")
 
 
 def _net(seed: int):
@@ -42,13 +44,13 @@ def test_the_default_chain_runs_from_v2_through_every_shipped_default_in_order()
         assert after.start == before.file
         assert after.commands and all(c.startswith("tavli-train ") for c in after.commands)
     # The last command of the default's step exports the default.
-    assert "--export v15-320.npz" in chain[-1].commands[-1]
+    assert "--export v17-320.npz" in chain[-1].commands[-1]
     assert training_chain("neural-v5.npz") == chain[:4]
 
 
 def test_the_readme_recipe_is_the_chain_the_shipped_files_record():
     blocks = re.findall(r"```sh\n(.*?)```", README.read_text(encoding="utf-8"), re.S)
-    printed = format_chain(training_chain("neural-v15-320.npz"))
+    printed = format_chain(training_chain("neural-v17-320.npz"))
     assert printed in blocks, "README's recipe block differs from `tavli-train --recipe`"
 
 

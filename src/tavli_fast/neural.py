@@ -9,9 +9,13 @@ order). A file of format 2 also holds a race net (issue 13), ``race_w1`` .. ``ra
 evaluates the positions with no contact left; its ``meta`` has ``race`` (its ``hidden`` and
 ``inputs``) and the checksum covers the eight arrays. Loading checks all of it; a damaged or
 foreign file raises NeuralNetError naming the file. The package ships
-``data/neural-v15-320.npz`` (the default, issue 13: net v13-320 fitted longer and harder to
-a third round of its own 2-ply look-ahead targets), ``data/neural-v13-320.npz`` (the default
-before it: net v12-320 fitted to a round of its own 2-ply look-ahead targets),
+``data/neural-v17-320.npz`` (the default, issue 13: net v16-320 fitted to a fifth round of
+2-ply look-ahead targets, its own, with the fourth), ``data/neural-v16-320.npz`` (the net it
+started from and whose look-ahead made those targets: v15-320 fitted to the third and fourth
+rounds; never a default), ``data/neural-v15-320.npz`` (the default before v17-320: net
+v13-320 fitted longer and harder to a third round of its own 2-ply look-ahead targets),
+``data/neural-v13-320.npz`` (an earlier default: net v12-320 fitted to a round of its own
+2-ply look-ahead targets),
 ``data/neural-v12-320.npz`` (an earlier default: net
 v10-320 fitted to a round of its own 2-ply look-ahead targets), ``data/neural-v10-320.npz``
 (an earlier default: net v8-320 fitted to a round of its own 1-ply look-ahead targets,
@@ -72,7 +76,7 @@ __all__ = [
 MAGIC = "tavli_fast-neural"
 FORMAT = 1
 FORMAT_RACE = 2  # a file with a race net
-DEFAULT_WEIGHTS = "neural-v15-320.npz"
+DEFAULT_WEIGHTS = "neural-v17-320.npz"
 _ARRAYS = ("w1", "b1", "w2", "b2")
 _RACE_ARRAYS = tuple(f"race_{k}" for k in _ARRAYS)
 

@@ -7,7 +7,7 @@
     tavli-train --average a.npz b.npz c.npz --export weights.npz --net-version v2
     tavli-train --init-from weights.npz --alpha 0.003 --games 5e5 --checkpoint run.npz
     tavli-train --games 1e6 --seed 1 --lambda 0.7 --checkpoint run.npz    # TD(lambda)
-    tavli-train --recipe neural-v15-320.npz      # how a net was made, from the first net on
+    tavli-train --recipe neural-v17-320.npz      # how a net was made, from the first net on
     tavli-train --recipe mine.npz    # yours too: every training command records itself
 
 Supervised refinement on the net's own look-ahead (issue 13; ``supervise.py``):
