@@ -326,6 +326,48 @@ def test_interrupted_run_resumes_to_the_uninterrupted_numbers(tmp_path):
     assert _strip(resumed.to_dict()) == {**_strip(whole.to_dict()), "interrupted": False}
 
 
+def _stop_after_first_chunk():
+    calls = []
+
+    def stop(p):
+        calls.append(p.trials_done)
+        raise KeyboardInterrupt
+
+    return stop
+
+
+def test_interrupted_run_says_which_rolls_it_had_not_started(tmp_path):
+    """Rolls with no trials yet read "not started" in the report (not NaN figures), and the
+    first mover's figures, which need every roll, are left out rather than shown as NaN."""
+    part = openings(jobs=1, progress=_stop_after_first_chunk(), trials=200, players="pubeval",
+                    seed=9, rolls="21,31,41", chunk_size=100)
+    assert part.interrupted
+    waiting = [r for r in part.rolls if r.best.trials == 0]
+    assert 1 <= len(waiting) < len(part.rolls)
+    text = str(part)
+    assert "nan" not in text.lower()
+    for r in waiting:
+        assert f"Roll {r.roll[0]}-{r.roll[1]} ({len(r.plays)} plays): not started" in text
+    assert f"not available: {len(waiting)} of 3 roll(s) not started" in text
+    assert all(v is None for v in part.to_dict()["first_mover"].values())
+    pytest.importorskip("matplotlib")
+    png = tmp_path / "part.png"
+    part.plot(png)
+    assert png.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+
+
+def test_interrupted_replies_say_which_replies_were_not_started():
+    part = replies("31", "8/5 6/5", trials=200, players="pubeval", seed=4, jobs=1, chunk_size=100,
+                   progress=_stop_after_first_chunk())
+    assert part.interrupted
+    waiting = sum(1 for r in part.replies if r.trials == 0)
+    assert 1 <= waiting < 21
+    text = str(part)
+    assert "nan" not in text.lower()
+    assert text.count("not started") == waiting + 1  # one per reply, one for the mean
+    assert part.to_dict()["equity"] is None
+
+
 # ------------------------------------------------------------------------------ CLI
 
 

@@ -47,6 +47,10 @@ COMMON_DICE_NOTE = (
 VR_NOTE = ("luck-adjusted: each roll's luck by the net is taken off every figure (variance "
            "reduction; the same expectation, smaller SEs)")
 
+# What the text report shows for a play, roll or reply an interrupted run had not reached yet
+# (its figures are NaN in memory and null in JSON).
+NOT_STARTED = "not started (run interrupted before its first trials)"
+
 
 def _num(x: float) -> float | None:
     return None if x is None or (isinstance(x, float) and math.isnan(x)) else x
@@ -230,9 +234,15 @@ class OpeningsResult:
             lines.append("INTERRUPTED: partial result from the trials completed")
         for r in self.rolls:
             lines += ["", f"Roll {r.roll[0]}-{r.roll[1]} ({len(r.plays)} plays)"]
+            if r.best.trials == 0:
+                lines[-1] += f": {NOT_STARTED}"
+                continue
             lines.append(f"{'':>3} {'play':<20} {'equity':>8} {'SE':>7} {'diff':>8} {'SE':>7}"
                          f" {'win':>6} {'W g':>6} {'W bg':>6} {'L g':>6} {'L bg':>6} {'trials':>8}")
             for rank, p in enumerate(r.plays, 1):
+                if p.trials == 0:
+                    lines.append(f"{rank:>3} {p.play:<20} {NOT_STARTED}" + (" *" if p.screened else ""))
+                    continue
                 v = p.value
                 diff = "" if rank == 1 else f"{p.diff:+8.4f} {p.diff_se:7.4f}"
                 lines.append(
@@ -246,17 +256,24 @@ class OpeningsResult:
                      f"{'2nd best':<20} {'diff':>8} {'SE':>7}")
         for r in self.rolls:
             b = r.best
-            second = r.plays[1] if len(r.plays) > 1 else None
+            if b.trials == 0:
+                lines.append(f"{r.roll[0]}-{r.roll[1]:<3} {r.weight:6.4f} {NOT_STARTED}")
+                continue
+            second = r.plays[1] if len(r.plays) > 1 and r.plays[1].trials else None
             tail = f"{second.play:<20} {second.diff:+8.4f} {second.diff_se:7.4f}" if second else ""
             lines.append(f"{r.roll[0]}-{r.roll[1]:<3} {r.weight:6.4f} {b.play:<20} {b.equity:+8.4f} "
                          f"{b.se['equity']:7.4f} {b.value['win']:6.3f} {tail}")
         fm = self.first_mover
         scope = ("all opening rolls" if self.all_rolls
                  else f"only the {len(self.rolls)} roll(s) analysed")
+        waiting = sum(1 for r in self.rolls if r.best.trials == 0)
+        figures = (f"equity {fm['equity']:+.4f} ± {fm['se']:.4f}, win {fm['win']:.4f} ± {fm['win_se']:.4f}"
+                   if not waiting else
+                   f"not available: {waiting} of {len(self.rolls)} roll(s) not started")
         lines += [
             "",
             f"First mover (best play of each roll, weighted by the roll's probability, over {scope}): "
-            f"equity {fm['equity']:+.4f} ± {fm['se']:.4f}, win {fm['win']:.4f} ± {fm['win_se']:.4f}",
+            + figures,
             f"{self.trials_played:,} trials in {self.elapsed_s:.1f} s, {self.jobs} job(s)",
         ]
         return "\n".join(lines)
@@ -269,27 +286,31 @@ class OpeningsResult:
         import matplotlib.pyplot as plt
 
         labels = [f"{r.roll[0]}-{r.roll[1]}" for r in self.rolls]
-        eq = [r.best.equity for r in self.rolls]
-        err = [1.96 * r.best.se["equity"] for r in self.rolls]
+        # A roll an interrupted run had not started stands at 0, labelled so, without a bar.
+        started = [r.best.trials > 0 for r in self.rolls]
+        eq = [r.best.equity if s else 0.0 for r, s in zip(self.rolls, started)]
+        err = [1.96 * r.best.se["equity"] if s else 0.0 for r, s in zip(self.rolls, started)]
         fig, ax = plt.subplots(figsize=(max(6.0, 0.7 * len(labels) + 2), 5.5))
         x = list(range(len(labels)))
         ax.bar(x, eq, color=["tab:green" if e >= 0 else "tab:red" for e in eq], alpha=0.6)
         ax.errorbar(x, eq, yerr=err, fmt="none", ecolor="black", capsize=3)
-        for xi, r, e, s in zip(x, self.rolls, eq, err):
-            ax.annotate(r.best.play, (xi, e + (s if e >= 0 else -s)), rotation=90, fontsize=7,
-                        ha="center", va="bottom" if e >= 0 else "top",
+        for xi, r, e, s, done in zip(x, self.rolls, eq, err, started):
+            ax.annotate(r.best.play if done else "not started", (xi, e + (s if e >= 0 else -s)),
+                        rotation=90, fontsize=7, ha="center", va="bottom" if e >= 0 else "top",
                         xytext=(0, 3 if e >= 0 else -3), textcoords="offset points")
         ax.axhline(0, color="black", linewidth=0.8)
         fm = self.first_mover
-        ax.axhline(fm["equity"], color="tab:blue", linestyle="--", linewidth=1,
-                   label=f"first mover {fm['equity']:+.3f} ± {fm['se']:.3f}")
+        if all(started):
+            ax.axhline(fm["equity"], color="tab:blue", linestyle="--", linewidth=1,
+                       label=f"first mover {fm['equity']:+.3f} ± {fm['se']:.3f}")
         ax.set_xticks(x)
         ax.set_xticklabels(labels)
         ax.set_xlabel("opening roll")
         ax.set_ylabel("first mover's equity after the best play")
         ax.set_title(f"Opening rolls: {self.players[0]} vs {self.players[1]}, {self.rules}, "
                      f"{self.trials:,} trials per play (95% error bars)", fontsize=10)
-        ax.legend(loc="best", fontsize=8)
+        if all(started):
+            ax.legend(loc="best", fontsize=8)
         lo = min(e - s for e, s in zip(eq, err))
         hi = max(e + s for e, s in zip(eq, err))
         pad = 0.35 * (hi - lo or 0.1)
@@ -468,13 +489,20 @@ class RepliesResult:
             f"{'reply':<6} {'prob':>6} {'opponent plays':<22} {'equity':>8} {'SE':>7} {'win':>6} "
             f"{'W g':>6} {'L g':>6}",
         ]
-        for r in sorted(self.replies, key=lambda r: -r.value["equity"]):
+        for r in sorted(self.replies, key=lambda r: (r.trials == 0, -r.value["equity"] if r.trials else 0)):
+            if r.trials == 0:
+                lines.append(f"{r.roll[0]}-{r.roll[1]:<4} {r.weight:6.4f} {(r.reply or '(varies)'):<22} "
+                             f"{NOT_STARTED}")
+                continue
             v = r.value
             lines.append(f"{r.roll[0]}-{r.roll[1]:<4} {r.weight:6.4f} {(r.reply or '(varies)'):<22} "
                          f"{v['equity']:+8.4f} {r.se['equity']:7.4f} {v['win']:6.3f} "
                          f"{v['win_gammon']:6.3f} {v['lose_gammon']:6.3f}")
+        waiting = sum(1 for r in self.replies if r.trials == 0)
         lines += ["", f"Over the 36 rolls: equity {o['equity']:+.4f} ± {o['equity_se']:.4f}, "
-                      f"win {o['win']:.4f} ± {o['win_se']:.4f}",
+                      f"win {o['win']:.4f} ± {o['win_se']:.4f}" if not waiting else
+                      f"Over the 36 rolls: not available: {waiting} of {len(self.replies)} "
+                      "reply rolls not started",
                   f"{sum(r.trials for r in self.replies):,} trials in {self.elapsed_s:.1f} s, {self.jobs} job(s)"]
         if self.interrupted:
             lines.append("INTERRUPTED: partial result from the trials completed")
