@@ -5,6 +5,7 @@ results on those dice, and exactly nothing for a net against itself."""
 from __future__ import annotations
 
 import importlib.util
+import json
 import sys
 from pathlib import Path
 
@@ -110,3 +111,62 @@ def test_settings_that_would_be_ignored_are_usage_errors(strength, argv, capsys)
         strength.main(argv)
     assert e.value.code == 2
     assert "--filter-" in capsys.readouterr().err
+
+
+# ------------------------------------------------------------- bench/compare_nets.py
+
+
+@pytest.fixture(scope="module")
+def compare():
+    path = BENCH.with_name("compare_nets.py")
+    spec = importlib.util.spec_from_file_location("compare_nets", path)
+    module = importlib.util.module_from_spec(spec)
+    sys.modules[spec.name] = module
+    spec.loader.exec_module(module)
+    yield module
+    del sys.modules[spec.name]
+
+
+def _compare_json(compare, capsys, argv):
+    assert compare.main([*argv, "--json"]) == 0
+    return json.loads(capsys.readouterr().out)
+
+
+@pytest.mark.oracle
+def test_compare_nets_takes_each_seeds_difference_on_common_dice(strength, compare, tmp_path,
+                                                                  capsys):
+    shipped = str(neural.default_weights_path())
+    older = str(Path(shipped).with_name("neural-v2.npz"))
+    argv = ["--seeds", "5-6", "--baseline", older, shipped, "--gnubg", "3",
+            "--record", str(tmp_path / "runs.jsonl")]
+    result = _compare_json(compare, capsys, argv)
+    # Each seed's difference is what strength.py's --baseline gives on the same dice.
+    diffs = [strength.gnubg_match("neural", 3, seed, shipped, jobs=1, baseline=older)
+             ["baseline"]["difference"] for seed in (5, 6)]
+    cand = result["nets"][shipped]
+    assert result["seeds"] == [5, 6]
+    assert cand["difference"] == pytest.approx((diffs[0] + diffs[1]) / 2, abs=1e-12)
+    # Two seeds: the SE of their mean from their spread is half their distance.
+    assert cand["difference_se"] == pytest.approx(abs(diffs[0] - diffs[1]) / 2, abs=1e-12)
+    assert "difference" not in result["nets"][older]
+
+    # The record holds both seeds: the same command again plays nothing.
+    def no_play(*args, **kwargs):
+        raise AssertionError("a recorded seed was played again")
+
+    played = compare.play_seed
+    compare.play_seed = no_play
+    try:
+        assert _compare_json(compare, capsys, argv) == result
+        with pytest.raises(AssertionError, match="played again"):  # other settings: not reused
+            compare.main([*argv[:-4], "--gnubg", "2", *argv[-2:]])
+    finally:
+        compare.play_seed = played
+
+
+@pytest.mark.parametrize("seeds", ["7", "9-3", "a-b", "3,"])
+def test_compare_nets_refuses_seed_lists_it_cannot_take_an_se_over(compare, seeds, capsys):
+    with pytest.raises(SystemExit) as e:
+        compare.main(["--seeds", seeds, "--baseline", "neural-v2.npz", "neural-v3.npz"])
+    assert e.value.code == 2
+    assert "seed" in capsys.readouterr().err
