@@ -490,19 +490,16 @@ class RepliesResult:
             f"{'W g':>6} {'L g':>6}",
         ]
         for r in sorted(self.replies, key=lambda r: (r.trials == 0, -r.value["equity"] if r.trials else 0)):
-            if r.trials == 0:
-                lines.append(f"{r.roll[0]}-{r.roll[1]:<4} {r.weight:6.4f} {(r.reply or '(varies)'):<22} "
-                             f"{NOT_STARTED}")
-                continue
             v = r.value
+            figures = (f"{v['equity']:+8.4f} {r.se['equity']:7.4f} {v['win']:6.3f} "
+                       f"{v['win_gammon']:6.3f} {v['lose_gammon']:6.3f}" if r.trials else NOT_STARTED)
             lines.append(f"{r.roll[0]}-{r.roll[1]:<4} {r.weight:6.4f} {(r.reply or '(varies)'):<22} "
-                         f"{v['equity']:+8.4f} {r.se['equity']:7.4f} {v['win']:6.3f} "
-                         f"{v['win_gammon']:6.3f} {v['lose_gammon']:6.3f}")
+                         + figures)
         waiting = sum(1 for r in self.replies if r.trials == 0)
-        lines += ["", f"Over the 36 rolls: equity {o['equity']:+.4f} ± {o['equity_se']:.4f}, "
-                      f"win {o['win']:.4f} ± {o['win_se']:.4f}" if not waiting else
-                      f"Over the 36 rolls: not available: {waiting} of {len(self.replies)} "
-                      "reply rolls not started",
+        overall = (f"equity {o['equity']:+.4f} ± {o['equity_se']:.4f}, win {o['win']:.4f} ± {o['win_se']:.4f}"
+                   if not waiting else
+                   f"not available: {waiting} of {len(self.replies)} reply rolls not started")
+        lines += ["", f"Over the 36 rolls: {overall}",
                   f"{sum(r.trials for r in self.replies):,} trials in {self.elapsed_s:.1f} s, {self.jobs} job(s)"]
         if self.interrupted:
             lines.append("INTERRUPTED: partial result from the trials completed")
