@@ -104,6 +104,12 @@ class RollStats:
     def best(self) -> PlayStats:
         return self.plays[0]
 
+    @property
+    def started(self) -> bool:
+        """Whether any play has trials (an interrupted run may not have reached the roll;
+        plays without trials sort last, so the best has trials if any has)."""
+        return self.best.trials > 0
+
     def to_dict(self) -> dict[str, Any]:
         return {"roll": roll_text(self.roll), "probability": self.weight,
                 "plays": [p.to_dict() for p in self.plays]}
@@ -234,29 +240,25 @@ class OpeningsResult:
             lines.append("INTERRUPTED: partial result from the trials completed")
         for r in self.rolls:
             lines += ["", f"Roll {r.roll[0]}-{r.roll[1]} ({len(r.plays)} plays)"]
-            if r.best.trials == 0:
+            if not r.started:
                 lines[-1] += f": {NOT_STARTED}"
                 continue
             lines.append(f"{'':>3} {'play':<20} {'equity':>8} {'SE':>7} {'diff':>8} {'SE':>7}"
                          f" {'win':>6} {'W g':>6} {'W bg':>6} {'L g':>6} {'L bg':>6} {'trials':>8}")
             for rank, p in enumerate(r.plays, 1):
-                if p.trials == 0:
-                    lines.append(f"{rank:>3} {p.play:<20} {NOT_STARTED}" + (" *" if p.screened else ""))
-                    continue
                 v = p.value
                 diff = "" if rank == 1 else f"{p.diff:+8.4f} {p.diff_se:7.4f}"
-                lines.append(
-                    f"{rank:>3} {p.play:<20} {v['equity']:+8.4f} {p.se['equity']:7.4f} {diff:>16}"
-                    f" {v['win']:6.3f} {v['win_gammon']:6.3f} {v['win_backgammon']:6.3f}"
-                    f" {v['lose_gammon']:6.3f} {v['lose_backgammon']:6.3f} {p.trials:>8,}"
-                    + (" *" if p.screened else "")
-                )
+                figures = (f"{v['equity']:+8.4f} {p.se['equity']:7.4f} {diff:>16}"
+                           f" {v['win']:6.3f} {v['win_gammon']:6.3f} {v['win_backgammon']:6.3f}"
+                           f" {v['lose_gammon']:6.3f} {v['lose_backgammon']:6.3f} {p.trials:>8,}"
+                           if p.trials else NOT_STARTED)
+                lines.append(f"{rank:>3} {p.play:<20} {figures}" + (" *" if p.screened else ""))
         lines += ["", "Summary: the best play of each roll"]
         lines.append(f"{'roll':<5} {'prob':>6} {'best play':<20} {'equity':>8} {'SE':>7} {'win':>6} "
                      f"{'2nd best':<20} {'diff':>8} {'SE':>7}")
         for r in self.rolls:
             b = r.best
-            if b.trials == 0:
+            if not r.started:
                 lines.append(f"{r.roll[0]}-{r.roll[1]:<3} {r.weight:6.4f} {NOT_STARTED}")
                 continue
             second = r.plays[1] if len(r.plays) > 1 and r.plays[1].trials else None
@@ -266,7 +268,7 @@ class OpeningsResult:
         fm = self.first_mover
         scope = ("all opening rolls" if self.all_rolls
                  else f"only the {len(self.rolls)} roll(s) analysed")
-        waiting = sum(1 for r in self.rolls if r.best.trials == 0)
+        waiting = sum(1 for r in self.rolls if not r.started)
         figures = (f"equity {fm['equity']:+.4f} ± {fm['se']:.4f}, win {fm['win']:.4f} ± {fm['win_se']:.4f}"
                    if not waiting else
                    f"not available: {waiting} of {len(self.rolls)} roll(s) not started")
@@ -287,7 +289,7 @@ class OpeningsResult:
 
         labels = [f"{r.roll[0]}-{r.roll[1]}" for r in self.rolls]
         # A roll an interrupted run had not started stands at 0, labelled so, without a bar.
-        started = [r.best.trials > 0 for r in self.rolls]
+        started = [r.started for r in self.rolls]
         eq = [r.best.equity if s else 0.0 for r, s in zip(self.rolls, started)]
         err = [1.96 * r.best.se["equity"] if s else 0.0 for r, s in zip(self.rolls, started)]
         fig, ax = plt.subplots(figsize=(max(6.0, 0.7 * len(labels) + 2), 5.5))
