@@ -21,14 +21,14 @@ from __future__ import annotations
 
 import argparse
 import json
-import math
-import statistics
 import sys
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from strength import _gnubg_all  # noqa: E402
+import numpy as np  # noqa: E402
+
+from strength import _gnubg_all, _mean_se  # noqa: E402
 
 
 def seed_range(text: str) -> list[int]:
@@ -52,18 +52,13 @@ def play_seed(nets: list[str], seed: int, sequences: int, player: str, gnubg_pli
     later net's difference to the first (with the SE of the paired per-sequence differences)."""
     per_net = [_gnubg_all(player, sequences, seed, net, jobs, False, gnubg_plies)[0].mean(axis=1)
                for net in nets]
-    base = per_net[0]
+    paired = {net: _mean_se(v - per_net[0]) for net, v in zip(nets[1:], per_net[1:])}
     return {
         "seed": seed,
         "ppg": {net: float(v.mean()) for net, v in zip(nets, per_net)},
-        "difference": {net: float((v - base).mean()) for net, v in zip(nets[1:], per_net[1:])},
-        "difference_se": {net: float((v - base).std(ddof=1) / math.sqrt(len(v)))
-                          for net, v in zip(nets[1:], per_net[1:])},
+        "difference": {net: d for net, (d, _) in paired.items()},
+        "difference_se": {net: se for net, (_, se) in paired.items()},
     }
-
-
-def _mean_se(values: list[float]) -> tuple[float, float]:
-    return statistics.fmean(values), statistics.stdev(values) / math.sqrt(len(values))
 
 
 def summary(rows: list[dict], nets: list[str]) -> dict:
@@ -71,10 +66,11 @@ def summary(rows: list[dict], nets: list[str]) -> dict:
     difference to the baseline, with SEs from the spread over the seeds."""
     out: dict = {"seeds": [r["seed"] for r in rows], "nets": {}}
     for i, net in enumerate(nets):
-        ppg, ppg_se = _mean_se([r["ppg"][net] for r in rows])
+        ppg, ppg_se = _mean_se(np.array([r["ppg"][net] for r in rows]))
         entry = {"ppg": ppg, "ppg_se": ppg_se}
         if i:
-            entry["difference"], entry["difference_se"] = _mean_se([r["difference"][net] for r in rows])
+            entry["difference"], entry["difference_se"] = _mean_se(
+                np.array([r["difference"][net] for r in rows]))
         out["nets"][net] = entry
     return out
 
