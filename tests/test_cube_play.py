@@ -54,6 +54,32 @@ def test_r23_jacoby_a_centred_cube_scores_one_point_whatever_the_game():
     assert plain.win == r.win                           # same games, only the scoring differs
 
 
+def test_r23_beaver_in_play_the_favourite_taker_redoubles_at_once_keeping_the_cube():
+    # o (pubeval, the pip rule) owns the cube at 2 and leads the race by pips (15 against at
+    # least 18 after x's first roll), so it redoubles at its first turn whatever x rolled;
+    # but its 15 checkers on the ace need 7-8 turns and x's two need about 5: x (neural) is
+    # the favourite, so it takes, and beavers where beavers are played. Nobody can be
+    # gammoned (o bears off at once), so every game scores the cube's final value.
+    race = tf.Position.parse("x 21:2; o 1:15")
+
+    def run(beaver: bool, cap: int):
+        ctx = tf.GameContext(cube_value=2, cube_owner="opponent", beaver=beaver)
+        return rollout(race.with_context(ctx), 600, players=("neural", "pubeval"), seed=5,
+                       jobs=1, cubeful=True, max_cube=cap)
+
+    took = run(False, 4)           # the redouble to 4 reaches the cap: the cube is then dead
+    beavered = run(True, 8)        # 4 x 2 = 8 is allowed: the beaver, then dead at the cap
+    capped = run(True, 4)          # a beaver to 8 would pass the cap: a plain take
+    assert took.totals.counts == beavered.totals.counts == capped.totals.counts   # the same games
+    assert took.cubeful.mean_cube == capped.cubeful.mean_cube == {"no_double": 4.0}
+    assert beavered.cubeful.mean_cube == {"no_double": 8.0}
+    # Per unit of the starting cube 2: each game is worth 2 (taken) or 4 (beavered) times
+    # its cubeless result.
+    assert took.cubeful.no_double == pytest.approx(2 * took.equity, abs=1e-12)
+    assert capped.cubeful.no_double == pytest.approx(2 * took.equity, abs=1e-12)
+    assert beavered.cubeful.no_double == pytest.approx(4 * took.equity, abs=1e-12)
+
+
 def test_r24_a_cubeful_match_rollout_at_double_match_point_cannot_double():
     dmp = xgid("0:0:1:00:4:4:0:5:10")
     r = rollout(dmp, 1000, players="neural", seed=2, jobs=1, cubeful=True)
