@@ -57,8 +57,9 @@ def test_r23_jacoby_a_centred_cube_scores_one_point_whatever_the_game():
 def test_r23_beaver_in_play_the_favourite_taker_redoubles_at_once_keeping_the_cube():
     # o (pubeval, the pip rule) owns the cube at 2 and leads the race by pips (15 against at
     # least 18 after x's first roll), so it redoubles at its first turn whatever x rolled;
-    # but its 15 checkers on the ace need 7-8 turns and x's two need about 5: x (neural) is
-    # the favourite, so it takes, and beavers where beavers are played. Nobody can be
+    # but its 15 checkers on the ace, two a turn (four with a double), take longer than x's
+    # two from its 21-point: x (neural) is the favourite, so it takes, and beavers where
+    # beavers are played (x wins nearly 9 games in 10). Nobody can be
     # gammoned (o bears off at once), so every game scores the cube's final value.
     race = tf.Position.parse("x 21:2; o 1:15")
 
