@@ -275,3 +275,62 @@ def test_r24_at_double_match_point_the_neural_player_plays_for_the_win_not_the_g
             assert equities[chosen] == pytest.approx(max(equities), abs=1e-5)
             differ += not np.array_equal(money, at_dmp)
     assert differ >= 3                   # the prices do change plays
+
+
+def test_r24_the_1ply_player_looks_ahead_at_the_score_with_each_side_at_its_own_prices():
+    # 2-away/5-away: the side 2 away prizes its gammons (1.83 a gammon against 1 in money),
+    # the side 5 away fears its own less than money. The 1-ply player ranks its plays by
+    # 0 ply at its prices (the move filter: at most 5 within 0.16 of the best), then values
+    # each by the mean over the opponent's 21 rolls of the reply the opponent picks at his
+    # prices, at its own prices. The reference does the same by brute force in Python.
+    import numpy as np
+
+    from helpers import random_positions
+    from tavli_fast import _core
+    from tavli_fast.cube import default_match_table
+    from tavli_fast.neural import default_net
+
+    net = default_net()
+    mine = np.array(_core.gammon_prices_of(1, 2, 5, default_match_table()))
+    theirs = np.array(_core.gammon_prices_of(1, 5, 2, default_match_table()))
+    one_ply = int(_core.PlayerKind.PLAYER_NEURAL_1PLY)
+
+    def after(boards):  # each mover's probabilities after its play (the opponent on roll)
+        q = net.evaluate_many(np.ascontiguousarray(np.stack(boards)[:, ::-1]))
+        return np.column_stack((1.0 - q[:, 0], q[:, 3], q[:, 4], q[:, 1], q[:, 2]))
+
+    def priced(p, prices):  # p: win, win gammon, win bg, lose gammon, lose bg
+        return (2 * p[..., 0] - 1 + prices[0] * p[..., 1] - prices[1] * p[..., 3]
+                + prices[2] * p[..., 2] - prices[3] * p[..., 4])
+
+    def look(board):  # the mover's 1-ply equity of its play `board`, at its prices
+        opp = tf.Position.from_board(board[::-1])
+        mean = np.zeros(5)
+        for a in range(1, 7):
+            for b in range(a, 7):
+                replies = after([q.position.board for q in opp.plays(a, b)])
+                mean += (1 if a == b else 2) / 36 * replies[np.argmax(priced(replies, theirs))]
+        swapped = np.array([1 - mean[0], mean[3], mean[4], mean[1], mean[2]])
+        return priced(swapped, mine)
+
+    differ = 0
+    for p in random_positions(400, 8)[::10]:
+        if min(p.pip_counts()) < 40:        # nobody can finish within the look
+            continue
+        for d1, d2 in ((6, 4), (2, 1)):
+            plays = [q.position.board for q in p.plays(d1, d2)]
+            if len(plays) < 2:
+                continue
+            zero = priced(after(plays), mine)
+            top = np.argsort(-zero, kind="stable")[:5]
+            candidates = [i for i in top if zero[i] >= zero[top[0]] - 0.16]
+            values = {i: look(plays[i]) for i in candidates}
+            chosen = _core.choose(p.board, d1, d2, one_ply, 0, bearoff_play=False, net=net,
+                                  prices=mine, reply_prices=theirs)
+            i = next(i for i, b in enumerate(plays) if np.array_equal(b, chosen))
+            assert i in values and values[i] == pytest.approx(max(values.values()), abs=1e-5)
+            money = _core.choose(p.board, d1, d2, one_ply, 0, bearoff_play=False, net=net)
+            differ += not np.array_equal(money, chosen)
+    assert differ >= 2                   # the prices do change 1-ply plays
+    with pytest.raises(ValueError):
+        _core.choose(p.board, 6, 4, one_ply, 0, net=net, prices=mine)

@@ -638,11 +638,13 @@ def run_games(const int8_t[:, ::1] board, Py_ssize_t n_games, int player0, int p
 def choose(const int8_t[:, ::1] board, int die1, int die2, int player, uint64_t seed,
            BearoffTables bearoff=None, bint bearoff_play=True, NeuralNet net=None,
            int filter_candidates=NN_1PLY_CANDIDATES, double filter_window=NN_1PLY_WINDOW,
-           const double[::1] prices=None):
+           const double[::1] prices=None, const double[::1] reply_prices=None):
     """The board (sides not switched) that `player` moves to with (die1, die2); the 1-ply
     player uses the move filter (filter_candidates, filter_window) as in run_games.
     `prices`: the mover's gammon prices (win gammon, lose gammon, win bg, lose bg) that the
-    0-ply neural player uses in a match (gammon_prices_of); None: money."""
+    neural players use in a match (gammon_prices_of); `reply_prices`: the opponent's, at
+    which the 1-ply look picks his replies (both None: money; the 1-ply player needs both
+    or neither)."""
     cdef Board b
     cdef Rng rng
     cdef GameOptions opt
@@ -667,10 +669,14 @@ def choose(const int8_t[:, ::1] board, int die1, int die2, int player, uint64_t 
     if player == PLAYER_NEURAL_1PLY:
         opt.scratch = _new_movegen()
     try:
-        if prices is not None and prices.shape[0] != 4:
+        if ((prices is not None and prices.shape[0] != 4)
+                or (reply_prices is not None and reply_prices.shape[0] != 4)):
             raise ValueError("gammon prices are four numbers")
+        if player == PLAYER_NEURAL_1PLY and (prices is None) != (reply_prices is None):
+            raise ValueError("the 1-ply player needs both sides' gammon prices, or neither")
         i = choose_play(_scratch, &b, n, player, &opt, &rng, NULL,
-                        &prices[0] if prices is not None else NULL)
+                        &prices[0] if prices is not None else NULL,
+                        &reply_prices[0] if reply_prices is not None else NULL)
     finally:
         free(opt.scratch)
     out = np.empty((2, 26), dtype=np.int8)

@@ -87,10 +87,12 @@ cdef inline int loser_result(const Board* b, bint backgammons) noexcept nogil:
 
 cdef inline int choose_play(MoveGen* g, const Board* before, int n, int player,
                             const GameOptions* opt, Rng* rng, double* next_table,
-                            const double* prices=NULL) noexcept nogil:
+                            const double* prices=NULL,
+                            const double* reply_prices=NULL) noexcept nogil:
     """Index in g.out[0:n] of the play `player` picks from `before`.  `next_table` (or NULL)
     receives the opponent's roll table when the 1-ply look made one, else next_table[0] = -1.
-    `prices`: in a match, the mover's gammon prices for the 0-ply neural player (NULL: money)."""
+    `prices`: in a match, the mover's gammon prices for the neural players, and
+    `reply_prices` the opponent's, for the replies of the 1-ply look (NULL: money)."""
     cdef int i, best = 0
     cdef double v, best_v
     cdef bint race
@@ -107,7 +109,8 @@ cdef inline int choose_play(MoveGen* g, const Board* before, int n, int player,
     if player == PLAYER_NEURAL:
         return neural_choose(opt.net, g, n, prices)
     if player == PLAYER_NEURAL_1PLY:
-        return neural_choose_1ply(opt.net, g, n, opt.scratch, &opt.filter, next_table)
+        return neural_choose_1ply(opt.net, g, n, opt.scratch, &opt.filter, next_table, prices,
+                                  reply_prices)
     # Tesauro's rule (and gnubg's): race or contact weights by the position
     # before the move, the same for every candidate.
     race = player != PLAYER_GREEDY and board_race(before)
@@ -245,7 +248,9 @@ cdef GameResult play_game(MoveGen* g, const Board* start, const GameOptions* opt
     cdef double w
     cdef double table[NN_ROLLS * NN_OUTPUTS]   # the luck of the coming roll (opt.vr)
     cdef double prices[4]                       # the mover's gammon prices in a match
+    cdef double reply_prices[4]                 # and its opponent's
     cdef const double* priced
+    cdef CubeState theirs
     cdef GameResult r
     cdef CubeState cube[MAX_BRANCHES]
     cdef bint done[MAX_BRANCHES]
@@ -295,16 +300,20 @@ cdef GameResult play_game(MoveGen* g, const Board* start, const GameOptions* opt
         n = generate_plays(g, &b, d1, d2)
         if n < 0:
             return r
-        # In a match with the cube the 0-ply neural player values gammons at the score's
-        # prices (by the first branch's cube: checker play is shared by the branches). The
-        # table's prices assume the cube, so matches without it are played for money equity.
+        # In a match with the cube the neural players value gammons at the score's prices
+        # (by the first branch's cube: checker play is shared by the branches), the 1-ply
+        # look the opponent's replies at his. The table's prices assume the cube, so matches
+        # without it are played for money equity.
         priced = NULL
         if (opt.n_branches and cube_is_match(&cube[0]) and cube[0].max_value > 1
-                and opt.players[side] == PLAYER_NEURAL):
+                and has_probabilities(opt.players[side])):
             gammon_prices(&cube[0], prices)
+            theirs = cube[0]
+            cube_switch(&theirs)
+            gammon_prices(&theirs, reply_prices)
             priced = prices
         b = g.out[choose_play(g, &b, n, opt.players[side], opt, rng, table if opt.vr else NULL,
-                              priced)]
+                              priced, reply_prices if priced != NULL else NULL)]
         r.plies += 1
         if b.c[0][0] == 15:
             k = loser_result(&b, opt.backgammons)

@@ -787,11 +787,12 @@ cdef inline int nn_roll_index(int d1, int d2) noexcept nogil:
 
 
 cdef int nn_roll_table(const NeuralNetC* net, MoveGen* g, const Board* before,
-                       double* table) noexcept nogil:
+                       double* table, const double* prices=NULL) noexcept nogil:
     """For each of the 21 rolls of the side on roll of `before` (row 0), the probabilities
-    (its view) after its best 0-ply play: table[nn_roll_index(d1, d2) * NN_OUTPUTS + k].
-    One base serves all 21 rolls.  Returns 0, or -1 if a roll has more plays than the
-    generator `g` holds (the table is then incomplete)."""
+    (its view) after its best 0-ply play, gammons at its `prices` (NULL: money):
+    table[nn_roll_index(d1, d2) * NN_OUTPUTS + k].  One base serves all 21 rolls.
+    Returns 0, or -1 if a roll has more plays than the generator `g` holds (the table is
+    then incomplete)."""
     cdef NNBase base
     cdef int d1, d2, n
     nn_base_prepare(net, before, &base)
@@ -800,7 +801,8 @@ cdef int nn_roll_table(const NeuralNetC* net, MoveGen* g, const Board* before,
             n = generate_plays(g, before, d1, d2)
             if n < 0:
                 return -1
-            nn_best_play_probs(net, &base, g.out, n, table + nn_roll_index(d1, d2) * NN_OUTPUTS)
+            nn_best_play_probs(net, &base, g.out, n, table + nn_roll_index(d1, d2) * NN_OUTPUTS,
+                               prices)
     return 0
 
 
@@ -816,25 +818,32 @@ cdef inline double nn_roll_table_equity(const double* table) noexcept nogil:
     return total / 36.0
 
 
-cdef void nn_add_luck(const double* table, int d1, int d2, bint swap,
-                      double* luck) noexcept nogil:
-    """Add the luck of the roll (d1, d2) to `luck`: the probabilities after the best play for
-    these dice minus their mean over the 36 rolls, from the table of the side on roll; with
-    `swap`, seen by its opponent (win and loss exchanged, so each difference changes sign
-    or moves to the opposite figure)."""
+cdef void nn_roll_table_mean(const double* table, double* mean) noexcept nogil:
+    """The mean over the 36 rolls of the probabilities in a roll table (doubles count once,
+    the others twice)."""
     cdef int a, b, k
     cdef double w
-    cdef double mean[NN_OUTPUTS]
-    cdef double d[NN_OUTPUTS]
     cdef const double* row
-    memset(mean, 0, sizeof(mean))
+    memset(mean, 0, NN_OUTPUTS * sizeof(double))
     for a in range(1, 7):
         for b in range(a, 7):
             w = (1.0 if a == b else 2.0) / 36.0
             row = table + nn_roll_index(a, b) * NN_OUTPUTS
             for k in range(NN_OUTPUTS):
                 mean[k] += w * row[k]
-    row = table + nn_roll_index(d1, d2) * NN_OUTPUTS
+
+
+cdef void nn_add_luck(const double* table, int d1, int d2, bint swap,
+                      double* luck) noexcept nogil:
+    """Add the luck of the roll (d1, d2) to `luck`: the probabilities after the best play for
+    these dice minus their mean over the 36 rolls, from the table of the side on roll; with
+    `swap`, seen by its opponent (win and loss exchanged, so each difference changes sign
+    or moves to the opposite figure)."""
+    cdef int k
+    cdef double mean[NN_OUTPUTS]
+    cdef double d[NN_OUTPUTS]
+    cdef const double* row = table + nn_roll_index(d1, d2) * NN_OUTPUTS
+    nn_roll_table_mean(table, mean)
     for k in range(NN_OUTPUTS):
         d[k] = row[k] - mean[k]
     if swap:
@@ -884,33 +893,35 @@ cdef void neural_after_probs(const NeuralNetC* net, const Board* after, double* 
     nn_after_probs(net, after, p, False)
 
 
-cdef double neural_move_equity(const NeuralNetC* net, const Board* after) noexcept nogil:
-    """0-ply cubeless equity of a post-move board for its mover (row 0, sides not switched)."""
-    cdef double p[NN_OUTPUTS]
-    neural_after_probs(net, after, p)
-    return nn_equity(p)
-
-
 cdef double neural_1ply_equity(const NeuralNetC* net, MoveGen* g, const Board* after,
-                               double* table) noexcept nogil:
+                               double* table, const double* prices=NULL,
+                               const double* reply_prices=NULL) noexcept nogil:
     """1-ply equity of a post-move board for its mover: the mean over the opponent's 21
-    rolls of the opponent's best 0-ply reply, seen from the mover.  Uses `g` for the
-    replies (not the generator holding the mover's own candidates).  If `table` is not
-    NULL it receives the opponent's roll table (nn_roll_table, for the luck of his next
-    roll), and table[0] is set to -1 when there is none (the game is over, or a roll has
-    more plays than `g` holds: the value is then the 0-ply one)."""
+    rolls of the opponent's best 0-ply reply, seen from the mover.  In a match the mover
+    values gammons at its `prices` and the opponent picks replies at its `reply_prices`
+    (both NULL: money).  Uses `g` for the replies (not the generator holding the mover's
+    own candidates).  If `table` is not NULL it receives the opponent's roll table
+    (nn_roll_table, for the luck of his next roll), and table[0] is set to -1 when there
+    is none (the game is over, or a roll has more plays than `g` holds: the value is then
+    the 0-ply one)."""
     cdef Board opp
     cdef double local[NN_ROLLS * NN_OUTPUTS]
     cdef double* t = table if table != NULL else local
+    cdef double theirs[NN_OUTPUTS]
+    cdef double mine[NN_OUTPUTS]
     t[0] = -1.0
-    if after.c[0][OFF] == 15:
-        return neural_move_equity(net, after)
-    memcpy(opp.c[0], after.c[1], 26)
-    memcpy(opp.c[1], after.c[0], 26)
-    if nn_roll_table(net, g, &opp, t) < 0:
+    if after.c[0][OFF] != 15:
+        memcpy(opp.c[0], after.c[1], 26)
+        memcpy(opp.c[1], after.c[0], 26)
+        if nn_roll_table(net, g, &opp, t, reply_prices) == 0:
+            if prices == NULL:
+                return -nn_roll_table_equity(t)     # money, summed as it always was
+            nn_roll_table_mean(t, theirs)
+            nn_swap_sides(theirs, mine)
+            return nn_equity_priced(mine, prices)
         t[0] = -1.0
-        return neural_move_equity(net, after)
-    return -nn_roll_table_equity(t)
+    neural_after_probs(net, after, mine)
+    return nn_equity_priced(mine, prices)
 
 
 cdef int neural_choose(const NeuralNetC* net, const MoveGen* g, int n,
@@ -924,17 +935,22 @@ cdef int neural_choose(const NeuralNetC* net, const MoveGen* g, int n,
 
 
 cdef int neural_choose_1ply(const NeuralNetC* net, const MoveGen* g, int n, MoveGen* scratch,
-                            const MoveFilter* filt, double* next_table) noexcept nogil:
+                            const MoveFilter* filt, double* next_table,
+                            const double* prices=NULL,
+                            const double* reply_prices=NULL) noexcept nogil:
     """Index of the best play by 1-ply equity among the few best by 0-ply (the move filter
-    `filt` keeps the cost at a handful of 21-roll looks a move).  If `next_table` is not
-    NULL it receives the opponent's roll table after the chosen play (from its 1-ply look;
-    next_table[0] = -1 when there is none): the luck of his next roll comes free."""
+    `filt` keeps the cost at a handful of 21-roll looks a move).  In a match, gammons at the
+    mover's `prices` and replies picked at the opponent's `reply_prices` (NULL: money).
+    If `next_table` is not NULL it receives the opponent's roll table after the chosen play
+    (from its 1-ply look; next_table[0] = -1 when there is none): the luck of his next roll
+    comes free."""
     cdef NNBase base
     cdef int i, j, m = 0, best
     cdef int cap = filt.candidates
     cdef int cand[NN_MAX_CANDIDATES]
     cdef double eq[NN_MAX_CANDIDATES]
     cdef double table[NN_ROLLS * NN_OUTPUTS]
+    cdef double p[NN_OUTPUTS]
     cdef double v, best_v
     cand[0] = 0
     if next_table != NULL:
@@ -942,7 +958,8 @@ cdef int neural_choose_1ply(const NeuralNetC* net, const MoveGen* g, int n, Move
     nn_base_prepare(net, &g.root, &base)
     # The top candidates by 0-ply equity, kept sorted (insertion into a short list).
     for i in range(n):
-        v = nn_play_equity(net, &base, &g.out[i])
+        nn_play_probs(net, &base, &g.out[i], p)
+        v = nn_equity_priced(p, prices)
         if m == cap and v <= eq[m - 1]:
             continue
         j = m if m < cap else m - 1
@@ -961,7 +978,7 @@ cdef int neural_choose_1ply(const NeuralNetC* net, const MoveGen* g, int n, Move
     for j in range(m):
         if eq[j] < eq[0] - filt.window:
             break
-        v = neural_1ply_equity(net, scratch, &g.out[cand[j]], table)
+        v = neural_1ply_equity(net, scratch, &g.out[cand[j]], table, prices, reply_prices)
         if v > best_v:
             best_v = v
             best = cand[j]
@@ -1190,16 +1207,9 @@ cdef int nn_1ply_probs(const NeuralNetC* net, MoveGen* g, const Board* before,
     mean over the 36 rolls of its probabilities after its best 0-ply play.  Returns 0, or -1
     if a roll has more plays than `g` holds."""
     cdef double t[NN_ROLLS * NN_OUTPUTS]
-    cdef int a, b, k
-    cdef double w
     if nn_roll_table(net, g, before, t) < 0:
         return -1
-    memset(p, 0, NN_OUTPUTS * sizeof(double))
-    for a in range(1, 7):
-        for b in range(a, 7):
-            w = (1.0 if a == b else 2.0) / 36.0
-            for k in range(NN_OUTPUTS):
-                p[k] += w * t[nn_roll_index(a, b) * NN_OUTPUTS + k]
+    nn_roll_table_mean(t, p)
     return 0
 
 

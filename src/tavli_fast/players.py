@@ -17,6 +17,8 @@
 - ``neural-1ply``: the few best plays by 0 ply (at most 5, within 0.16 of the
   best) are looked at one ply deeper: the mean over the opponent's 21 rolls of
   the opponent's best 0-ply reply.  About 60 times slower than ``neural``.
+  In a match with the cube both value gammons at the score's prices, and the
+  1-ply look picks the opponent's replies at his.
 
 pubeval, greedy and the neural players also play pure bear-offs by the
 databases unless that is turned off (``bearoff=False`` in simulate and
