@@ -277,42 +277,54 @@ def test_r24_at_double_match_point_the_neural_player_plays_for_the_win_not_the_g
     assert differ >= 3                   # the prices do change plays
 
 
+# The 1-ply look at the score by brute force: every play and reply evaluated by the net.
+
+def _after(net, boards):
+    """Each mover's probabilities (win, win gammon, win bg, lose gammon, lose bg) after its
+    play, `boards` seen from the mover (the opponent on roll)."""
+    import numpy as np
+
+    q = net.evaluate_many(np.ascontiguousarray(np.stack(boards)[:, ::-1]))
+    return np.column_stack((1.0 - q[:, 0], q[:, 3], q[:, 4], q[:, 1], q[:, 2]))
+
+
+def _priced(p, prices):
+    """Cubeless equity with gammons and backgammons at `prices` (money: all 1)."""
+    return (2 * p[..., 0] - 1 + prices[0] * p[..., 1] - prices[1] * p[..., 3]
+            + prices[2] * p[..., 2] - prices[3] * p[..., 4])
+
+
+def _look(net, board, mine, theirs):
+    """The mover's 1-ply equity of its play `board` at its prices `mine`: the mean over the
+    opponent's 21 rolls of the reply the opponent picks at his prices `theirs`."""
+    import numpy as np
+
+    opp = tf.Position.from_board(board[::-1])
+    mean = np.zeros(5)
+    for a in range(1, 7):
+        for b in range(a, 7):
+            replies = _after(net, [q.position.board for q in opp.plays(a, b)])
+            mean += (1 if a == b else 2) / 36 * replies[np.argmax(_priced(replies, theirs))]
+    return _priced(np.array([1 - mean[0], mean[3], mean[4], mean[1], mean[2]]), mine)
+
+
 def test_r24_the_1ply_player_looks_ahead_at_the_score_with_each_side_at_its_own_prices():
     # 2-away/5-away: the side 2 away prizes its gammons (1.83 a gammon against 1 in money),
     # the side 5 away fears its own less than money. The 1-ply player ranks its plays by
     # 0 ply at its prices (the move filter: at most 5 within 0.16 of the best), then values
     # each by the mean over the opponent's 21 rolls of the reply the opponent picks at his
-    # prices, at its own prices. The reference does the same by brute force in Python.
+    # prices, at its own prices: as _look does by brute force.
     import numpy as np
 
     from helpers import random_positions
     from tavli_fast import _core
-    from tavli_fast.cube import default_match_table
+    from tavli_fast.cube import gammon_prices
     from tavli_fast.neural import default_net
 
     net = default_net()
-    mine = np.array(_core.gammon_prices_of(1, 2, 5, default_match_table()))
-    theirs = np.array(_core.gammon_prices_of(1, 5, 2, default_match_table()))
+    mine, theirs = gammon_prices(tf.GameContext(score=(3, 0), match_length=5))
+    assert mine[0] > 1.8 and theirs[0] < 0.9            # the prices differ by side
     one_ply = int(_core.PlayerKind.PLAYER_NEURAL_1PLY)
-
-    def after(boards):  # each mover's probabilities after its play (the opponent on roll)
-        q = net.evaluate_many(np.ascontiguousarray(np.stack(boards)[:, ::-1]))
-        return np.column_stack((1.0 - q[:, 0], q[:, 3], q[:, 4], q[:, 1], q[:, 2]))
-
-    def priced(p, prices):  # p: win, win gammon, win bg, lose gammon, lose bg
-        return (2 * p[..., 0] - 1 + prices[0] * p[..., 1] - prices[1] * p[..., 3]
-                + prices[2] * p[..., 2] - prices[3] * p[..., 4])
-
-    def look(board):  # the mover's 1-ply equity of its play `board`, at its prices
-        opp = tf.Position.from_board(board[::-1])
-        mean = np.zeros(5)
-        for a in range(1, 7):
-            for b in range(a, 7):
-                replies = after([q.position.board for q in opp.plays(a, b)])
-                mean += (1 if a == b else 2) / 36 * replies[np.argmax(priced(replies, theirs))]
-        swapped = np.array([1 - mean[0], mean[3], mean[4], mean[1], mean[2]])
-        return priced(swapped, mine)
-
     differ = 0
     for p in random_positions(400, 8)[::10]:
         if min(p.pip_counts()) < 40:        # nobody can finish within the look
@@ -321,10 +333,10 @@ def test_r24_the_1ply_player_looks_ahead_at_the_score_with_each_side_at_its_own_
             plays = [q.position.board for q in p.plays(d1, d2)]
             if len(plays) < 2:
                 continue
-            zero = priced(after(plays), mine)
+            zero = _priced(_after(net, plays), mine)
             top = np.argsort(-zero, kind="stable")[:5]
-            candidates = [i for i in top if zero[i] >= zero[top[0]] - 0.16]
-            values = {i: look(plays[i]) for i in candidates}
+            values = {i: _look(net, plays[i], mine, theirs) for i in top
+                      if zero[i] >= zero[top[0]] - 0.16}
             chosen = _core.choose(p.board, d1, d2, one_ply, 0, bearoff_play=False, net=net,
                                   prices=mine, reply_prices=theirs)
             i = next(i for i, b in enumerate(plays) if np.array_equal(b, chosen))
@@ -334,3 +346,31 @@ def test_r24_the_1ply_player_looks_ahead_at_the_score_with_each_side_at_its_own_
     assert differ >= 2                   # the prices do change 1-ply plays
     with pytest.raises(ValueError):
         _core.choose(p.board, 6, 4, one_ply, 0, net=net, prices=mine)
+
+
+def test_r24_hint_at_a_match_score_values_each_play_at_the_prices(capsys):
+    import numpy as np
+
+    from tavli_fast.cli.evaluate import hint_main
+    from tavli_fast.cube import gammon_prices
+    from tavli_fast.neural import default_net
+
+    net = default_net()
+    at_score = xgid("0:0:1:31:3:0:0:5:10")             # 2-away/5-away, 3-1 to play
+    assert hint_main(["--position", at_score, "--top", "2", "--json"]) == 0
+    report = json.loads(capsys.readouterr().out)
+    mine, theirs = gammon_prices(tf.Position.from_id(at_score).context)
+    assert report["gammon_prices"]["mover"]["win_gammon"] == pytest.approx(mine[0])
+    assert report["gammon_prices"]["opponent"]["lose_backgammon"] == pytest.approx(theirs[3])
+    for play in report["plays"]:
+        board = tf.Position.from_id(play["position_id"]).board
+        assert play["equity_0ply"] == pytest.approx(_priced(_after(net, [board])[0], mine), abs=1e-5)
+        if play["equity_1ply"] is not None:
+            assert play["equity_1ply"] == pytest.approx(_look(net, board, mine, theirs), abs=1e-5)
+    assert hint_main(["--position", xgid("0:0:1:31:0:0:0:0:10"), "--json"]) == 0
+    money = json.loads(capsys.readouterr().out)
+    assert money["gammon_prices"] is None
+    ones = np.ones(4)
+    for play in money["plays"][:3]:
+        board = tf.Position.from_id(play["position_id"]).board
+        assert play["equity_0ply"] == pytest.approx(_priced(_after(net, [board])[0], ones), abs=1e-5)

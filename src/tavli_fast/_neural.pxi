@@ -1420,25 +1420,39 @@ cdef class NeuralNet:
             free(base)
         return out
 
-    def move_equity(self, const int8_t[:, ::1] board, int ply=0, bint exact=False):
+    def move_equity(self, const int8_t[:, ::1] board, int ply=0, bint exact=False,
+                    const double[::1] prices=None, const double[::1] reply_prices=None):
         """Cubeless equity of a post-move board for its mover (row 0, sides not switched),
-        at 0 or 1 ply; `exact` (0 ply only) evaluates by the float64 reference."""
+        at 0 or 1 ply; `exact` (0 ply only) evaluates by the float64 reference.  In a match,
+        `prices` are the mover's gammon prices (cube.gammon_prices) and `reply_prices` the
+        opponent's, at which the 1-ply look picks his replies (None: money)."""
         cdef Board b
         cdef MoveGen* g
         cdef double v
         cdef double p[NN_OUTPUTS]
+        cdef const double* mine = NULL
+        cdef const double* theirs = NULL
         _load_board(board, &b)
+        if ((prices is not None and prices.shape[0] != 4)
+                or (reply_prices is not None and reply_prices.shape[0] != 4)):
+            raise ValueError("gammon prices are four numbers")
+        if prices is not None:
+            mine = &prices[0]
+        if reply_prices is not None:
+            theirs = &reply_prices[0]
         if ply == 0:
             nn_after_probs(&self.c, &b, p, exact)
-            return nn_equity(p)
+            return nn_equity_priced(p, mine)
         if ply != 1:
             raise ValueError(f"ply must be 0 or 1, not {ply}")
         if exact:
             raise ValueError("the exact path evaluates at 0 ply only")
+        if (mine == NULL) != (theirs == NULL):
+            raise ValueError("the 1-ply look needs both sides' gammon prices, or neither")
         g = _new_movegen()
         try:
             with nogil:
-                v = neural_1ply_equity(&self.c, g, &b, NULL)
+                v = neural_1ply_equity(&self.c, g, &b, NULL, mine, theirs)
         finally:
             free(g)
         return v

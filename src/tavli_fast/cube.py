@@ -25,7 +25,7 @@ from .errors import InvalidPositionError
 from .position import GameContext, Position
 
 __all__ = ["CubeDecision", "cube_decision", "cube_state_args", "ACTIONS", "DOUBLING", "OWNER_CODES",
-           "default_match_table", "check_probabilities", "resolve_pre_roll"]
+           "default_match_table", "check_probabilities", "resolve_pre_roll", "gammon_prices"]
 
 #: The proper cube actions in the kernels' order, in gnubg's words (for a centred cube;
 #: "double" becomes "redouble" when the side on roll owns the cube).
@@ -156,6 +156,21 @@ def cube_state_args(context: GameContext, met: _core.MatchTableC | None = None,
         crawford=context.crawford,
         met=met if match else None,
     )
+
+
+def gammon_prices(context: GameContext,
+                  met: _core.MatchTableC | None = None) -> tuple[np.ndarray, np.ndarray] | None:
+    """In a match, the gammon prices (win gammon, lose gammon, win backgammon, lose
+    backgammon, in units of a single game) of the side on roll and of its opponent at the
+    context's score and cube, as the neural players weigh gammons there; None in money play.
+    """
+    if context.match_length == 0:
+        return None
+    met = default_match_table() if met is None else met
+    me = context.match_length - context.score[0]
+    opp = context.match_length - context.score[1]
+    return (np.array(_core.gammon_prices_of(context.cube_value, me, opp, met)),
+            np.array(_core.gammon_prices_of(context.cube_value, opp, me, met)))
 
 
 def _probabilities_of(pos: Position, player: str) -> np.ndarray:

@@ -11,7 +11,9 @@ cube analysis as gnubg does (cubeless equity, no double, double/take, double/pas
 proper action; ``cube.py``); with dice (``--dice`` or the XGID's) it lists the plays of the
 roll, best first: every play's 0-ply equity, and the 1-ply equity of the best few
 (``--top``, default 5), ranked by 1 ply where it was computed. Play equities are cubeless,
-for the mover. ``--weights FILE`` uses another weights file than the shipped one.
+for the mover; at a match score (an XGID's or Match ID's), with gammons and backgammons at
+the score's prices for each side, as the neural players weigh them in a match.
+``--weights FILE`` uses another weights file than the shipped one.
 
 Exit status: 0 ok; 2 bad usage or bad input, an unusable weights file included (one line on
 stderr).
@@ -150,11 +152,14 @@ def hint_main(argv: Sequence[str] | None = None) -> int:
             print_cube(decision)
         return 0
     plays = rank_plays(net, position, dice[0], dice[1], args.top)
-    report = {"position_id": position.position_id(), "dice": list(dice), "plays": plays}
+    report = {"position_id": position.position_id(), "dice": list(dice), "plays": plays,
+              "gammon_prices": _prices_report(position)}
     if args.json:
         print(json.dumps(report, indent=2))
     else:
-        print(f"Position ID {report['position_id']}, dice {dice[0]}{dice[1]} (cubeless equity for the mover)")
+        basis = ("at the score's gammon prices" if report["gammon_prices"] else "money")
+        print(f"Position ID {report['position_id']}, dice {dice[0]}{dice[1]} "
+              f"(cubeless equity for the mover, {basis})")
         print(f"  {'#':>3}  {'play':<24} {'0-ply':>8} {'1-ply':>8}")
         for i, play in enumerate(plays, 1):
             one = f"{play['equity_1ply']:+8.4f}" if play["equity_1ply"] is not None else f"{'':>8}"
@@ -162,15 +167,33 @@ def hint_main(argv: Sequence[str] | None = None) -> int:
     return 0
 
 
+def _prices_report(position) -> dict | None:
+    """The two sides' gammon prices at the position's match score (None in money play)."""
+    from ..cube import gammon_prices
+
+    prices = gammon_prices(position.context)
+    if prices is None:
+        return None
+    return {side: dict(zip(("win_gammon", "lose_gammon", "win_backgammon", "lose_backgammon"),
+                           map(float, p)))
+            for side, p in zip(("mover", "opponent"), prices)}
+
+
 def rank_plays(net, position, die1: int, die2: int, top: int) -> list[dict]:
     """Every play of the roll with its 0-ply equity; the `top` best by 0 ply also with their
-    1-ply equity. Ranked by 1 ply first (where computed), then by 0 ply."""
-    ranked = sorted(((net.move_equity(p.position.board), p) for p in position.plays(die1, die2)),
-                    key=lambda item: -item[0])
+    1-ply equity. Ranked by 1 ply first (where computed), then by 0 ply. At a match score
+    each side's gammons count at its prices there (cube.gammon_prices)."""
+    from ..cube import gammon_prices
+
+    prices = gammon_prices(position.context)
+    mine, theirs = prices if prices is not None else (None, None)
+    ranked = sorted(((net.move_equity(p.position.board, prices=mine), p)
+                     for p in position.plays(die1, die2)), key=lambda item: -item[0])
     plays = [
         {"position_id": p.position.position_id(), "play": p.notation or "(no play)",
          "equity_0ply": equity,
-         "equity_1ply": net.move_equity(p.position.board, ply=1) if i < top else None}
+         "equity_1ply": (net.move_equity(p.position.board, ply=1, prices=mine,
+                                         reply_prices=theirs) if i < top else None)}
         for i, (equity, p) in enumerate(ranked)
     ]
     plays.sort(key=lambda p: (p["equity_1ply"] is None, -(p["equity_1ply"] or 0.0), -p["equity_0ply"]))
