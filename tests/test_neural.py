@@ -899,6 +899,21 @@ def test_hint_cli_ranks_every_play(capsys):
     assert set(p["position_id"] for p in plays) == set(tf.legal_positions("4HPwATDgc/ABMA", 3, 1))
 
 
+def test_hint_api_gives_the_clis_ranking_and_rejects_bad_input(capsys):
+    from tavli_fast.cli.evaluate import hint_main
+    from tavli_fast.errors import InvalidDiceError
+
+    assert hint_main(["--position", "start", "--dice", "64", "--top", "4", "--json"]) == 0
+    printed = json.loads(capsys.readouterr().out)["plays"]
+    assert [p.to_dict() for p in tf.hint("start", 6, 4, top=4)] == printed
+    with pytest.raises(InvalidDiceError):
+        tf.hint("start", 7, 1)
+    with pytest.raises(ValueError, match="top"):
+        tf.hint("start", 3, 1, top=-1)
+    with pytest.raises(tf.InvalidPositionError):
+        tf.hint(Position.from_board(_won_board("x 0:15; o 1:15")), 3, 1)
+
+
 @pytest.mark.parametrize("argv", [
     ["--position", "start", "--dice", "71"],
     ["--position", "nonsense", "--dice", "31"],

@@ -1,7 +1,7 @@
 """tavli_fast: a fast, rules-exact simulation and rollout engine for tavli / backgammon.
 
 Public names: Position, legal_positions, play_notation, simulate, rollout,
-resume_rollout, cube_decision, match_equity, play_matches and the batch move-generation
+resume_rollout, cube_decision, hint, match_equity, play_matches and the batch move-generation
 functions; for Plakoto and Fevga, variant_plays, PlakotoPosition, FevgaPosition and their
 rules.  The hot loops live in the compiled
 extension ``tavli_fast._core``.
@@ -31,6 +31,7 @@ from .bearoff import (
     bearoff_win_probability,
 )
 from .errors import InvalidDiceError, InvalidPositionError
+from .hint import RankedPlay, hint
 from .met import MatchEquityTable, load_met, match_equity
 from .movegen import (
     ALL_ROLLS,
@@ -79,6 +80,7 @@ __all__ = [
     "Position",
     "Probabilities",
     "RaceEstimate",
+    "RankedPlay",
     "RepliesResult",
     "RolloutResult",
     "Rules",
@@ -98,6 +100,7 @@ __all__ = [
     "generate_positions",
     "generate_variant_positions",
     "get_rules",
+    "hint",
     "legal_positions",
     "load_met",
     "match_equity",

@@ -151,9 +151,14 @@ def hint_main(argv: Sequence[str] | None = None) -> int:
             print(f"Position ID {position.position_id()}   {position.xgid()}")
             print_cube(decision)
         return 0
-    plays = rank_plays(net, position, dice[0], dice[1], args.top)
+    from ..hint import hint, prices_report
+
+    try:
+        plays = [p.to_dict() for p in hint(position, dice[0], dice[1], top=args.top, net=net)]
+    except ValueError as e:             # a finished game
+        return print_error("tavli-hint", e)
     report = {"position_id": position.position_id(), "dice": list(dice), "plays": plays,
-              "gammon_prices": _prices_report(position)}
+              "gammon_prices": prices_report(position)}
     if args.json:
         print(json.dumps(report, indent=2))
     else:
@@ -165,39 +170,6 @@ def hint_main(argv: Sequence[str] | None = None) -> int:
             one = f"{play['equity_1ply']:+8.4f}" if play["equity_1ply"] is not None else f"{'':>8}"
             print(f"  {i:>3}  {play['play']:<24} {play['equity_0ply']:+8.4f} {one}")
     return 0
-
-
-def _prices_report(position) -> dict | None:
-    """The two sides' gammon prices at the position's match score (None in money play)."""
-    from ..cube import gammon_prices
-
-    prices = gammon_prices(position.context)
-    if prices is None:
-        return None
-    return {side: dict(zip(("win_gammon", "lose_gammon", "win_backgammon", "lose_backgammon"),
-                           map(float, p)))
-            for side, p in zip(("mover", "opponent"), prices)}
-
-
-def rank_plays(net, position, die1: int, die2: int, top: int) -> list[dict]:
-    """Every play of the roll with its 0-ply equity; the `top` best by 0 ply also with their
-    1-ply equity. Ranked by 1 ply first (where computed), then by 0 ply. At a match score
-    each side's gammons count at its prices there (cube.gammon_prices)."""
-    from ..cube import gammon_prices
-
-    prices = gammon_prices(position.context)
-    mine, theirs = prices if prices is not None else (None, None)
-    ranked = sorted(((net.move_equity(p.position.board, prices=mine), p)
-                     for p in position.plays(die1, die2)), key=lambda item: -item[0])
-    plays = [
-        {"position_id": p.position.position_id(), "play": p.notation or "(no play)",
-         "equity_0ply": equity,
-         "equity_1ply": (net.move_equity(p.position.board, ply=1, prices=mine,
-                                         reply_prices=theirs) if i < top else None)}
-        for i, (equity, p) in enumerate(ranked)
-    ]
-    plays.sort(key=lambda p: (p["equity_1ply"] is None, -(p["equity_1ply"] or 0.0), -p["equity_0ply"]))
-    return plays
 
 
 if __name__ == "__main__":  # pragma: no cover
