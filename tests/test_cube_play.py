@@ -348,6 +348,22 @@ def test_r24_the_1ply_player_looks_ahead_at_the_score_with_each_side_at_its_own_
         _core.choose(p.board, 6, 4, one_ply, 0, net=net, prices=mine)
 
 
+@pytest.mark.parametrize("player", ["neural", "neural-1ply"])
+def test_r24_in_a_match_the_neural_players_play_at_the_score(player):
+    # Checker play never depends on the cube, so the same dice give the same games in money
+    # play and in a match unless the score's gammon prices change the plays. Each cubeful
+    # rollout plays its games to the end (passes only end cube histories), so the outcome
+    # counts are those of the plays.
+    def counts(context: str):
+        r = rollout(xgid(context), 40, players=player, seed=2, jobs=1, cubeful=True)
+        return r.totals.counts
+
+    money = counts("0:0:1:00:0:0:0:0:10")
+    assert counts("0:0:1:00:0:0:0:0:10") == money            # deterministic
+    assert counts("0:0:1:00:3:0:0:5:10") != money            # 2-away/5-away: gammons priced
+    assert counts("0:0:1:00:4:4:0:5:10") != money            # DMP: gammons worth nothing
+
+
 def test_r24_hint_at_a_match_score_values_each_play_at_the_prices(capsys):
     import numpy as np
 
