@@ -296,7 +296,8 @@ cdef GameResult play_game(MoveGen* g, const Board* start, const GameOptions* opt
         if opt.vr and r.plies >= opt.given_plies:
             # The table is the one the previous 1-ply look made, or made now.
             if table[0] >= 0.0 or nn_roll_table(opt.net, opt.scratch, &b, table) == 0:
-                nn_add_luck(table, d1, d2, side == 1, r.luck)
+                nn_add_luck(table, d1, d2, side == 1,
+                            r.plies == 0 and opt.first_roll_no_doubles, r.luck)
         n = generate_plays(g, &b, d1, d2)
         if n < 0:
             return r

@@ -818,32 +818,39 @@ cdef inline double nn_roll_table_equity(const double* table) noexcept nogil:
     return total / 36.0
 
 
-cdef void nn_roll_table_mean(const double* table, double* mean) noexcept nogil:
+cdef void nn_roll_table_mean(const double* table, double* mean,
+                             bint no_doubles=False) noexcept nogil:
     """The mean over the 36 rolls of the probabilities in a roll table (doubles count once,
-    the others twice)."""
+    the others twice); with `no_doubles`, over the 30 non-double rolls the R5 opening
+    roll is drawn from."""
     cdef int a, b, k
     cdef double w
     cdef const double* row
     memset(mean, 0, NN_OUTPUTS * sizeof(double))
     for a in range(1, 7):
         for b in range(a, 7):
-            w = (1.0 if a == b else 2.0) / 36.0
+            if no_doubles:
+                w = 0.0 if a == b else 2.0 / 30.0
+            else:
+                w = (1.0 if a == b else 2.0) / 36.0
             row = table + nn_roll_index(a, b) * NN_OUTPUTS
             for k in range(NN_OUTPUTS):
                 mean[k] += w * row[k]
 
 
-cdef void nn_add_luck(const double* table, int d1, int d2, bint swap,
+cdef void nn_add_luck(const double* table, int d1, int d2, bint swap, bint no_doubles,
                       double* luck) noexcept nogil:
     """Add the luck of the roll (d1, d2) to `luck`: the probabilities after the best play for
-    these dice minus their mean over the 36 rolls, from the table of the side on roll; with
-    `swap`, seen by its opponent (win and loss exchanged, so each difference changes sign
-    or moves to the opposite figure)."""
+    these dice minus their mean over the rolls the dice were drawn from (the 36, or the 30
+    non-doubles of the R5 opening roll: measured against all 36, the opening's luck would
+    not average to zero and would bias the adjusted result), from the table of the side on
+    roll; with `swap`, seen by its opponent (win and loss exchanged, so each difference
+    changes sign or moves to the opposite figure)."""
     cdef int k
     cdef double mean[NN_OUTPUTS]
     cdef double d[NN_OUTPUTS]
     cdef const double* row = table + nn_roll_index(d1, d2) * NN_OUTPUTS
-    nn_roll_table_mean(table, mean)
+    nn_roll_table_mean(table, mean, no_doubles)
     for k in range(NN_OUTPUTS):
         d[k] = row[k] - mean[k]
     if swap:
