@@ -554,9 +554,10 @@ def run_games(const int8_t[:, ::1] board, Py_ssize_t n_games, int player0, int p
             _cube_state(&opt.cube[i], branch[0], branch[1], branch[2], branch[3], branch[4],
                         branch[5], branch[6], branch[7], met)
         opt.n_branches = len(cube_branches)
-        opt.truncate = False
     if truncate and (bearoff is None or bearoff.db.two_checkers == 0):
         raise ValueError("truncation needs the two-sided bear-off database")
+    if truncate and cube_branches is not None and bearoff.db.cubeful == NULL:
+        raise ValueError("truncating a cubeful rollout needs the cubeful bear-off database")
     if per_game_equity is not None and per_game_equity.shape[0] != n_games:
         raise ValueError("per_game_equity must have n_games entries")
     cdef double* equities = &per_game_equity[0] if per_game_equity is not None and n_games else NULL
@@ -808,19 +809,28 @@ def cube_efficiency_of(const int8_t[:, ::1] board):
 
 def cube_analysis(const double[::1] probabilities, double x, int value, int owner,
                   int max_value, bint jacoby, bint beaver, int away_me, int away_opp,
-                  bint crawford, MatchTableC met=None):
-    """0-ply cube analysis: (cubeless, nd, dt, dp, mwc_nd, mwc_dt, mwc_dp, action, can_double).
+                  bint crawford, MatchTableC met=None, const int8_t[:, ::1] board=None,
+                  BearoffTables bearoff=None):
+    """Cube analysis: (cubeless, nd, dt, dp, mwc_nd, mwc_dt, mwc_dp, action, can_double,
+    exact).
 
     `probabilities`: the five cubeless probabilities of the side on roll.  `owner`: 0 centre,
-    1 the side on roll, 2 the opponent.  away_me = away_opp = 0 is money play.
+    1 the side on roll, 2 the opponent.  away_me = away_opp = 0 is money play.  With
+    `board` and `bearoff` (cubeful tables loaded), a money position in the cubeful bear-off
+    database is answered exactly (exact = True); otherwise the 0-ply model.
     """
     cdef CubeState s
     cdef CubeAnalysis a
+    cdef Board b
     if probabilities.shape[0] != 5:
         raise ValueError("five probabilities are needed")
     _cube_state(&s, value, owner, max_value, jacoby, beaver, away_me, away_opp, crawford, met)
-    cube_analyse(&probabilities[0], x, &s, &a)
-    return (a.cubeless, a.nd, a.dt, a.dp, a.mwc_nd, a.mwc_dt, a.mwc_dp, a.action, bool(a.can_double))
+    if board is not None:
+        _load_board(board, &b)
+    if board is None or not cube_analyse_exact(_tables_db(bearoff), &b, &s, &a):
+        cube_analyse(&probabilities[0], x, &s, &a)
+    return (a.cubeless, a.nd, a.dt, a.dp, a.mwc_nd, a.mwc_dt, a.mwc_dp, a.action,
+            bool(a.can_double), bool(a.exact))
 
 
 def run_matches(const int8_t[:, ::1] board, Py_ssize_t n_matches, int length, int score_a,

@@ -32,6 +32,11 @@ cdef enum:
     CUBE_MAX_LEVELS = 16        # cube levels of the cash-point recursion (2**16 > any away)
 
 cdef double CUBE_OPTIONAL_EPS = 1e-5   # "optional": equities this close are equal
+# The cubeful bear-off database is solved for an unlimited cube.  With the R23 maximum it
+# is used where at least this many doublings remain (cube 1 or 2 at the maximum 64): the
+# capped game's exact ND and DT differ from it by at most 1.3e-4 and 1.7e-3 there (all
+# 25M pairs of the 9-checker database; docs/cube.md).  Closer to the maximum, the model.
+cdef int CUBE_EXACT_DOUBLINGS = 5
 cdef double CUBE_X_CONTACT = 0.76      # cube efficiency of contact (and crashed) positions
 cdef double CUBE_X_BEAROFF = 0.6       # both sides bearing off
 cdef double CUBE_X_RACE_MIN = 0.6      # race: 0.6 + 0.0025 pips, within [0.6, 0.8]
@@ -59,9 +64,10 @@ ctypedef struct CubeAnalysis:
     double cubeless             # money: cubeless equity; match: normalised (gammon prices)
     double nd, dt, dp           # cubeful equities per unit of the current cube
     double mwc_nd, mwc_dt, mwc_dp   # match play only
-    double x                    # the cube efficiency used
+    double x                    # the cube efficiency used (0 when exact)
     int action                  # ACT_*
     bint can_double
+    bint exact                  # from the cubeful bear-off database, not the model
 
 
 # ---------------------------------------------------------------- match equities
@@ -360,6 +366,49 @@ cdef void cube_analyse(const double* p, double x, const CubeState* s, CubeAnalys
         out.nd = money_cubeful(p, x, s.owner, s.jacoby and s.owner == CUBE_CENTRE)
         out.dt = 2.0 * money_cubeful(p, x, CUBE_THEIRS, False)
         out.mwc_nd = out.mwc_dt = out.mwc_dp = 0.0
+    out.exact = False
     out.action = cube_action(out.nd, out.dt, out.dp, p[0], p[1], out.can_double,
                              s.beaver and not cube_is_match(s),
                              s.jacoby and s.owner == CUBE_CENTRE and not cube_is_match(s))
+
+
+cdef inline int cube_doublings_left(const CubeState* s) noexcept nogil:
+    """How many more times the cube can be doubled before its maximum (R23)."""
+    cdef int k = 0, v = s.value
+    while 2 * v <= s.max_value:
+        v *= 2
+        k += 1
+    return k
+
+
+cdef bint cube_analyse_exact(const BearoffDB* db, const Board* b, const CubeState* s,
+                             CubeAnalysis* out) noexcept nogil:
+    """Money play in the cubeful two-sided bear-off database: ND, DT, DP and the action
+    from its exact equities (perfect checker and cube play on both sides), and True.
+    False, leaving `out` alone, in a match, outside the database, or with the cube
+    between one and CUBE_EXACT_DOUBLINGS doublings below its maximum (the model's
+    domain then).  No gammon is possible there, so the Jacoby rule changes nothing."""
+    cdef double nd[CF_TABLES]
+    cdef double win
+    cdef int left
+    if db == NULL or cube_is_match(s) or not bearoff2_cubeful(db, b, nd):
+        return False
+    left = cube_doublings_left(s)
+    if 0 < left < CUBE_EXACT_DOUBLINGS:
+        return False
+    win = bearoff2_win(db, b)
+    out.cubeless = 2.0 * win - 1.0
+    out.x = 0.0
+    out.exact = True
+    out.can_double = cube_can_double(s)
+    out.dp = 1.0
+    out.mwc_nd = out.mwc_dt = out.mwc_dp = 0.0
+    if left == 0:
+        out.nd = out.cubeless           # the cube is dead at its maximum
+        out.dt = out.nd
+    else:
+        out.nd = nd[CF_CENTRE if s.owner == CUBE_CENTRE else
+                    (CF_OWN if s.owner == CUBE_MINE else CF_THEIRS)]
+        out.dt = 2.0 * nd[CF_THEIRS]
+    out.action = cube_action(out.nd, out.dt, out.dp, win, 0.0, out.can_double, s.beaver, False)
+    return True

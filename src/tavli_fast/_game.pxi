@@ -62,6 +62,8 @@ ctypedef struct GameResult:
     double probs[NN_OUTPUTS]    # TRUNCATED: player 0's five probabilities where it stopped
     double luck[NN_OUTPUTS]     # with opt.vr: the summed luck of the rolls, player 0's view
     int points[MAX_BRANCHES]    # per branch: points player 0 won (< 0: lost), cube included
+    double cf_points[MAX_BRANCHES]  # TRUNCATED with branches (money): each branch's exact
+                                # cubeful points for player 0, from the bear-off database
     int cube[MAX_BRANCHES]      # per branch: the cube's final value
 
 
@@ -153,10 +155,13 @@ cdef inline bint has_probabilities(int player) noexcept nogil:
 
 
 cdef inline void cube_view(const Board* b, int player, const double* p, double x,
-                           const CubeState* s, CubeAnalysis* a) noexcept nogil:
+                           const CubeState* s, const BearoffDB* db,
+                           CubeAnalysis* a) noexcept nogil:
     """How `player` judges the cube of `s` with the side on roll of `b` about to roll.
 
-    Neural players: the 0-ply model on the net's probabilities `p` (efficiency `x`).
+    Neural players: the exact equities of the cubeful bear-off database `db` where it
+    answers (cube_analyse_exact), else the 0-ply model on the net's probabilities `p`
+    (efficiency `x`).
     Players without probabilities use a pip-count rule (cube.py documents it): no cube
     action while there is contact; in a race, double with a lead of 8 % of its pip count
     (9 % to redouble), and the opponent takes while at most 12 % behind (Trice's 8-9-12
@@ -166,7 +171,8 @@ cdef inline void cube_view(const Board* b, int player, const double* p, double x
     cdef int mine, theirs, q
     cdef double lead
     if has_probabilities(player):
-        cube_analyse(p, x, s, a)
+        if not cube_analyse_exact(db, b, s, a):
+            cube_analyse(p, x, s, a)
         return
     a.can_double = cube_can_double(s)
     a.nd = 0.0
@@ -210,13 +216,13 @@ cdef int cube_turn(const Board* b, int side, const GameOptions* opt, CubeState* 
         if not have_p[0]:
             neural_probs(opt.net, b.c[0], b.c[1], p)
             have_p[0] = True
-    cube_view(b, doubler, p, x, s, &mine)
+    cube_view(b, doubler, p, x, s, opt.bearoff, &mine)
     if not wants_double(mine.action):
         return 0
     if has_probabilities(taker) == has_probabilities(doubler):
         theirs = mine
     else:
-        cube_view(b, taker, p, x, s, &theirs)
+        cube_view(b, taker, p, x, s, opt.bearoff, &theirs)
     if theirs.dt > theirs.dp:
         return s.value                      # pass: the doubler wins the cube's value
     if (s.beaver and not cube_is_match(s) and theirs.dt < 0.0
@@ -266,6 +272,9 @@ cdef GameResult play_game(MoveGen* g, const Board* start, const GameOptions* opt
         r.points[k] = 0
         r.cube[k] = cube[k].value
     while r.plies < MAX_PLIES:
+        if (opt.truncate and opt.n_branches and r.plies >= opt.given_plies
+                and truncate_cubeful(&b, side, opt, cube, done, &r)):
+            return r
         if (opt.truncate and opt.n_branches == 0 and r.plies >= opt.given_plies
                 and opt.bearoff != NULL):
             w = bearoff2_win(opt.bearoff, &b)
@@ -332,6 +341,37 @@ cdef GameResult play_game(MoveGen* g, const Board* start, const GameOptions* opt
     return r
 
 
+cdef bint truncate_cubeful(const Board* b, int side, const GameOptions* opt,
+                           const CubeState* cube, const bint* done, GameResult* r) noexcept nogil:
+    """End a money game with cube branches at `b` (row 0 = `side`, about to decide its
+    cube, from ply 1 on, and roll) if the cubeful bear-off database answers every live branch: each
+    branch scores its exact cubeful equity (after the proper cube action) times its cube.
+    Returns False, changing nothing, otherwise."""
+    cdef CubeAnalysis a[MAX_BRANCHES]
+    cdef int k
+    cdef double e, w
+    if opt.bearoff == NULL or cube_is_match(&cube[0]):
+        return False
+    for k in range(opt.n_branches):
+        if not done[k] and not cube_analyse_exact(opt.bearoff, b, &cube[k], &a[k]):
+            return False
+    w = bearoff2_win(opt.bearoff, b)
+    for k in range(opt.n_branches):
+        if done[k]:
+            r.cf_points[k] = r.points[k]
+            continue
+        # Ply 0 has no cube action: its branches are the cube decisions rolled out.
+        if r.plies > 0 and wants_double(a[k].action):
+            e = min(a[k].dt, a[k].dp)
+        else:
+            e = a[k].nd
+        r.cf_points[k] = (e if side == 0 else -e) * cube[k].value
+    r.outcome = TRUNCATED
+    r.win = w if side == 0 else 1.0 - w
+    r.probs[NN_WIN] = r.win
+    return True
+
+
 cdef void truncate_by_net(const Board* b, int side, const GameOptions* opt,
                           GameResult* r) noexcept nogil:
     """End the game at `b` (row 0 = `side` on roll) with the net's 0-ply probabilities."""
@@ -381,6 +421,13 @@ cdef inline void cube_figures(const GameResult* r, const GameOptions* opt, doubl
     cdef int k, points
     cdef const CubeState* s = &opt.cube[0]
     cdef bint match = cube_is_match(s)
+    if r.outcome == TRUNCATED and not match:
+        # Stopped in the cubeful bear-off database: exact cubeful points; the cubeless
+        # result is the exact win probability's (no gammons there).
+        for k in range(opt.n_branches):
+            v[k] = r.cf_points[k] / <double>s.value
+        cubeless[0] = 2.0 * r.win - 1.0
+        return
     for k in range(opt.n_branches):
         v[k] = mwc_after(s, r.points[k]) if match else r.points[k] / <double>s.value
     if r.outcome >= WIN_SINGLE and r.outcome <= LOSE_BACKGAMMON:

@@ -7,6 +7,11 @@
   checker is off (what saving a gammon needs).
 * Two-sided: for every pair of positions of up to ``two_sided_checkers`` checkers a side on 6
   points, the exact cubeless probability that the side on roll wins, both sides playing to win.
+* Cubeful two-sided (built when cube decisions first need it): for the same pairs, the
+  exact money equities of the side on roll with the cube centred, owned by it, and owned by
+  its opponent, both sides playing checkers and cube perfectly (an unlimited cube, as GNU
+  Backgammon's database has it). Cube decisions, the players' cube in games and truncated
+  cubeful rollouts read it; ``docs/cube.md`` says where and how exact it is.
 * Beyond the two-sided database, races are estimated from the two one-sided distributions
   (flagged ``exact=False``).
 
@@ -50,6 +55,7 @@ __all__ = [
     "bearoff_best_play",
     "default_database",
     "cache_directory",
+    "CubefulEquities",
     "DEFAULT_TWO_SIDED_CHECKERS",
 ]
 
@@ -72,6 +78,22 @@ _ALIGN = 64
 
 class BearoffDatabaseError(RuntimeError):
     """A database file that cannot be used (corrupt, foreign or of another format version)."""
+
+
+@dataclass(frozen=True)
+class CubefulEquities:
+    """Exact money equities of the side on roll, before its roll and before its own cube
+    action, per unit of the current cube (an unlimited cube), from the cubeful two-sided
+    database: ``centred``, ``owned`` (by the side on roll) and ``opponent_owns``. Doubling
+    is worth ``double_take`` = 2 x ``opponent_owns`` when taken, +1 when passed."""
+
+    centred: float
+    owned: float
+    opponent_owns: float
+
+    @property
+    def double_take(self) -> float:
+        return 2.0 * self.opponent_owns
 
 
 @dataclass(frozen=True)
@@ -202,6 +224,10 @@ def _two_sided_path(directory: Path, checkers: int) -> Path:
     return directory / f"bearoff2-p6-c{checkers}.tfdb"
 
 
+def _cubeful_path(directory: Path, checkers: int) -> Path:
+    return directory / f"bearoff2cf-p6-c{checkers}.tfdb"
+
+
 def build_one_sided(points: int = DEFAULT_POINTS, checkers: int = DEFAULT_CHECKERS) -> dict:
     """Solve the one-sided database in memory: arrays rolls, mean (+ first, first_mean)."""
     # Every die can be played in a race without contact and moves a checker >= 1 pip, so a
@@ -255,6 +281,17 @@ def _ensure_two_sided(directory: Path, checkers: int, build: bool) -> Path:
     return path
 
 
+def _ensure_cubeful(directory: Path, checkers: int, build: bool) -> Path:
+    """The cubeful file's path, after building it if it is missing (and `build`)."""
+    path = _cubeful_path(directory, checkers)
+    if not path.exists():
+        if not build:
+            raise FileNotFoundError(f"no cubeful two-sided bear-off database at {path}")
+        _build_and_write(path, "cubeful two-sided", {"points": 6, "checkers": checkers},
+                         lambda: {"nd_by_opponent": _core.bearoff_build_two_sided_cubeful(checkers)})
+    return path
+
+
 def load_one_sided(directory: Path, points: int, checkers: int, build: bool) -> dict:
     path = _ensure_one_sided(directory, points, checkers, build)
     meta = {"points": points, "checkers": checkers}
@@ -271,11 +308,20 @@ def load_two_sided(directory: Path, checkers: int, build: bool) -> np.ndarray:
         "win_by_opponent"]
 
 
+def load_cubeful(directory: Path, checkers: int, build: bool) -> np.ndarray:
+    path = _ensure_cubeful(directory, checkers, build)
+    options = " --cubeful" + ("" if checkers == DEFAULT_TWO_SIDED_CHECKERS
+                              else f" --two-sided {checkers}")
+    return read_database(path, "cubeful two-sided", {"points": 6, "checkers": checkers},
+                         _rebuild_hint(directory, options))[1]["nd_by_opponent"]
+
+
 # --------------------------------------------------------------------- the database object
 class BearoffDatabase:
     """The loaded bear-off databases (read-only; memory-mapped, so processes share the pages).
 
-    ``two_sided_checkers=0`` leaves the two-sided database out.  Pass ``tables`` (a
+    ``two_sided_checkers=0`` leaves the two-sided database out; ``cubeful`` adds the
+    cubeful two-sided database (what cube decisions need).  Pass ``tables`` (a
     ``_core.BearoffTables``) into compiled code: ``&tables.db`` is a ``const BearoffDB*``.
     """
 
@@ -286,8 +332,12 @@ class BearoffDatabase:
         checkers: int = DEFAULT_CHECKERS,
         two_sided_checkers: int = DEFAULT_TWO_SIDED_CHECKERS,
         build: bool = True,
+        cubeful: bool = False,
     ) -> None:
         _check_config(points, checkers, two_sided_checkers)
+        if cubeful and not two_sided_checkers:
+            raise ValueError("the cubeful database is a two-sided one: two_sided_checkers "
+                             "must be at least 1")
         self.directory = cache_directory(cache_dir)
         self.points = points
         self.checkers = checkers
@@ -299,17 +349,21 @@ class BearoffDatabase:
         self._first = one.get("first")
         self._win = (load_two_sided(self.directory, two_sided_checkers, build)
                      if two_sided_checkers else None)
+        self.cubeful = bool(cubeful)
+        self._cubeful = (load_cubeful(self.directory, two_sided_checkers, build)
+                         if cubeful else None)
         self.tables = _core.BearoffTables(points, checkers, self._rolls, self._mean,
-                                          self._first, self._win)
+                                          self._first, self._win, self._cubeful)
 
     def __reduce__(self):
         # Workers reopen the files (and share their pages) instead of pickling 100 MB.
         return (BearoffDatabase, (self.directory, self.points, self.checkers,
-                                  self.two_sided_checkers, False))
+                                  self.two_sided_checkers, False, self.cubeful))
 
     def __repr__(self) -> str:
         return (f"BearoffDatabase({str(self.directory)!r}, points={self.points}, "
-                f"checkers={self.checkers}, two_sided_checkers={self.two_sided_checkers})")
+                f"checkers={self.checkers}, two_sided_checkers={self.two_sided_checkers}, "
+                f"cubeful={self.cubeful})")
 
     @property
     def max_rolls(self) -> int:
@@ -356,6 +410,16 @@ class BearoffDatabase:
                     f"{self.two_sided_checkers} a side")
         return float(self.tables.win(pos.board))
 
+    def cubeful_equities(self, position: str | Position) -> CubefulEquities:
+        """The exact money equities of the side on roll (see CubefulEquities); ValueError
+        with the reason outside the cubeful database."""
+        pos = _as_position(position)
+        if self._cubeful is None:
+            raise ValueError("this BearoffDatabase was loaded without its cubeful part "
+                             "(BearoffDatabase(cubeful=True))")
+        self.win_probability(pos)          # the same checks, the same messages
+        return CubefulEquities(*map(float, self.tables.cubeful_equities(pos.board)))
+
     def race(self, position: str | Position) -> RaceEstimate:
         """Race probabilities for the side on roll: exact in the two-sided database, else
         estimated from the one-sided distributions (ValueError if a side is outside them)."""
@@ -382,6 +446,12 @@ class BearoffDatabase:
             raise ValueError(f"not a pure bear-off: the side on roll must have all its checkers "
                              f"on points 1-{self.points} and no contact with the opponent")
         return Position.from_board(board)
+
+
+def in_two_sided(board: np.ndarray, checkers: int = DEFAULT_TWO_SIDED_CHECKERS) -> bool:
+    """Are both sides of `board` inside a two-sided database of `checkers` a side (every
+    checker left on points 1-6, at most `checkers` of them)?"""
+    return all(not row[7:26].any() and int(row[1:7].sum()) <= checkers for row in board)
 
 
 def _check_config(points: int, checkers: int, two_sided: int) -> None:
@@ -415,21 +485,24 @@ def _as_position(position: str | Position) -> Position:
 
 # --------------------------------------------------------------------- module-level API
 @functools.lru_cache(maxsize=4)
-def _cached_database(directory: Path, two_sided_checkers: int) -> BearoffDatabase:
-    return BearoffDatabase(directory, two_sided_checkers=two_sided_checkers)
+def _cached_database(directory: Path, two_sided_checkers: int, cubeful: bool) -> BearoffDatabase:
+    return BearoffDatabase(directory, two_sided_checkers=two_sided_checkers, cubeful=cubeful)
 
 
 def default_database(cache_dir: str | os.PathLike | None = None,
-                     two_sided: bool = True) -> BearoffDatabase:
-    """The default databases in the cache directory, built on first use.
+                     two_sided: bool = True, cubeful: bool = False) -> BearoffDatabase:
+    """The default databases in the cache directory, built on first use; `cubeful` adds
+    the cubeful two-sided database (cube decisions).
 
     Memoised per directory: the files are read-only data, so this holds no mutable state.
     """
     return _cached_database(cache_directory(cache_dir),
-                            DEFAULT_TWO_SIDED_CHECKERS if two_sided else 0)
+                            DEFAULT_TWO_SIDED_CHECKERS if two_sided or cubeful else 0,
+                            bool(cubeful))
 
 
-def build_missing_databases(cache_dir: str | os.PathLike | None = None) -> None:
+def build_missing_databases(cache_dir: str | os.PathLike | None = None,
+                            cubeful: bool = False) -> None:
     """Build the default database files that do not exist yet, without reading any.
 
     For a parent process about to start workers: each worker loads (and verifies) the
@@ -438,6 +511,8 @@ def build_missing_databases(cache_dir: str | os.PathLike | None = None) -> None:
     directory = cache_directory(cache_dir)
     _ensure_one_sided(directory, DEFAULT_POINTS, DEFAULT_CHECKERS, build=True)
     _ensure_two_sided(directory, DEFAULT_TWO_SIDED_CHECKERS, build=True)
+    if cubeful:
+        _ensure_cubeful(directory, DEFAULT_TWO_SIDED_CHECKERS, build=True)
 
 
 def bearoff_rolls(points: Sequence[int], db: BearoffDatabase | None = None) -> np.ndarray:

@@ -8,6 +8,11 @@ position class (contact 0.76; race 0.6 + 0.0025 pips, at most 0.8; bear-off 0.6)
 match play Thyssen's generalisation over the match equity table (``met.py``). The kernels
 are in ``_cube.pxi``; the game loop uses the same ones for the players' cube decisions.
 
+Money positions inside the cubeful two-sided bear-off database (``bearoff.py``) are
+answered exactly instead, from perfect checker and cube play, as GNU Backgammon answers
+them from its own database (``exact`` is then True; ``docs/cube.md`` says how exact, and
+why matches and cubes close to their maximum keep the model).
+
 Equities are those of the side on roll per unit of the current cube, as gnubg's ``hint``
 prints them: double/pass is +1. In a match, match winning chances are mapped to that
 scale linearly between losing and winning the current cube's value, as gnubg does.
@@ -61,7 +66,9 @@ class CubeDecision:
     beaver); ``too_good``: it should play on for a gammon instead of doubling.
     ``cubeless_equity``: money: the cubeless equity; match: the normalised cubeless equity
     (gammons weighted by their match price), as gnubg prints it. ``efficiency``: the cube
-    efficiency x used. ``probabilities``: the five cubeless probabilities used.
+    efficiency x the model used (None when exact). ``probabilities``: the five cubeless
+    probabilities used. ``exact``: the equities come from the cubeful bear-off database
+    (perfect play by both sides), not from the model.
     """
 
     no_double: float
@@ -74,8 +81,9 @@ class CubeDecision:
     take: bool
     too_good: bool
     cubeless_equity: float
-    efficiency: float
+    efficiency: float | None
     probabilities: tuple[float, float, float, float, float]
+    exact: bool = False
 
     @property
     def cubeful_equity(self) -> float:
@@ -210,7 +218,7 @@ def resolve_pre_roll(position: str | Position) -> Position:
 
 
 def cube_decision(position: str | Position, *, probabilities: Sequence[float] | None = None,
-                  player: str = "neural") -> CubeDecision:
+                  player: str = "neural", exact: bool | None = None) -> CubeDecision:
     """The 0-ply cube analysis of `position` for the side on roll, before it rolls.
 
     `position`: a gnubg Position ID (money, centred cube), an XGID or ``PositionID:MatchID``
@@ -218,15 +226,22 @@ def cube_decision(position: str | Position, *, probabilities: Sequence[float] | 
     or a Position with its GameContext. `probabilities`: (win, win_gammon, win_backgammon,
     lose_gammon, lose_backgammon) of the side on roll, gammons including backgammons; when
     given, no evaluator runs. Otherwise `player`'s evaluator gives them (the neural net at
-    0-ply). Raises InvalidPositionError (dice already rolled, game over, a bad id),
+    0-ply). `exact`: answer a money position inside the cubeful bear-off database from
+    the database (True), or always by the model (False); the default None does the first
+    unless `probabilities` are given (then the model runs on them). Raises InvalidPositionError (dice already rolled, game over, a bad id),
     ValueError (bad probabilities, a player without probabilities).
     """
     pos = resolve_pre_roll(position)
     p = check_probabilities(probabilities) if probabilities is not None else _probabilities_of(pos, player)
     ctx = pos.context
     x = _core.cube_efficiency_of(pos.board)
-    (cubeless, nd, dt, dp, m_nd, m_dt, m_dp, action, can_double) = _core.cube_analysis(
-        p, x, **cube_state_args(ctx))
+    # Given probabilities ask for the model on them; else a money bear-off inside the
+    # cubeful database is answered exactly.
+    if exact is None:
+        exact = probabilities is None
+    tables = _exact_tables(pos) if exact else None
+    (cubeless, nd, dt, dp, m_nd, m_dt, m_dp, action, can_double, exact) = _core.cube_analysis(
+        p, x, **cube_state_args(ctx), board=pos.board, bearoff=tables)
     return CubeDecision(
         no_double=nd,
         double_take=dt,
@@ -239,6 +254,17 @@ def cube_decision(position: str | Position, *, probabilities: Sequence[float] | 
         take=dt <= dp,
         too_good=action in _TOO_GOOD,
         cubeless_equity=cubeless,
-        efficiency=x,
+        efficiency=None if exact else x,
         probabilities=tuple(float(v) for v in p),  # type: ignore[arg-type]
+        exact=exact,
     )
+
+
+def _exact_tables(pos: Position) -> _core.BearoffTables | None:
+    """The bear-off tables with the cubeful database when `pos` is a money position inside
+    it (the database is built on first use), else None."""
+    from .bearoff import default_database, in_two_sided
+
+    if pos.context.match_length or not in_two_sided(pos.board):
+        return None
+    return default_database(cubeful=True).tables

@@ -85,11 +85,12 @@ def needs_net(kinds: tuple[int, ...]) -> bool:
 def game_resources(kinds: tuple[int, ...], bearoff_play: bool, truncate: bool = False,
                    cache_dir: str | os.PathLike | None = None, *,
                    load: bool = True, net: bool = False,
-                   weights: NetChoice | None = None) -> dict[str, Any]:
+                   weights: NetChoice | None = None, cubeful: bool = False) -> dict[str, Any]:
     """Keyword arguments ``bearoff`` and ``net`` for ``_core.run_games`` / ``_core.choose``:
     the bear-off tables and the neural net that games between these players need (`net`:
     the net is needed anyway, for variance reduction or truncation after N plies; `weights`:
-    which net, None for the shipped one, see ``neural.choose_net``).
+    which net, None for the shipped one, see ``neural.choose_net``; `cubeful`: games with
+    the cube, whose money bear-offs the cubeful database decides, and truncates).
 
     Both are loaded once per process (memory-mapped databases, the weights), so a
     worker pays for them on its first chunk only. With ``load=False`` nothing is loaded:
@@ -97,13 +98,14 @@ def game_resources(kinds: tuple[int, ...], bearoff_play: bool, truncate: bool = 
     them themselves), and both entries stay None.
     """
     resources: dict[str, Any] = {"bearoff": None, "net": None}
-    if truncate or needs_bearoff(tuple(kinds) * (2 if len(kinds) == 1 else 1), bearoff_play):
+    if cubeful or truncate or needs_bearoff(tuple(kinds) * (2 if len(kinds) == 1 else 1),
+                                            bearoff_play):
         from .bearoff import build_missing_databases, default_database
 
         if not load:
-            build_missing_databases(cache_dir)
+            build_missing_databases(cache_dir, cubeful=cubeful)
             return resources
-        resources["bearoff"] = default_database(cache_dir).tables
+        resources["bearoff"] = default_database(cache_dir, cubeful=cubeful).tables
     if load and (net or needs_net(tuple(kinds))):
         from .neural import net_of_choice, with_bearoff
 

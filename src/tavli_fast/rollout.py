@@ -214,7 +214,14 @@ def chunk_resources(chunk: RolloutChunk, load: bool = True) -> dict:
         return {}  # the Plakoto / Fevga players need neither
     return game_resources((chunk.player0, chunk.player1), chunk.bearoff_play, chunk.truncate,
                           chunk.cache_dir, load=load,
-                          net=chunk.vr or chunk.truncate_plies > 0, weights=chunk.net)
+                          net=chunk.vr or chunk.truncate_plies > 0, weights=chunk.net,
+                          cubeful=_money_branches(chunk.cube_branches))
+
+
+def _money_branches(branches: tuple[tuple, ...] | None) -> bool:
+    """Cube branches of a money game (their away counts are 0), where the cubeful bear-off
+    database applies."""
+    return bool(branches) and branches[0][5] == 0  # type: ignore[index]
 
 
 def prepare_chunk(chunk: RolloutChunk) -> None:
@@ -617,9 +624,13 @@ def make_request(
                      "(fast but biased by the net's errors)")
     filt = check_move_filter(move_filter)
     net = choose_net(weights, needed=neural or use_vr or bool(cut))
-    if branches is not None and truncate:
+    if branches is not None and truncate and not _money_branches(branches):
         truncate = False
-        notes.append("cubeful: games are played to the end (no truncation at the bear-off database)")
+        notes.append("cubeful in a match: games are played to the end (the cubeful bear-off "
+                     "database is for money play)")
+    elif branches is not None and truncate:
+        notes.append("cubeful: games stop in the cubeful bear-off database and count its exact "
+                     "equity there (perfect checker and cube play from then on)")
     if forced is not None:
         notes.insert(0, f"every trial's first roll is {forced[0]}-{forced[1]} (the dice in the position)")
     # The XGID keeps what the Position ID cannot: dice, cube and score.

@@ -41,12 +41,17 @@ def _parser(prog: str, description: str) -> OneLineParser:
 
 def _load(prog: str, args):
     """(position, net) or an exit status."""
+    from ..errors import VariantIdError
     from ..inputs import resolve_position
     from ..neural import evaluator
 
     try:
         position, _ = resolve_position(args.position)
         net = evaluator(args.weights)  # an unusable weights file: NeuralNetError, a ValueError
+    except VariantIdError as e:
+        return print_error(prog, e.with_advice(
+            f"{prog} reads backgammon (Portes) positions; the net does not play {e.game} "
+            f"(tavli-rollout --game {e.game} rolls it out)"))
     except (ValueError, TypeError) as e:
         return print_error(prog, e)
     return position, net
@@ -83,18 +88,23 @@ def eval_main(argv: Sequence[str] | None = None) -> int:
 
 
 def _cube(position, probabilities):
-    """The 0-ply cube analysis on the net's probabilities, or None once dice are rolled."""
+    """The cube analysis (exact in the cubeful bear-off database, else the 0-ply model on the
+    net's probabilities), or None once dice are rolled."""
     from ..cube import cube_decision
 
     if position.context.dice is not None:
         return None
-    return cube_decision(position, probabilities=[getattr(probabilities, k) for k in FIGURES])
+    return cube_decision(position, probabilities=[getattr(probabilities, k) for k in FIGURES],
+                         exact=True)
 
 
 def print_cube(decision) -> None:
     """The cube analysis in gnubg's layout."""
     match = decision.mwc is not None
-    print(f"Cube analysis (0-ply, cube efficiency {decision.efficiency:.3f})")
+    if decision.exact:
+        print("Cube analysis (exact: cubeful bear-off database, perfect play)")
+    else:
+        print(f"Cube analysis (0-ply, cube efficiency {decision.efficiency:.3f})")
     print(f"  Cubeless equity   {decision.cubeless_equity:+8.4f}"
           + ("   (normalised: gammons at their match price)" if match else ""))
     rows = (("No double", decision.no_double, "no_double"),
