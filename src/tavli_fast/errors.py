@@ -4,11 +4,26 @@ from __future__ import annotations
 
 import numpy as np
 
-__all__ = ["InvalidPositionError", "InvalidDiceError", "check_dice"]
+__all__ = ["InvalidPositionError", "VariantIdError", "InvalidDiceError", "check_dice"]
 
 
 class InvalidPositionError(ValueError):
     """A board, Position ID, XGID or game context that is not a legal backgammon position."""
+
+
+class VariantIdError(InvalidPositionError):
+    """A Plakoto or Fevga position id where a backgammon (Portes) position was expected.
+
+    ``text``: the id; ``game``: ``"plakoto"`` or ``"fevga"``. ``with_advice`` gives the same
+    error with what to do added, worded for where it was given (an option, an argument)."""
+
+    def __init__(self, text: str, game: str, advice: str = ""):
+        self.text, self.game, self.advice = text, game, advice
+        message = f"{text!r} is a {game.capitalize()} position id, not a backgammon one"
+        super().__init__(f"{message}: {advice}" if advice else message)
+
+    def with_advice(self, advice: str) -> "VariantIdError":
+        return VariantIdError(self.text, self.game, advice)
 
 
 class InvalidDiceError(ValueError):

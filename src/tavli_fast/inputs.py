@@ -8,6 +8,7 @@ from numbers import Integral, Real
 
 import numpy as np
 
+from .errors import VariantIdError
 from .movegen import require_game_in_progress
 from .players import player_id
 from .position import Position
@@ -29,7 +30,10 @@ def resolve_position(position: str | Position) -> tuple[Position, bool]:
     elif isinstance(position, str) and position.strip().lower() == "start":
         pos = Position.initial()
     elif isinstance(position, str):
-        pos = Position.from_id(position)
+        try:
+            pos = Position.from_id(position)
+        except VariantIdError as e:
+            raise e.with_advice(f"pass game={e.game!r}") from None
     else:
         raise TypeError(
             "position must be 'start', a Position ID, an XGID or a Position, "

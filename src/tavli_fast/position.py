@@ -22,7 +22,7 @@ from typing import TYPE_CHECKING, Literal
 import numpy as np
 
 from . import _core
-from .errors import InvalidDiceError, InvalidPositionError, check_dice
+from .errors import InvalidDiceError, InvalidPositionError, VariantIdError, check_dice
 
 if TYPE_CHECKING:  # pragma: no cover
     from numpy.typing import ArrayLike
@@ -202,16 +202,22 @@ class Position:
         if not isinstance(text, str):
             raise InvalidPositionError(f"a position id is a str, got {type(text).__name__}")
         stripped = text.strip()
-        if stripped.count(":") == 1:  # an XGID has 9
-            return cls.from_gnubg_id(stripped)
-        if stripped.upper().startswith("XGID=") or ":" in stripped:
-            return cls.from_xgid(stripped)
-        if len(stripped) == 14:
-            return cls.from_position_id(stripped)
-        raise InvalidPositionError(
-            f"{text!r} is neither a gnubg Position ID (14 base64 characters) nor an XGID "
-            f"(10 fields separated by ':')"
-        )
+        try:
+            if stripped.count(":") == 1:  # an XGID has 9
+                return cls.from_gnubg_id(stripped)
+            if stripped.upper().startswith("XGID=") or ":" in stripped:
+                return cls.from_xgid(stripped)
+            if len(stripped) == 14:
+                return cls.from_position_id(stripped)
+            raise InvalidPositionError(
+                f"{text!r} is neither a gnubg Position ID (14 base64 characters) nor an XGID "
+                f"(10 fields separated by ':')"
+            )
+        except InvalidPositionError:
+            game = _variant_game(stripped)
+            if game is None:
+                raise
+            raise VariantIdError(stripped, game) from None
 
     @classmethod
     def from_position_id(cls, text: str, context: GameContext | None = None) -> Position:
@@ -375,6 +381,17 @@ def _validated_board(board: ArrayLike) -> np.ndarray:
     # (sides not switched) or the final position after it.  Position holds it;
     # move generation, simulation and rollouts refuse it (see is_game_over).
     return np.ascontiguousarray(counts, dtype=np.int8)
+
+
+def _variant_game(text: str) -> str | None:
+    """The game ("plakoto" or "fevga") of which `text` is a valid text id, else None: a user
+    who pastes one where a backgammon id belongs is told so rather than why it is not one."""
+    from .variant_position import from_variant_id  # (it imports this module)
+
+    try:
+        return from_variant_id(text).game
+    except ValueError:
+        return None
 
 
 # --------------------------------------------------------------------- gnubg Position ID

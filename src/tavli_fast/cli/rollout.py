@@ -13,6 +13,7 @@ import sys
 from typing import Any, Sequence
 
 from ..cubeful import DEFAULT_MAX_CUBE
+from ..errors import VariantIdError
 from . import (
     add_game_option,
     entry_point,
@@ -240,13 +241,16 @@ def run(args: argparse.Namespace) -> int:
         settings["vr"] = DEFAULT_VR     # the default players' benchmarked setting
 
     with TqdmProgress(settings["trials"], enabled=not (args.no_progress or args.json)) as bar:
-        result = rollout(
-            **settings,
-            **executor,
-            checkpoint=args.checkpoint,
-            resume=args.resume,
-            progress=bar,
-        )
+        try:
+            result = rollout(
+                **settings,
+                **executor,
+                checkpoint=args.checkpoint,
+                resume=args.resume,
+                progress=bar,
+            )
+        except VariantIdError as e:
+            raise e.with_advice(f"add --game {e.game}") from None
     return print_result(PROG, args, result)
 
 
