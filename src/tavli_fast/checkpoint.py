@@ -47,15 +47,17 @@ def read_checkpoint(path: str | os.PathLike, fmt: str, version: int, what: str,
     return doc
 
 
-def completed_units(doc: dict[str, Any], identity: Mapping[str, Any], sizes: Mapping[int, int],
+def completed_units(doc: dict[str, Any], identity: Mapping[str, Any],
+                    planned_size: Callable[[int], int | None],
                     from_list: Callable[[int, Sequence[Any]], Any], size_of: Callable[[Any], int],
                     path: str) -> list[Any]:
     """The unit results of checkpoint `doc` that belong to a run's plan.
 
     `identity`: the parameters that fix the run's numbers; any difference with the saved
-    request is an error naming it. `sizes`: the plan's unit sizes by index; a saved unit of
-    another size (another total) is left out, to be run again. `from_list` rebuilds a unit's
-    result from its saved numbers, `size_of` gives its size.
+    request is an error naming it. `planned_size(index)`: the size of the plan's unit of that
+    index (None: no such unit); a saved unit of another size (another total) is left out, to
+    be run again. `from_list` rebuilds a unit's result from its saved numbers, `size_of`
+    gives its size.
     """
     theirs = {k: doc["request"].get(k) for k in identity}
     diff = [k for k in identity if identity[k] != theirs[k]]
@@ -69,6 +71,6 @@ def completed_units(doc: dict[str, Any], identity: Mapping[str, Any], sizes: Map
         except ValueError:
             raise ValueError(f"{path}: bad chunk index {key!r}") from None
         result = from_list(index, values)
-        if sizes.get(index) == size_of(result):
+        if planned_size(index) == size_of(result):
             done.append(result)
     return done

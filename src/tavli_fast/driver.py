@@ -5,7 +5,8 @@ work are and how their results add up; an *executor* (``executors.local``, ``exe
 says where the units run. The driver joins the two, once for every kind and executor:
 
 1. ``job.plan()`` gives the units of the next round (units already done, e.g. read from a
-   checkpoint, are left out); an empty list ends the run. Most kinds have one round; a kind
+   checkpoint, are left out) as a sequence made on demand (``plans.py``), so that planning
+   costs neither time nor memory however large the run; an empty one ends the run. Most kinds have one round; a kind
    whose later units depend on earlier results (openings' screening) plans a second round once
    the first is merged.
 2. The executor runs ``job.worker(unit)`` on each unit, wherever it likes, and hands each
@@ -56,7 +57,8 @@ class Job(Protocol):
     prepare: Callable[[Any], Any]
 
     def plan(self) -> Sequence[Any]:
-        """The units of the next round that are not done yet, in index order; [] when finished."""
+        """The units of the next round that are not done yet, in index order, made when asked
+        for (``plans.UnitPlan``); an empty sequence when finished."""
 
     def add(self, result: Any) -> None:
         """Merge one unit's result (called exactly once per unit, in the order units finish)."""
@@ -89,8 +91,9 @@ class Executor(Protocol):
         prepare: Callable[[Any], Any] | None,
     ) -> None:
         """Call ``completed(i, worker(units[i]))`` here for each unit, once each, until all ran
-        or ``done()`` is true. Units whose worker died are run again. KeyboardInterrupt stops
-        the workers (outstanding units are dropped) and propagates."""
+        or ``done()`` is true, taking the units from ``units`` in order as they are needed
+        (never all at once: a plan may hold 1e8 units). Units whose worker died are run again.
+        KeyboardInterrupt stops the workers (outstanding units are dropped) and propagates."""
 
 
 @dataclass(frozen=True)

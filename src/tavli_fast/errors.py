@@ -4,7 +4,8 @@ from __future__ import annotations
 
 import numpy as np
 
-__all__ = ["InvalidPositionError", "VariantIdError", "InvalidDiceError", "check_dice"]
+__all__ = ["InvalidPositionError", "VariantIdError", "InvalidDiceError", "InvalidCountError",
+           "check_dice"]
 
 
 class InvalidPositionError(ValueError):
@@ -28,6 +29,11 @@ class VariantIdError(InvalidPositionError):
 
 class InvalidDiceError(ValueError):
     """Dice that are not two whole numbers from 1 to 6."""
+
+
+class InvalidCountError(ValueError):
+    """A count (trials, games, matches, chunk size, ...) that is not a whole number in range:
+    at least 1 (or 0 where that is allowed) and at most ``inputs.MAX_COUNT``."""
 
 
 def _check_die(name: str, value: object) -> int:

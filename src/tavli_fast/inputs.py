@@ -8,14 +8,21 @@ from numbers import Integral, Real
 
 import numpy as np
 
-from .errors import VariantIdError
+from .errors import InvalidCountError, VariantIdError
 from .movegen import require_game_in_progress
 from .players import player_id
 from .position import Position
 
-__all__ = ["resolve_position", "check_count", "check_seed", "new_seed", "player_names", "player_kinds"]
+__all__ = ["MAX_COUNT", "MAX_COUNT_TEXT", "resolve_position", "check_count", "check_seed", "new_seed",
+           "player_names", "player_kinds"]
 
 MAX_SEED = 2**64 - 1
+
+#: The largest count of trials, games, matches, ... that any function or command accepts: a
+#: run of 1e12 games takes months on a cluster, and a bound keeps a mistyped count (1e30)
+#: from starting a run that can never end.
+MAX_COUNT = 10**12
+MAX_COUNT_TEXT = f"{MAX_COUNT:.0e}".replace("e+", "e")  # 1e12
 
 
 def resolve_position(position: str | Position) -> tuple[Position, bool]:
@@ -44,19 +51,23 @@ def resolve_position(position: str | Position) -> tuple[Position, bool]:
     return pos, is_start
 
 
-def check_count(value: object, name: str = "trials") -> int:
-    """A positive whole number; integral floats such as 1e6 are accepted."""
+def check_count(value: object, name: str = "trials", minimum: int = 1) -> int:
+    """A whole number from ``minimum`` (1, or 0 where none is allowed) to MAX_COUNT; integral
+    floats such as 1e6 are accepted. InvalidCountError (a ValueError) says what is wrong."""
     if isinstance(value, bool) or not isinstance(value, Real):
-        raise ValueError(f"{name} must be a positive whole number, got {value!r}")
+        raise InvalidCountError(f"{name} must be a whole number, got {value!r}")
     if isinstance(value, Integral):
         number = int(value)
     else:
         f = float(value)
         if not math.isfinite(f) or f != int(f):
-            raise ValueError(f"{name} must be a positive whole number, got {value!r}")
+            raise InvalidCountError(f"{name} must be a whole number, got {value!r}")
         number = int(f)
-    if number <= 0:
-        raise ValueError(f"{name} must be positive, got {number}")
+    if number < minimum:
+        raise InvalidCountError(f"{name} must be {'positive' if minimum == 1 else f'at least {minimum}'}, "
+                                f"got {number}")
+    if number > MAX_COUNT:
+        raise InvalidCountError(f"{name} must be at most {MAX_COUNT_TEXT} ({MAX_COUNT:,}), got {value!r}")
     return number
 
 

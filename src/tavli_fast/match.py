@@ -28,6 +28,7 @@ import json
 import math
 import os
 from dataclasses import dataclass
+from functools import partial
 from typing import Any, Iterable, Sequence
 
 import numpy as np
@@ -38,6 +39,7 @@ from .cube import default_match_table
 from .cubeful import DEFAULT_MAX_CUBE, check_max_cube
 from .inputs import check_count, check_seed, player_kinds
 from .neural import NetChoice, choose_net
+from .plans import MissingIndices, UnitPlan, part_size, parts
 from .players import game_resources, needs_net
 from .position import Position
 from .progress import RolloutProgress
@@ -107,7 +109,7 @@ class MatchRequest:
 
     @property
     def n_chunks(self) -> int:
-        return -(-self.matches // self.chunk_size)
+        return parts(self.matches, self.chunk_size)
 
     def identity(self) -> dict[str, Any]:
         """The parameters that must match for a checkpoint to be resumed."""
@@ -306,34 +308,42 @@ def run_match_chunk(chunk: MatchChunk) -> MatchChunkResult:
     return MatchChunkResult(chunk.index, chunk.n_matches, tuple(int(v) for v in tallies))
 
 
-def plan_match_chunks(request: MatchRequest) -> list[MatchChunk]:
-    """All chunks of the request, in index order."""
+def plan_match_chunks(request: MatchRequest, done: Iterable[int] = ()) -> UnitPlan:
+    """The chunks of the request not in ``done`` (their indices), in index order: made one at
+    a time when asked for, so a plan of any size costs no memory."""
+    return UnitPlan(MissingIndices(request.n_chunks, done), partial(make_match_chunk, request))
+
+
+def make_match_chunk(request: MatchRequest, c: int) -> MatchChunk:
+    """Chunk ``c`` of the request."""
     plakoto, fevga = tavli_rules(request.game_rules)
-    return [
-        MatchChunk(
-            index=c,
-            n_matches=min(request.chunk_size, request.matches - c * request.chunk_size),
-            seed=chunk_seed(request.seed, c),
-            length=request.length,
-            score=request.score,
-            post_crawford=request.post_crawford,
-            player_a=request.player_ids[0],
-            player_b=request.player_ids[1],
-            first_roll_no_doubles=request.rules.first_roll_no_doubles,
-            backgammons=request.rules.backgammons,
-            winner_starts=request.rules.winner_starts,
-            max_cube=request.max_cube if request.cube else 1,
-            bearoff_play=request.bearoff_play,
-            cache_dir=request.cache_dir,
-            tavli=request.tavli,
-            variant_ids=request.variant_ids,
-            plakoto_options=core_options("plakoto", plakoto),
-            fevga_options=core_options("fevga", fevga),
-            draw_ends_game=plakoto.draw_scores_point,
-            net=request.net,
-        )
-        for c in range(request.n_chunks)
-    ]
+    return MatchChunk(
+        index=c,
+        n_matches=match_chunk_size(request, c),
+        seed=chunk_seed(request.seed, c),
+        length=request.length,
+        score=request.score,
+        post_crawford=request.post_crawford,
+        player_a=request.player_ids[0],
+        player_b=request.player_ids[1],
+        first_roll_no_doubles=request.rules.first_roll_no_doubles,
+        backgammons=request.rules.backgammons,
+        winner_starts=request.rules.winner_starts,
+        max_cube=request.max_cube if request.cube else 1,
+        bearoff_play=request.bearoff_play,
+        cache_dir=request.cache_dir,
+        tavli=request.tavli,
+        variant_ids=request.variant_ids,
+        plakoto_options=core_options("plakoto", plakoto),
+        fevga_options=core_options("fevga", fevga),
+        draw_ends_game=plakoto.draw_scores_point,
+        net=request.net,
+    )
+
+
+def match_chunk_size(request: MatchRequest, c: int) -> int | None:
+    """The matches of chunk ``c`` of the request (None: the request has no such chunk)."""
+    return part_size(request.matches, request.chunk_size, c)
 
 
 @dataclass(frozen=True)
@@ -565,15 +575,14 @@ class MatchJob:
         # Keys that only tavli requests carry must match when either side has them.
         mine.update({k: None for k in ("tavli", "game_rules", "weights_sha256")
                      if k in doc["request"] and k not in mine})
-        sizes = {c.index: c.n_matches for c in plan_match_chunks(request)}
-        return cls(request, completed_units(doc, mine, sizes, MatchChunkResult.from_list,
-                                            lambda r: r.matches, path))
+        return cls(request, completed_units(doc, mine, partial(match_chunk_size, request),
+                                            MatchChunkResult.from_list, lambda r: r.matches, path))
 
-    def plan(self) -> list[MatchChunk]:
+    def plan(self) -> Sequence[MatchChunk]:
         if self._planned:
-            return []
+            return ()
         self._planned = True
-        return [c for c in plan_match_chunks(self.request) if c.index not in self.results]
+        return plan_match_chunks(self.request, done=self.results)
 
     def add(self, result: MatchChunkResult) -> None:
         if result.index in self.results:

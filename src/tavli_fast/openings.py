@@ -34,8 +34,9 @@ import math
 import os
 import time
 from dataclasses import dataclass
+from functools import partial
 from numbers import Real
-from typing import Any, Callable, Sequence
+from typing import Any, Sequence
 
 import numpy as np
 
@@ -43,6 +44,7 @@ from . import _core
 from .checkpoint import read_checkpoint as _read_checkpoint
 from .inputs import check_count, check_seed, player_kinds
 from .neural import NetChoice, choose_net
+from .plans import ChainedPlan, UnitPlan, part_size, parts
 from .players import PLAYERS, game_resources, needs_net
 from .position import Position
 from .progress import RolloutProgress
@@ -261,21 +263,25 @@ class OpeningsRequest:
     variant_options: int = 0  # ... as the core's option bits
     net: NetChoice | None = None  # the net the run uses (None: it uses none)
 
-    def chunk_bounds(self) -> list[tuple[int, int]]:
-        """(first trial, trials) of each chunk; the screening boundary is a chunk boundary."""
-        bounds = []
-        for lo, hi in ((0, self.screen_trials), (self.screen_trials, self.trials)):
-            t = lo
-            while t < hi:
-                n = min(self.chunk_size, hi - t)
-                bounds.append((t, n))
-                t += n
-        return bounds
+    def chunk_bounds(self, c: int) -> tuple[int, int]:
+        """(first trial, trials) of chunk ``c``; the screening boundary is a chunk boundary."""
+        first, total, index = 0, self.screen_trials, c
+        if c >= self.screen_chunks:
+            first, total, index = self.screen_trials, self.trials - self.screen_trials, c - self.screen_chunks
+        n = part_size(total, self.chunk_size, index)
+        if n is None:
+            raise IndexError(f"the run has {self.n_chunks} chunks, not a chunk {c}")
+        return first + index * self.chunk_size, n
 
     @property
     def screen_chunks(self) -> int:
         """Chunks of the short run (all candidates); the later chunks run the survivors."""
-        return -(-self.screen_trials // self.chunk_size)
+        return parts(self.screen_trials, self.chunk_size)
+
+    @property
+    def n_chunks(self) -> int:
+        """Chunks of the whole run: the short run's, then the rest's."""
+        return self.screen_chunks + parts(self.trials - self.screen_trials, self.chunk_size)
 
     @property
     def total_play_trials(self) -> int:
@@ -447,31 +453,32 @@ class UnitResult:
 
 
 def plan_units(request: OpeningsRequest, phase: int, survivors: Sequence[Sequence[int]] | None = None,
-               skip: Callable[[int, int], bool] | None = None) -> list[OpeningUnit]:
+               done: Sequence[int] | None = None) -> ChainedPlan:
     """The units of phase 0 (the short run of every play; the whole run without screening) or
-    phase 1 (the remaining chunks, for the survivors of each roll), roll by roll, chunk order."""
-    bounds = request.chunk_bounds()
-    first, last = (0, request.screen_chunks) if phase == 0 else (request.screen_chunks, len(bounds))
-    units = []
+    phase 1 (the remaining chunks, for the survivors of each roll), roll by roll, chunk order,
+    made when asked for. ``done[ri]``: roll ri's chunks before it are done already."""
+    first, last = (0, request.screen_chunks) if phase == 0 else (request.screen_chunks, request.n_chunks)
+    plans = []
     for ri, rp in enumerate(request.rolls):
         cands = tuple(range(len(rp.notations))) if phase == 0 else tuple(survivors[ri])  # type: ignore[index]
-        seed = _roll_seed(request.seed, rp.roll)
-        for c in range(first, last):
-            if skip is not None and skip(ri, c):
-                continue
-            t0, n = bounds[c]
-            units.append(
-                OpeningUnit(
-                    roll_index=ri, chunk=c, first_trial=t0, n_games=n, candidates=cands,
-                    boards=tuple(rp.boards[i] for i in cands), roll_seed=seed,
-                    player_on_roll=request.player_ids[1], first_mover=request.player_ids[0],
-                    backgammons=bool(request.rules.backgammons), stratify=request.stratify,
-                    bearoff_play=request.bearoff_play, truncate=request.truncate,
-                    cache_dir=request.cache_dir, vr=request.vr, net=request.net,
-                    **(_variant_fields(request, rp, cands) if request.game else {}),
-                )
-            )
-    return units
+        start = first if done is None else max(first, done[ri])
+        plans.append(UnitPlan(range(start, last), partial(_opening_unit, request, ri, cands)))
+    return ChainedPlan(plans)
+
+
+def _opening_unit(request: OpeningsRequest, ri: int, cands: tuple[int, ...], c: int) -> OpeningUnit:
+    """Chunk ``c`` of roll ``ri``'s candidate plays ``cands``."""
+    rp = request.rolls[ri]
+    t0, n = request.chunk_bounds(c)
+    return OpeningUnit(
+        roll_index=ri, chunk=c, first_trial=t0, n_games=n, candidates=cands,
+        boards=tuple(rp.boards[i] for i in cands), roll_seed=_roll_seed(request.seed, rp.roll),
+        player_on_roll=request.player_ids[1], first_mover=request.player_ids[0],
+        backgammons=bool(request.rules.backgammons), stratify=request.stratify,
+        bearoff_play=request.bearoff_play, truncate=request.truncate,
+        cache_dir=request.cache_dir, vr=request.vr, net=request.net,
+        **(_variant_fields(request, rp, cands) if request.game else {}),
+    )
 
 
 def _variant_fields(request: OpeningsRequest, rp: RollPlays, cands: Sequence[int]) -> dict[str, Any]:
@@ -747,27 +754,25 @@ class OpeningsJob:
     def _games(self) -> int:
         return sum(int(t.games.sum()) for t in self.tallies)
 
-    def _not_done(self, roll_index: int, chunk: int) -> bool:
-        return chunk < self.tallies[roll_index].next_chunk
-
-    def plan(self) -> list[OpeningUnit]:
+    def plan(self) -> Sequence[OpeningUnit]:
         request = self.request
+        done = [t.next_chunk for t in self.tallies]
         while self._round < 2:
             phase = self._round
             self._round += 1
             if phase == 0:
-                units = plan_units(request, 0, skip=self._not_done)
+                units = plan_units(request, 0, done=done)
             elif request.screen is None:
-                return []
+                return ()
             else:
                 for t in self.tallies:
                     if t.survivors is None:
                         t.choose_survivors(request.screen)
                 units = plan_units(request, 1, [t.survivors for t in self.tallies],  # type: ignore[misc]
-                                   skip=self._not_done)
+                                   done=done)
             if units:
                 return units
-        return []
+        return ()
 
     def add(self, result: UnitResult) -> None:
         self.tallies[result.roll_index].add(result)
@@ -814,26 +819,29 @@ class RepliesJob:
         self.tallies = [RollTally(1) for _ in self.reply_rolls]
         self._planned = False
 
-    def plan(self) -> list[OpeningUnit]:
+    def plan(self) -> Sequence[OpeningUnit]:
         if self._planned:
-            return []
+            return ()
         self._planned = True
+        return ChainedPlan(UnitPlan(range(self.request.n_chunks), partial(self._unit, ri))
+                           for ri in range(len(self.reply_rolls)))
+
+    def _unit(self, ri: int, c: int) -> OpeningUnit:
+        """Chunk ``c`` of the games against reply ``ri``."""
         request = self.request
+        reply = self.reply_rolls[ri]
         base = _roll_seed(request.seed, request.rolls[0].roll)
-        units = []
-        for ri, reply in enumerate(self.reply_rolls):
-            seed_r = int(np.random.SeedSequence(base, spawn_key=(10 * reply[0] + reply[1],))
-                         .generate_state(1, np.uint64)[0])
-            for c, (t0, n) in enumerate(request.chunk_bounds()):
-                units.append(OpeningUnit(
-                    roll_index=ri, chunk=c, first_trial=t0, n_games=n, candidates=(0,),
-                    boards=(self.board,), roll_seed=seed_r, player_on_roll=request.player_ids[1],
-                    first_mover=request.player_ids[0], backgammons=bool(request.rules.backgammons),
-                    stratify=request.stratify, bearoff_play=request.bearoff_play,
-                    truncate=request.truncate, cache_dir=request.cache_dir, reply=reply,
-                    vr=request.vr, net=request.net,
-                ))
-        return units
+        seed_r = int(np.random.SeedSequence(base, spawn_key=(10 * reply[0] + reply[1],))
+                     .generate_state(1, np.uint64)[0])
+        t0, n = request.chunk_bounds(c)
+        return OpeningUnit(
+            roll_index=ri, chunk=c, first_trial=t0, n_games=n, candidates=(0,),
+            boards=(self.board,), roll_seed=seed_r, player_on_roll=request.player_ids[1],
+            first_mover=request.player_ids[0], backgammons=bool(request.rules.backgammons),
+            stratify=request.stratify, bearoff_play=request.bearoff_play,
+            truncate=request.truncate, cache_dir=request.cache_dir, reply=reply,
+            vr=request.vr, net=request.net,
+        )
 
     def add(self, result: UnitResult) -> None:
         self.tallies[result.roll_index].add(result)

@@ -29,6 +29,7 @@ import math
 import os
 import time
 from dataclasses import dataclass, replace
+from functools import partial
 from numbers import Integral, Real
 from typing import Any, Iterable, Sequence
 
@@ -37,6 +38,7 @@ import numpy as np
 from . import _core
 from .checkpoint import completed_units, read_checkpoint as _read_checkpoint
 from .inputs import check_count, check_seed, player_kinds, player_names, resolve_position
+from .plans import MissingIndices, UnitPlan, part_size, parts
 from .players import game_resources, needs_net
 from .cubeful import DEFAULT_MAX_CUBE, branch_met, check_max_cube, cube_branches
 from .neural import NetChoice, choose_net
@@ -56,6 +58,8 @@ __all__ = [
     "Tally",
     "make_request",
     "plan_chunks",
+    "make_chunk",
+    "chunk_games",
     "run_chunk",
     "merge",
     "figures",
@@ -492,7 +496,7 @@ class RolloutRequest:
 
     @property
     def n_chunks(self) -> int:
-        return -(-self.trials // self.chunk_size)
+        return parts(self.trials, self.chunk_size)
 
     @property
     def strata(self) -> tuple[int, ...]:
@@ -598,12 +602,7 @@ def make_request(
         target = float(target_se)
         if not (target > 0 and math.isfinite(target)):
             raise ValueError(f"target_se must be a positive number, got {target_se!r}")
-    if min_trials is None:
-        minimum = min(n, 1296)
-    else:
-        minimum = int(min_trials) if isinstance(min_trials, Integral) else check_count(min_trials, "min_trials")
-        if minimum < 0:
-            raise ValueError(f"min_trials must be >= 0, got {min_trials!r}")
+    minimum = min(n, 1296) if min_trials is None else check_count(min_trials, "min_trials", minimum=0)
     forced = pos.context.dice
     cap = check_max_cube(max_cube)
     if cubeful and not rule_set.cube:
@@ -743,39 +742,45 @@ def check_move_filter(value: object) -> tuple[int, float]:
     return int(count), float(window)
 
 
-def plan_chunks(request: RolloutRequest) -> list[RolloutChunk]:
-    """All chunks of the request, in index order."""
-    chunks = []
-    for c in range(request.n_chunks):
-        first = c * request.chunk_size
-        chunks.append(
-            RolloutChunk(
-                index=c,
-                first_trial=first,
-                n_games=min(request.chunk_size, request.trials - first),
-                board=request.board,
-                player0=request.player_ids[0],
-                player1=request.player_ids[1],
-                seed=chunk_seed(request.seed, c),
-                master_seed=request.seed,
-                first_roll_no_doubles=request.first_roll_no_doubles,
-                backgammons=bool(request.rules.backgammons),
-                stratify=request.stratify,
-                forced_dice=request.forced_dice,
-                bearoff_play=request.bearoff_play,
-                truncate=request.truncate,
-                cache_dir=request.cache_dir,
-                cube_branches=request.cube_branches,
-                vr=request.vr,
-                truncate_plies=request.truncate_plies,
-                move_filter=request.move_filter,
-                game=_game_code(request.game),
-                pinned=request.pinned,
-                variant_options=request.variant_options,
-                net=request.net,
-            )
-        )
-    return chunks
+def plan_chunks(request: RolloutRequest, done: Iterable[int] = ()) -> UnitPlan:
+    """The chunks of the request not in ``done`` (their indices), in index order: made one
+    at a time when asked for, so a plan of any size costs no memory."""
+    return UnitPlan(MissingIndices(request.n_chunks, done), partial(make_chunk, request))
+
+
+def make_chunk(request: RolloutRequest, c: int) -> RolloutChunk:
+    """Chunk ``c`` of the request."""
+    first = c * request.chunk_size
+    return RolloutChunk(
+        index=c,
+        first_trial=first,
+        n_games=chunk_games(request, c),
+        board=request.board,
+        player0=request.player_ids[0],
+        player1=request.player_ids[1],
+        seed=chunk_seed(request.seed, c),
+        master_seed=request.seed,
+        first_roll_no_doubles=request.first_roll_no_doubles,
+        backgammons=bool(request.rules.backgammons),
+        stratify=request.stratify,
+        forced_dice=request.forced_dice,
+        bearoff_play=request.bearoff_play,
+        truncate=request.truncate,
+        cache_dir=request.cache_dir,
+        cube_branches=request.cube_branches,
+        vr=request.vr,
+        truncate_plies=request.truncate_plies,
+        move_filter=request.move_filter,
+        game=_game_code(request.game),
+        pinned=request.pinned,
+        variant_options=request.variant_options,
+        net=request.net,
+    )
+
+
+def chunk_games(request: RolloutRequest, c: int) -> int | None:
+    """The trials of chunk ``c`` of the request (None: the request has no such chunk)."""
+    return part_size(request.trials, request.chunk_size, c)
 
 
 def _game_code(game: str | None) -> int:
@@ -837,8 +842,8 @@ def _completed_from_checkpoint(
     mine = request.identity()
     # Keys that only some requests carry must match when either side has them.
     mine.update({k: None for k in _OPTIONAL_KEYS if k in doc["request"] and k not in mine})
-    sizes = {c.index: c.n_games for c in plan_chunks(request)}
-    return completed_units(doc, mine, sizes, ChunkResult.from_list, lambda r: r.games, path)
+    return completed_units(doc, mine, partial(chunk_games, request), ChunkResult.from_list,
+                           lambda r: r.games, path)
 
 
 #: Identity keys that only some requests carry (so that older checkpoints still match).
@@ -868,11 +873,11 @@ class RolloutJob:
         ValueError if the checkpoint is for another rollout."""
         return cls(request, _completed_from_checkpoint(doc, request, path))
 
-    def plan(self) -> list[RolloutChunk]:
+    def plan(self) -> Sequence[RolloutChunk]:
         if self._planned:
-            return []
+            return ()
         self._planned = True
-        return [c for c in plan_chunks(self.request) if c.index not in self.tally.results]
+        return plan_chunks(self.request, done=self.tally.results)
 
     def add(self, result: ChunkResult) -> None:
         self.tally.add(result)

@@ -49,6 +49,7 @@ from .driver import ProgressCallback, run_job
 from .executors import make_executor
 from .inputs import check_count, check_seed
 from .neural import net_arrays, net_from_arrays, weights_checksum, with_bearoff
+from .plans import MissingIndices, UnitPlan, part_size, parts
 from .players import PLAYERS, game_resources
 from .progress import RolloutProgress
 from .rollout import VR_SUMS
@@ -164,7 +165,7 @@ class TargetsJob:
         self.plies, self.rollouts, self.race = plies, rollouts, race
         self.truncate_plies, self.contact = truncate_plies, contact
         self.unit_games = unit_games
-        self.units = -(-games // unit_games)
+        self.units = parts(games, unit_games)
         self.games, self.seed, self.explore = games, seed, explore
         self.weights = net_arrays(net)
         self.bearoff = net.bearoff is not None
@@ -174,17 +175,16 @@ class TargetsJob:
         self.positions = 0
         self._planned = False
 
-    def plan(self) -> list[TargetsUnit]:
+    def plan(self) -> Sequence[TargetsUnit]:
         if self._planned:
-            return []
+            return ()
         self._planned = True
-        return [TargetsUnit(i, _unit_seed(self.seed, i), self._games_of(i), self.explore,
-                            self.weights, self.checksum, self.plies, self.rollouts, self.race,
-                            self.bearoff, self.truncate_plies, self.contact)
-                for i in range(self.units) if i not in self.have]
+        return UnitPlan(MissingIndices(self.units, self.have), self._unit)
 
-    def _games_of(self, i: int) -> int:
-        return min(self.unit_games, self.games - i * self.unit_games)
+    def _unit(self, i: int) -> TargetsUnit:
+        return TargetsUnit(i, _unit_seed(self.seed, i), part_size(self.games, self.unit_games, i),  # type: ignore[arg-type]
+                           self.explore, self.weights, self.checksum, self.plies, self.rollouts,
+                           self.race, self.bearoff, self.truncate_plies, self.contact)
 
     def add(self, result: tuple[int, np.ndarray, np.ndarray, np.ndarray]) -> None:
         index, boards, probs, outcomes = result

@@ -110,8 +110,9 @@ def _join_dash_values(argv: list[str], options: Sequence[str]) -> list[str]:
 
 
 def parse_count(text: str) -> int:
-    """A positive whole number written as ``1000000``, ``1_000_000`` or ``1e6``."""
-    from ..inputs import check_count  # the same rule as the Python API's
+    """A whole number from 1 to ``inputs.MAX_COUNT`` written as ``1000000``, ``1_000_000`` or
+    ``1e6``."""
+    from ..inputs import MAX_COUNT_TEXT, check_count  # the same rule as the Python API's
 
     s = text.strip()
     try:
@@ -124,7 +125,8 @@ def parse_count(text: str) -> int:
     try:
         return check_count(number, "the value")
     except ValueError:
-        raise argparse.ArgumentTypeError(f"must be a positive whole number, got {text!r}") from None
+        raise argparse.ArgumentTypeError(
+            f"must be a whole number from 1 to {MAX_COUNT_TEXT}, got {text!r}") from None
 
 
 def players_from_args(args: argparse.Namespace) -> tuple[str, str] | None:
@@ -159,13 +161,18 @@ def add_game_option(p: argparse.ArgumentParser, scope: str = "an option of the g
 
 
 def positive_int(text: str) -> int:
-    """An argparse type: a whole number of at least 1 (written plainly: 7, not 7.0 or 1e1)."""
+    """An argparse type: a whole number from 1 to ``inputs.MAX_COUNT`` (written plainly: 7,
+    not 7.0 or 1e1)."""
+    from ..inputs import MAX_COUNT, MAX_COUNT_TEXT
+
     try:
         value = int(text)
     except ValueError:
         raise argparse.ArgumentTypeError(f"{text!r} is not a whole number") from None
     if value < 1:
         raise argparse.ArgumentTypeError(f"must be at least 1, got {value}")
+    if value > MAX_COUNT:
+        raise argparse.ArgumentTypeError(f"must be at most {MAX_COUNT_TEXT}, got {value}")
     return value
 
 
@@ -251,7 +258,7 @@ def run_command(prog: str, parser: argparse.ArgumentParser,
     processes down instead of leaving them behind).  Never a traceback.
     """
     main_thread = threading.current_thread() is threading.main_thread()
-    previous = signal.signal(signal.SIGTERM, _terminate) if main_thread else None
+    previous = _catch_stop_signals() if main_thread else {}
     try:
         args = parser.parse_args(argv)
         setup_logging(prog, getattr(args, "verbose", 0), getattr(args, "quiet", 0))
@@ -268,8 +275,18 @@ def run_command(prog: str, parser: argparse.ArgumentParser,
         print(f"{prog}: failed: {' '.join(str(e).split())}", file=sys.stderr)
         return 1
     finally:
-        if main_thread and previous is not None:
-            signal.signal(signal.SIGTERM, previous)
+        for sig, handler in previous.items():
+            signal.signal(sig, handler)
+
+
+def _catch_stop_signals() -> dict[int, Any]:
+    """Make SIGTERM and SIGINT raise KeyboardInterrupt here; return the handlers they had.
+
+    SIGINT too, because a command started in the background of a script (``cmd &``) inherits
+    it ignored, and Python then leaves it ignored: Ctrl-C or ``kill -INT`` would not stop a
+    run that only SIGTERM could end (issue 41)."""
+    return {signal.SIGTERM: signal.signal(signal.SIGTERM, _terminate),
+            signal.SIGINT: signal.signal(signal.SIGINT, signal.default_int_handler)}
 
 
 def settings_from_checkpoint(args: argparse.Namespace, settings: dict[str, Any],

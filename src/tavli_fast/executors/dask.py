@@ -26,7 +26,6 @@ from __future__ import annotations
 import logging
 import time
 import uuid
-from collections import deque
 from typing import Any, Callable, Sequence
 
 __all__ = ["DaskExecutor", "ClusterError", "DaskMissingError", "CONNECT_TIMEOUT_S", "INSTALL_HINT"]
@@ -242,14 +241,14 @@ class DaskExecutor:
         known = set(self.client.nthreads())
         run_id = uuid.uuid4().hex[:12]
         name = getattr(worker, "__name__", "unit")
-        pending = deque(enumerate(units))
+        pending = iter(enumerate(units))  # taken one at a time: a plan made on demand
         inflight: dict[Any, int] = {}
         stream: Any = None  # made once the first futures exist
 
         def refill() -> None:
             window = self._window()
-            while pending and len(inflight) < window:
-                i, unit = pending.popleft()
+            while len(inflight) < window and (item := next(pending, None)) is not None:
+                i, unit = item
                 future = self.client.submit(worker, unit, pure=False, key=f"tavli-{name}-{run_id}-{i}")
                 inflight[future] = i
                 if stream is not None:

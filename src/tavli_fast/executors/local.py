@@ -27,7 +27,7 @@ import time
 from concurrent.futures import FIRST_COMPLETED, Future, ProcessPoolExecutor, wait
 from concurrent.futures.process import BrokenProcessPool
 from numbers import Integral
-from typing import Any, Callable, Sequence
+from typing import Any, Callable, Iterable, Sequence
 
 __all__ = ["LocalExecutor", "check_jobs", "default_jobs", "default_start_method",
            "MAX_CONSECUTIVE_FAILURES"]
@@ -182,9 +182,11 @@ class LocalExecutor:
         prepare: Callable[[Any], Any] | None = None,
     ) -> None:
         """See ``driver.Executor.run``. In a pool, units are submitted in the given order (at
-        most two per worker in flight), results of units finishing together are handed over in
-        that order, and ``prepare(units[0])`` runs here first (it builds what every worker would
-        otherwise build at once on a fresh machine, without loading it here)."""
+        most two per worker in flight; the units are taken from ``units`` one at a time, so a
+        plan made on demand is never held whole), results of units finishing together are
+        handed over in that order, and ``prepare(units[0])`` runs here first (it builds what
+        every worker would otherwise build at once on a fresh machine, without loading it
+        here)."""
         if not units or done():
             return
         if self.workers == 1:
@@ -208,8 +210,8 @@ class LocalExecutor:
         each unit's result arrives exactly once; RuntimeError after MAX_CONSECUTIVE_FAILURES
         broken pools in a row."""
         ctx = multiprocessing.get_context(self.start_method)
-        pending = list(enumerate(units))  # (index, unit)
-        workers = min(self.workers, len(pending))
+        pending = _Pending(units)
+        workers = min(self.workers, len(units))
         level = logging.getLogger("tavli_fast").getEffectiveLevel()
         failures = 0
         while pending:
@@ -225,12 +227,14 @@ class LocalExecutor:
             try:
                 while (pending or inflight) and not done():
                     while pending and len(inflight) < 2 * workers:
+                        item = pending.pop()
                         try:
-                            future = executor.submit(worker, pending[0][1])
+                            future = executor.submit(worker, item[1])
                         except BrokenProcessPool:  # a worker died since the last result arrived
+                            pending.run_again([item])
                             broken = True
                             break
-                        inflight[future] = pending.pop(0)
+                        inflight[future] = item
                     if broken and not inflight:
                         break
                     ready, _ = wait(inflight, return_when=FIRST_COMPLETED)
@@ -240,7 +244,7 @@ class LocalExecutor:
                             result = fut.result()
                         except BrokenProcessPool:
                             broken = True
-                            pending.append(item)
+                            pending.run_again([item])
                             continue
                         failures = 0
                         completed(item[0], result)
@@ -249,8 +253,7 @@ class LocalExecutor:
                 finished = not broken and not inflight
             finally:
                 if broken:
-                    pending.extend(inflight.values())
-                    pending.sort(key=lambda item: item[0])
+                    pending.run_again(inflight.values())
                 if finished:  # let the workers exit normally, so their last log records arrive
                     executor.shutdown(wait=True)
                 else:  # interrupted, broken, or stopped early with units in flight
@@ -265,10 +268,37 @@ class LocalExecutor:
                 self.restarts += 1
                 log.warning(
                     "a worker process died; re-running %d unfinished unit(s) on a fresh pool",
-                    len(pending),
+                    len(pending.again),
                 )
                 if failures >= MAX_CONSECUTIVE_FAILURES:
                     raise RuntimeError(
                         f"worker processes died {failures} times in a row without finishing a "
                         "unit of work"
                     )
+
+
+class _Pending:
+    """The (index, unit) pairs still to run: units to run again (their worker died) first, in
+    index order, then the rest of the plan, taken from it one at a time."""
+
+    def __init__(self, units: Sequence[Any]):
+        self.again: list[tuple[int, Any]] = []
+        self._rest = iter(enumerate(units))
+        self._next: tuple[int, Any] | None = next(self._rest, None)
+
+    def __bool__(self) -> bool:
+        return bool(self.again) or self._next is not None
+
+    def pop(self) -> tuple[int, Any]:
+        """The next pair to run (IndexError when there is none)."""
+        if self.again:
+            return self.again.pop(0)
+        if self._next is None:
+            raise IndexError("no unit left to run")
+        item, self._next = self._next, next(self._rest, None)
+        return item
+
+    def run_again(self, items: Iterable[tuple[int, Any]]) -> None:
+        """Put back pairs that did not finish, to run before the rest."""
+        self.again.extend(items)
+        self.again.sort(key=lambda item: item[0])
