@@ -10,9 +10,10 @@ from __future__ import annotations
 
 from typing import Any
 
+from .guard import MainGuardError
 from .local import LocalExecutor, check_jobs, default_jobs
 
-__all__ = ["make_executor", "LocalExecutor", "check_jobs", "default_jobs"]
+__all__ = ["make_executor", "LocalExecutor", "MainGuardError", "check_jobs", "default_jobs"]
 
 
 def make_executor(jobs: object = None, start_method: str | None = None, *,

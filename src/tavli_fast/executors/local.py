@@ -29,6 +29,8 @@ from concurrent.futures.process import BrokenProcessPool
 from numbers import Integral
 from typing import Any, Callable, Iterable, Sequence
 
+from .guard import check_main_guard
+
 __all__ = ["LocalExecutor", "check_jobs", "default_jobs", "default_start_method",
            "MAX_CONSECUTIVE_FAILURES"]
 
@@ -158,6 +160,8 @@ class LocalExecutor:
     """Runs units on ``jobs`` worker processes of this machine (``jobs == 1``: in this process).
 
     start_method: how workers start (default forkserver where available, else spawn).
+    MainGuardError (a RuntimeError) for a pool started from a script's top level, outside
+    ``if __name__ == "__main__":`` (see ``guard.py``).
     """
 
     name = "local"
@@ -166,6 +170,8 @@ class LocalExecutor:
         self.workers = check_jobs(jobs)
         self.start_method = start_method or default_start_method()
         self.restarts = 0
+        if self.workers > 1:  # refused before any work, not by each worker (guard.py)
+            check_main_guard(self.start_method)
 
     def __enter__(self) -> "LocalExecutor":
         return self
