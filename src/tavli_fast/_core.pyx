@@ -16,20 +16,20 @@ from cpython.ref cimport Py_INCREF
 
 cnp.import_array()
 
-include "_rng.pxi"
-include "_movegen.pxi"
-include "_variants.pxi"
-include "_plakoto.pxi"
-include "_fevga.pxi"
-include "_posid.pxi"
-include "_pubeval.pxi"
-include "_greedy.pxi"
-include "_bearoff.pxi"
-include "_neural.pxi"
-include "_cube.pxi"
-include "_game.pxi"
-include "_variant_game.pxi"
-include "_match.pxi"
+include "kernels/_rng.pxi"
+include "kernels/_movegen.pxi"
+include "kernels/_variants.pxi"
+include "kernels/_plakoto.pxi"
+include "kernels/_fevga.pxi"
+include "kernels/_posid.pxi"
+include "kernels/_pubeval.pxi"
+include "kernels/_greedy.pxi"
+include "kernels/_bearoff.pxi"
+include "kernels/_neural.pxi"
+include "kernels/_cube.pxi"
+include "kernels/_game.pxi"
+include "kernels/_variant_game.pxi"
+include "kernels/_match.pxi"
 
 
 # ---------------------------------------------------------------- helpers

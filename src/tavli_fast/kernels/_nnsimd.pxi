@@ -31,7 +31,7 @@ cdef extern from *:
     }
 
     #define TF_SFX base
-    #include "_nnkernel.h"
+    #include "kernels/_nnkernel.h"
     #undef TF_SFX
 
     #if defined(__GNUC__) && !defined(__clang__) && defined(__x86_64__)
@@ -39,7 +39,7 @@ cdef extern from *:
     #pragma GCC push_options
     #pragma GCC target("avx2")
     #define TF_SFX avx2
-    #include "_nnkernel.h"
+    #include "kernels/_nnkernel.h"
     #undef TF_SFX
     #pragma GCC pop_options
     #else

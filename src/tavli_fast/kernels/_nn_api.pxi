@@ -1,0 +1,419 @@
+# The Python face of the net (part of _neural.pxi): NeuralNet and the module-level
+# helpers neural.py and the tests call.
+
+# ---------------------------------------------------------------- Python API
+
+NEURAL_INPUTS = NN_V2_INPUTS                # the raw inputs and v2's hand features
+NEURAL_EXTENDED_INPUTS = NN_EXTRA_INPUTS    # ... and issue 13's escapes, pip loss, dance
+NEURAL_TIMING_INPUTS = NN_INPUTS            # ... and its containment, break contact, free pips
+NEURAL_BASE_INPUTS = NN_BASE_INPUTS
+NEURAL_OUTPUTS = NN_OUTPUTS
+FILTER_CANDIDATES = NN_1PLY_CANDIDATES      # the 1-ply move filter's defaults and bound
+FILTER_WINDOW = NN_1PLY_WINDOW
+MAX_FILTER_CANDIDATES = NN_MAX_CANDIDATES
+INPUT_COUNTS = (NN_BASE_INPUTS, NN_V2_INPUTS, NN_EXTRA_INPUTS, NN_INPUTS)   # a net's input sizes
+
+cdef class NeuralNet:
+    """A neural evaluator whose weights this object owns (float64, C order), with the
+    C view `&net.c` for nogil code.
+
+    NeuralNet(w1, b1, w2, b2, race=None, bearoff=None): w1 (I, H) input-major, b1 (H,),
+    w2 (5, H), b2 (5,), where I is 198 (the raw inputs), 203 (with v2's hand features), 209
+    (with issue 13's first set too) or 215 (and its second).  The arrays are copied;
+    `arrays()` returns copies of the current weights.
+    `race`: a NeuralNet without a race net of its own, which then evaluates every position
+    with no contact left (the class gnubg's race net covers), this one the others.
+    `bearoff`: the bear-off databases (BearoffTables), which then value every position where
+    both sides are bearing off (`nn_bearoff_probs`), before either net.
+    """
+    cdef NeuralNetC c
+    cdef object _w1, _b1, _w2, _b2
+    cdef NeuralNet _race
+    cdef BearoffTables _bearoff
+    cdef float* _fast              # the fast path's float32 copy (one block)
+
+    def __cinit__(self, w1, b1, w2, b2, NeuralNet race=None, BearoffTables bearoff=None):
+        w1 = np.array(w1, dtype=np.float64, order="C", copy=True)
+        b1 = np.array(b1, dtype=np.float64, order="C", copy=True)
+        w2 = np.array(w2, dtype=np.float64, order="C", copy=True)
+        b2 = np.array(b2, dtype=np.float64, order="C", copy=True)
+        if w1.ndim != 2 or w1.shape[0] not in INPUT_COUNTS:
+            raise ValueError(f"w1 must have shape (I, hidden) with I one of {INPUT_COUNTS}, "
+                             f"not {w1.shape}")
+        h = w1.shape[1]
+        if not 1 <= h <= NN_MAX_HIDDEN:
+            raise ValueError(f"the hidden layer has 1 to {NN_MAX_HIDDEN} units, not {h}")
+        if b1.shape != (h,) or w2.shape != (NN_OUTPUTS, h) or b2.shape != (NN_OUTPUTS,):
+            raise ValueError(f"b1, w2, b2 must have shapes ({h},), (5, {h}), (5,)")
+        for a in (w1, b1, w2, b2):
+            if not np.all(np.isfinite(a)):
+                raise ValueError("the weights must be finite numbers")
+        cdef double[:, ::1] v1 = w1
+        cdef double[::1] c1 = b1
+        cdef double[:, ::1] v2 = w2
+        cdef double[::1] c2 = b2
+        self.c.n_inputs = <int>w1.shape[0]
+        self.c.n_hidden = <int>h
+        self.c.w1 = &v1[0, 0]
+        self.c.b1 = &c1[0]
+        self.c.w2 = &v2[0, 0]
+        self.c.b2 = &c2[0]
+        self._w1, self._b1, self._w2, self._b2 = w1, b1, w2, b2
+        cdef int hp = (<int>h + 15) & ~15
+        self._fast = <float*>calloc((self.c.n_inputs + NN_POINT_ROWS + 1 + NN_OUTPUTS) * hp,
+                                    sizeof(float))
+        if self._fast == NULL:
+            raise MemoryError("cannot allocate the fast copy of the weights")
+        self.c.hp = hp
+        self.c.fw1 = self._fast
+        self.c.fb1 = self._fast + (self.c.n_inputs + NN_POINT_ROWS) * hp
+        self.c.fw2 = self.c.fb1 + hp
+        nn_sync_fast(&self.c, NULL)
+        self.c.race = NULL
+        self.c.bearoff = NULL
+        if bearoff is not None:
+            if bearoff.db.points < 6:
+                raise ValueError("the bear-off databases must cover the 6 home points")
+            self._bearoff = bearoff
+            self.c.bearoff = &bearoff.db
+        if race is not None:
+            if race._race is not None:
+                raise ValueError("a race net has no race net of its own")
+            self._race = race
+            self.c.race = &race.c
+
+    def __dealloc__(self):
+        free(self._fast)
+
+    @property
+    def hidden(self):
+        return self.c.n_hidden
+
+    @property
+    def n_inputs(self):
+        return self.c.n_inputs
+
+    @property
+    def race(self):
+        """The race net (a NeuralNet), or None."""
+        return self._race
+
+    @property
+    def bearoff(self):
+        """The bear-off databases (BearoffTables) that value bear-offs, or None."""
+        return self._bearoff
+
+    def arrays(self):
+        """Copies of (w1, b1, w2, b2) (of this net, not of its race net)."""
+        return self._w1.copy(), self._b1.copy(), self._w2.copy(), self._b2.copy()
+
+    def evaluate(self, const int8_t[:, ::1] board, bint exact=False):
+        """float64[5]: P(win), P(win gammon), P(win backgammon), P(lose gammon),
+        P(lose backgammon) for row 0, on roll (before rolling), made consistent.
+        By the fast float32 path, or the float64 reference when `exact`."""
+        cdef Board b
+        _load_board(board, &b)
+        out = np.empty(NN_OUTPUTS, dtype=np.float64)
+        cdef double[::1] o = out
+        if exact:
+            neural_probs_exact(&self.c, b.c[0], b.c[1], &o[0])
+        else:
+            neural_probs(&self.c, b.c[0], b.c[1], &o[0])
+        return out
+
+    def evaluate_many(self, const int8_t[:, :, ::1] boards, bint exact=False):
+        """float64[m, 5]: `evaluate` of every board, GIL released."""
+        cdef Py_ssize_t i, m = boards.shape[0]
+        if boards.shape[1] != 2 or boards.shape[2] != 26:
+            raise ValueError("boards must have shape (m, 2, 26)")
+        out = np.empty((m, NN_OUTPUTS), dtype=np.float64)
+        cdef double[:, ::1] o = out
+        with nogil:
+            for i in range(m):
+                if exact:
+                    neural_probs_exact(&self.c, &boards[i, 0, 0], &boards[i, 1, 0], &o[i, 0])
+                else:
+                    neural_probs(&self.c, &boards[i, 0, 0], &boards[i, 1, 0], &o[i, 0])
+        return out
+
+    def play_equities(self, const int8_t[:, ::1] board, const int8_t[:, :, ::1] plays):
+        """float64[n]: the 0-ply equity of each of `plays` (post-move boards, sides not
+        switched) for its mover, evaluated as the players do: as changes to the hidden
+        sums of `board`, the position they were played from (row 0 to move).  Any boards
+        are accepted; the closer they are to `board`, the fewer inputs change.  (With the
+        bear-off databases, a board whose row 1 is all home while `board`'s is not is valued
+        by the net: a play cannot bring the other side home.)"""
+        cdef Board b
+        cdef NNBase* base
+        cdef Py_ssize_t i, n = plays.shape[0]
+        _load_board(board, &b)
+        if plays.shape[1] != 2 or plays.shape[2] != 26:
+            raise ValueError("plays must have shape (n, 2, 26)")
+        out = np.empty(n, dtype=np.float64)
+        cdef double[::1] o = out
+        base = <NNBase*>calloc(1, sizeof(NNBase))
+        if base == NULL:
+            raise MemoryError()
+        try:
+            with nogil:
+                nn_base_prepare(&self.c, &b, base)
+                for i in range(n):
+                    o[i] = nn_play_equity(&self.c, base, <const Board*>&plays[i, 0, 0])
+        finally:
+            free(base)
+        return out
+
+    def move_equity(self, const int8_t[:, ::1] board, int ply=0, bint exact=False,
+                    const double[::1] prices=None, const double[::1] reply_prices=None):
+        """Cubeless equity of a post-move board for its mover (row 0, sides not switched),
+        at 0 or 1 ply; `exact` (0 ply only) evaluates by the float64 reference.  In a match,
+        `prices` are the mover's gammon prices (cube.gammon_prices) and `reply_prices` the
+        opponent's, at which the 1-ply look picks his replies (None: money)."""
+        cdef Board b
+        cdef MoveGen* g
+        cdef double v
+        cdef double p[NN_OUTPUTS]
+        cdef const double* mine = NULL
+        cdef const double* theirs = NULL
+        _load_board(board, &b)
+        if ((prices is not None and prices.shape[0] != 4)
+                or (reply_prices is not None and reply_prices.shape[0] != 4)):
+            raise ValueError("gammon prices are four numbers")
+        if prices is not None:
+            mine = &prices[0]
+        if reply_prices is not None:
+            theirs = &reply_prices[0]
+        if ply == 0:
+            nn_after_probs(&self.c, &b, p, exact)
+            return nn_equity_priced(p, mine)
+        if ply != 1:
+            raise ValueError(f"ply must be 0 or 1, not {ply}")
+        if exact:
+            raise ValueError("the exact path evaluates at 0 ply only")
+        if (mine == NULL) != (theirs == NULL):
+            raise ValueError("the 1-ply look needs both sides' gammon prices, or neither")
+        g = _new_movegen()
+        try:
+            with nogil:
+                v = neural_1ply_equity(&self.c, g, &b, NULL, mine, theirs)
+        finally:
+            free(g)
+        return v
+
+    def selfplay_positions(self, Py_ssize_t games, uint64_t[::1] rng_state,
+                           double explore=0.0, bint outcomes=False):
+        """int8[m, 2, 26]: the positions before each roll (row 0 on roll; the opening
+        position excluded) of `games` 0-ply self-play games, GIL released.  `explore`: the
+        chance that a turn plays a random legal play instead of the best.  rng_state: the
+        4 words of the generator's state, read and written back (as for `train`).  With
+        `outcomes`, returns (positions, int8[m]): each game's result for the side on roll of
+        each position (0-2 it wins single/gammon/backgammon, 3-5 it loses so; -1 where a
+        random play came later in that game)."""
+        if rng_state.shape[0] != 4:
+            raise ValueError("rng_state has 4 words")
+        if not 0.0 <= explore <= 1.0:
+            raise ValueError(f"explore is a probability, not {explore}")
+        cdef Py_ssize_t cap = 128 * games + 1024, count = 0, i
+        out = np.empty((cap, 2, 26), dtype=np.int8)
+        res = np.empty(cap, dtype=np.int8)
+        cdef int8_t[:, :, ::1] o = out
+        cdef int8_t[::1] rv = res
+        cdef int8_t* results = &rv[0] if outcomes else NULL
+        cdef Rng rng
+        cdef int k, failed = 0
+        for k in range(4):
+            rng.s[k] = rng_state[k]
+        cdef MoveGen* g = _new_movegen()
+        try:
+            with nogil:
+                for i in range(games):
+                    if nn_sample_game(&self.c, g, &rng, explore, &o[0, 0, 0], results, cap,
+                                      &count) < 0:
+                        failed = 1
+                        break
+        finally:
+            free(g)
+        for k in range(4):
+            rng_state[k] = rng.s[k]
+        if failed:
+            raise RuntimeError("a self-play game did not finish")
+        if outcomes:
+            return out[:count].copy(), res[:count].copy()
+        return out[:count].copy()
+
+    def probs_1ply_many(self, const int8_t[:, :, ::1] boards):
+        """float64[m, 5]: the 1-ply probabilities of each board for its side on roll (row 0,
+        before rolling): the mean over the 36 rolls of its 0-ply probabilities after its best
+        play.  GIL released.  The games must be in progress."""
+        return self.probs_many(boards, 1)
+
+    def probs_many(self, const int8_t[:, :, ::1] boards, int plies=1):
+        """float64[m, 5]: the `plies`-ply probabilities (1 or 2) of each board for its side
+        on roll (row 0, before rolling).  1: the mean over the 36 rolls of its 0-ply
+        probabilities after its best play; 2: the same with the position after each best
+        play valued at 1 ply (about 20 times the work).  GIL released.  The games must be in
+        progress."""
+        cdef Py_ssize_t i, m = boards.shape[0]
+        cdef int failed = 0
+        if plies not in (1, 2):
+            raise ValueError(f"plies is 1 or 2, not {plies}")
+        if boards.shape[1] != 2 or boards.shape[2] != 26:
+            raise ValueError("boards must have shape (m, 2, 26)")
+        for i in range(m):
+            if boards[i, 0, OFF] == 15 or boards[i, 1, OFF] == 15:
+                raise ValueError(f"board {i}: the game is over")
+        out = np.empty((m, NN_OUTPUTS), dtype=np.float64)
+        cdef double[:, ::1] o = out
+        cdef MoveGen* g = _new_movegen()
+        cdef MoveGen* g2 = NULL
+        try:
+            g2 = _new_movegen()
+            with nogil:
+                for i in range(m):
+                    if plies == 1:
+                        failed = nn_1ply_probs(&self.c, g, <const Board*>&boards[i, 0, 0], &o[i, 0])
+                    else:
+                        failed = nn_2ply_probs(&self.c, g, g2, <const Board*>&boards[i, 0, 0],
+                                               &o[i, 0])
+                    if failed:
+                        break
+        finally:
+            free(g)
+            free(g2)
+        if failed:
+            raise RuntimeError("a roll had more plays than the generator holds")
+        return out
+
+    def train(self, Py_ssize_t games, uint64_t[::1] rng_state, double alpha,
+              bint backgammons=True, double lam=0.0):
+        """Play `games` self-play games, updating these weights in place by TD(0) or, with
+        `lam` in (0, 1], TD(lambda) (see nn_train_game).
+
+        rng_state: the 4 words of the xoshiro256** state, read and written back
+        (so a run can be checkpointed and resumed exactly).  Returns int64[8]:
+        the six outcome counts for the first mover, games, plies.
+        """
+        if rng_state.shape[0] != 4:
+            raise ValueError("rng_state has 4 words")
+        if not alpha > 0.0:
+            raise ValueError("alpha must be positive")
+        if not 0.0 <= lam <= 1.0:
+            raise ValueError(f"lambda must be in [0, 1], got {lam!r}")
+        if self._race is not None or self._bearoff is not None:
+            raise ValueError("TD training updates one net; this one has a race net or databases")
+        counts = np.zeros(8, dtype=np.int64)
+        cdef int64_t[::1] c = counts
+        cdef Rng rng
+        cdef int k, plies, failed = 0
+        cdef Py_ssize_t i
+        # TD(lambda)'s record of a game; a game longer than this fails (none comes near it).
+        cdef int cap = 4096
+        for k in range(4):
+            rng.s[k] = rng_state[k]
+        cdef MoveGen* g = _new_movegen()
+        cdef int8_t* hist = <int8_t*>malloc(cap * 52)
+        cdef double* targets = <double*>malloc(cap * NN_OUTPUTS * sizeof(double))
+        # Training evaluates by the raw rows from its first step (a resumed run exactly as
+        # an unbroken one); the point rows are renewed when it ends.
+        self.c.points_fresh = False
+        try:
+            if hist == NULL or targets == NULL:
+                raise MemoryError()
+            with nogil:
+                for i in range(games):
+                    k = nn_train_game(&self.c, g, &rng, alpha, lam, backgammons, hist, targets,
+                                      cap, &plies)
+                    if k < 0:
+                        failed = 1
+                        break
+                    c[k] += 1
+                    c[6] += 1
+                    c[7] += plies
+        finally:
+            free(g)
+            free(hist)
+            free(targets)
+            nn_sync_points(&self.c)
+        for k in range(4):
+            rng_state[k] = rng.s[k]
+        if failed:
+            raise RuntimeError("a training game did not finish")
+        return counts
+
+
+cdef int _input_count(object inputs) except -1:
+    if inputs not in INPUT_COUNTS:
+        raise ValueError(f"inputs is one of {INPUT_COUNTS}, not {inputs!r}")
+    return <int>inputs
+
+
+def races(const int8_t[:, :, ::1] boards):
+    """bool[m]: whether each board (2, 26) has no contact left, the positions a race net
+    evaluates (the test of the players and the cube, `rows_race`)."""
+    cdef Py_ssize_t i, m = boards.shape[0]
+    if boards.shape[1] != 2 or boards.shape[2] != 26:
+        raise ValueError("boards must have shape (m, 2, 26)")
+    out = np.empty(m, dtype=bool)
+    cdef uint8_t[::1] o = out.view(np.uint8)
+    with nogil:
+        for i in range(m):
+            o[i] = rows_race(&boards[i, 0, 0], &boards[i, 1, 0])
+    return out
+
+
+def neural_inputs_many(const int8_t[:, :, ::1] boards, inputs=NN_V2_INPUTS):
+    """float32[m, inputs]: the dense inputs of each board (row 0 on roll) for a net of
+    `inputs` inputs (INPUT_COUNTS: NeuralNet.n_inputs), GIL released."""
+    cdef Py_ssize_t m = boards.shape[0], i
+    cdef int n = _input_count(inputs), nf = n - NN_BASE_INPUTS
+    cdef tf_rows r
+    cdef double f[NN_FEATURE_INPUTS]
+    cdef int a, j
+    cdef double v
+    if boards.shape[1] != 2 or boards.shape[2] != 26:
+        raise ValueError("boards must have shape (m, 2, 26)")
+    out = np.zeros((m, n), dtype=np.float32)
+    cdef float[:, ::1] o = out
+    with nogil:
+        for i in range(m):
+            _nn_rows(&r, &boards[i, 0, 0], &boards[i, 1, 0], f, nf)
+            for a in range(_rows_count(&r)):
+                v = _rows_item(&r, a, &j)
+                o[i, j] = <float>v
+    return out
+
+
+def neural_inputs(const int8_t[:, ::1] board, bint features=True, inputs=None):
+    """float64[203] (or [198] without the hand features; or [inputs] when `inputs`, one of
+    INPUT_COUNTS, is given): the net's inputs for the board (row 0 on roll), dense."""
+    cdef Board b
+    cdef tf_rows r
+    cdef double f[NN_FEATURE_INPUTS]
+    cdef int a, i, n
+    cdef double v
+    n = _input_count(inputs) if inputs is not None else (NN_V2_INPUTS if features else NN_BASE_INPUTS)
+    _load_board(board, &b)
+    _nn_rows(&r, b.c[0], b.c[1], f, n - NN_BASE_INPUTS)
+    out = np.zeros(n, dtype=np.float64)
+    cdef double[::1] o = out
+    for a in range(_rows_count(&r)):
+        v = _rows_item(&r, a, &i)
+        o[i] = v
+    return out
+
+
+def fast_sigmoid(x):
+    """float32[n]: the fast path's sigmoid of each value of x (for its tests and benchmarks)."""
+    cdef float[::1] xv = np.ascontiguousarray(x, dtype=np.float32).ravel()
+    out = np.empty(xv.shape[0], dtype=np.float32)
+    cdef float[::1] o = out
+    if xv.shape[0]:
+        tf_sigmoid_many(&xv[0], &o[0], xv.shape[0])
+    return out
+
+
+def rng_state(uint64_t seed):
+    """uint64[4]: the core generator's state after seeding with `seed`."""
+    cdef Rng rng
+    rng_seed(&rng, seed)
+    return np.array([rng.s[0], rng.s[1], rng.s[2], rng.s[3]], dtype=np.uint64)

@@ -1,0 +1,282 @@
+# Evaluating the net (part of _neural.pxi): the forward pass, consistent
+# probabilities, the position classes (race net, bear-off databases), and the
+# incremental evaluation of the plays of one roll from a shared base.
+
+cdef void nn_forward(const NeuralNetC* net, const tf_rows* r, double* hidden,
+                     double* out) noexcept nogil:
+    """Raw outputs by the exact float64 path (sigmoids, not yet made consistent) for the
+    inputs `r`; `hidden` receives the activations."""
+    cdef int a, i, j, o, h = net.n_hidden
+    cdef const double* row
+    cdef double v, s
+    memcpy(hidden, net.b1, h * sizeof(double))
+    for a in range(_rows_count(r)):
+        v = _rows_item(r, a, &i)
+        row = net.w1 + i * h
+        if v == 1.0:                # most inputs are 0/1 flags: skip the multiply
+            for j in range(h):
+                hidden[j] += row[j]
+        else:
+            for j in range(h):
+                hidden[j] += v * row[j]
+    for j in range(h):
+        hidden[j] = _nn_sigmoid(hidden[j])
+    for o in range(NN_OUTPUTS):
+        row = net.w2 + o * h
+        s = net.b2[o]
+        for j in range(h):
+            s += row[j] * hidden[j]
+        out[o] = _nn_sigmoid(s)
+
+
+cdef inline void nn_make_consistent(double* p) noexcept nogil:
+    """Clamp so that backgammon <= gammon <= win and the same for losses (<= 1 - win)."""
+    if p[NN_WIN_GAMMON] > p[NN_WIN]:
+        p[NN_WIN_GAMMON] = p[NN_WIN]
+    if p[NN_WIN_BACKGAMMON] > p[NN_WIN_GAMMON]:
+        p[NN_WIN_BACKGAMMON] = p[NN_WIN_GAMMON]
+    if p[NN_LOSE_GAMMON] > 1.0 - p[NN_WIN]:
+        p[NN_LOSE_GAMMON] = 1.0 - p[NN_WIN]
+    if p[NN_LOSE_BACKGAMMON] > p[NN_LOSE_GAMMON]:
+        p[NN_LOSE_BACKGAMMON] = p[NN_LOSE_GAMMON]
+
+
+cdef inline double nn_equity(const double* p) noexcept nogil:
+    """Cubeless money equity of consistent probabilities (gammons include backgammons)."""
+    return (2.0 * p[NN_WIN] - 1.0 + p[NN_WIN_GAMMON] - p[NN_LOSE_GAMMON]
+            + p[NN_WIN_BACKGAMMON] - p[NN_LOSE_BACKGAMMON])
+
+
+cdef inline double nn_equity_priced(const double* p, const double* prices) noexcept nogil:
+    """The equity with gammons and backgammons at their prices (a match score's, see
+    _cube.pxi gammon_prices: win gammon, lose gammon, win bg, lose bg); NULL: money."""
+    if prices == NULL:
+        return nn_equity(p)
+    return (2.0 * p[NN_WIN] - 1.0 + prices[0] * p[NN_WIN_GAMMON] - prices[1] * p[NN_LOSE_GAMMON]
+            + prices[2] * p[NN_WIN_BACKGAMMON] - prices[3] * p[NN_LOSE_BACKGAMMON])
+
+
+cdef inline void nn_swap_sides(const double* p, double* q) noexcept nogil:
+    """The same probabilities seen by the other player."""
+    q[NN_WIN] = 1.0 - p[NN_WIN]
+    q[NN_WIN_GAMMON] = p[NN_LOSE_GAMMON]
+    q[NN_WIN_BACKGAMMON] = p[NN_LOSE_BACKGAMMON]
+    q[NN_LOSE_GAMMON] = p[NN_WIN_GAMMON]
+    q[NN_LOSE_BACKGAMMON] = p[NN_WIN_BACKGAMMON]
+
+
+cdef bint nn_bearoff_probs(const NeuralNetC* net, const int8_t* on_roll, const int8_t* other,
+                           double* p) noexcept nogil:
+    """If `net` has the bear-off databases and both sides have every checker on their home
+    boards: p = the probabilities for `on_roll` by the databases, and True.  Exact inside the
+    two-sided database (where both sides have borne off checkers, so no gammon is left);
+    beyond it, the race of the two one-sided distributions (`bearoff_race_equity`, gammons
+    from the rolls to the first checker off).  No backgammon is possible.  Else False."""
+    cdef const BearoffDB* db = net.bearoff
+    cdef int mine, theirs
+    cdef double q[3]
+    if db == NULL:
+        return False
+    mine = bo_checkers_on(on_roll, 6)
+    theirs = bo_checkers_on(other, 6)
+    if mine <= 0 or theirs <= 0 or mine > db.checkers or theirs > db.checkers:
+        return False
+    memset(p, 0, NN_OUTPUTS * sizeof(double))
+    if mine <= db.two_checkers and theirs <= db.two_checkers:
+        p[NN_WIN] = db.win[bo_index(other, 6) * db.n2 + bo_index(on_roll, 6)]
+        return True
+    bearoff_race_equity(db, bo_index(on_roll, db.points), bo_index(other, db.points),
+                        on_roll[OFF] == 0, other[OFF] == 0, q)
+    p[NN_WIN] = q[0]
+    p[NN_WIN_GAMMON] = q[1]
+    p[NN_LOSE_GAMMON] = q[2]
+    return True
+
+
+cdef inline const NeuralNetC* nn_class_net(const NeuralNetC* net, const int8_t* on_roll,
+                                          const int8_t* other, double* p) noexcept nogil:
+    """The net that evaluates the position (`on_roll` to play against `other`): the race net
+    when there is one and no contact is left, else `net` itself; or NULL when the bear-off
+    databases have valued it into `p`.  One contact test, none without a race net and
+    databases."""
+    if (net.race == NULL and net.bearoff == NULL) or not rows_race(on_roll, other):
+        return net
+    if nn_bearoff_probs(net, on_roll, other, p):
+        return NULL
+    return net.race if net.race != NULL else net
+
+
+cdef inline bint nn_race_reachable(const Board* before) noexcept nogil:
+    """Whether a play from `before` (row 0 to move) could leave no contact: every checker
+    of the mover must end on or below 24 - (the opponent's rearmost point; a hit only moves
+    that further back), and the pips that needs are at most 24, the most a roll moves."""
+    cdef int p, line, need = 0
+    p = 25
+    while p > 0 and before.c[1][p] == 0:
+        p -= 1
+    line = 24 - p
+    for p in range(line + 1 if line >= 0 else 1, 26):
+        need += before.c[0][p] * (p - line)
+    return need <= 24
+
+
+cdef void neural_probs_exact(const NeuralNetC* net, const int8_t* on_roll, const int8_t* other,
+                             double* p) noexcept nogil:
+    """Consistent probabilities for `on_roll`, about to roll against `other`, in float64:
+    the reference the fast path is tested against."""
+    cdef tf_rows r
+    cdef double f[NN_FEATURE_INPUTS]
+    cdef double hidden[NN_MAX_HIDDEN]
+    net = nn_class_net(net, on_roll, other, p)
+    if net == NULL:
+        return
+    _nn_rows(&r, on_roll, other, f, nn_features_of(net))
+    nn_forward(net, &r, hidden, p)
+    nn_make_consistent(p)
+
+
+cdef inline void _nn_probs_of(const NeuralNetC* net, const int8_t* on_roll, const int8_t* other,
+                              double* p) noexcept nogil:
+    """The fast path's evaluation by `net` itself (no choice of class)."""
+    cdef tf_rows r
+    cdef double f[NN_FEATURE_INPUTS]
+    _nn_rows(&r, on_roll, other, f, nn_features_of(net), nn_point_rows(net))
+    tf_forward(net.fb1, net.fw1, net.hp, &r, net.fw2, net.fb2, p)
+    nn_make_consistent(p)
+
+
+cdef void neural_probs(const NeuralNetC* net, const int8_t* on_roll, const int8_t* other,
+                       double* p) noexcept nogil:
+    """Consistent probabilities for `on_roll`, about to roll against `other` (fast path)."""
+    net = nn_class_net(net, on_roll, other, p)
+    if net != NULL:
+        _nn_probs_of(net, on_roll, other, p)
+
+
+ctypedef struct NNBase:
+    # The hidden sums shared by all the plays from one position (`before`, its mover in
+    # row 0).  A play is evaluated with the opponent on roll, so the sums are those of
+    # (on roll = before.c[1], other = before.c[0]).
+    Board before
+    const NeuralNetC* net       # the net of `before`'s class (nn_class_net), whose sums these are
+    bint class_may_change       # a play may reach another class: a race from contact (when
+                                # there is a race net or databases), or a bear-off (when there
+                                # are databases and the side not moving has every checker home:
+                                # a play cannot bring its checkers home, only hit them)
+    int nf                      # the net's hand features
+    double feat[NN_FEATURE_INPUTS]
+    float h[NN_MAX_HIDDEN]
+
+
+cdef void nn_base_prepare(const NeuralNetC* net, const Board* before, NNBase* base) noexcept nogil:
+    """The base for evaluating the plays from `before` (row 0 about to move)."""
+    cdef tf_rows r
+    # The net of the position's class (a bear-off's plays are valued by the databases, so
+    # whether it is one needs no look-up here).
+    cdef const NeuralNetC* own = (
+        net.race if net.race != NULL and rows_race(before.c[1], before.c[0]) else net)
+    base.class_may_change = (
+        (own == net and (net.race != NULL or net.bearoff != NULL) and nn_race_reachable(before))
+        or (net.bearoff != NULL and bo_checkers_on(before.c[1], 6) > 0))
+    net = base.net = own
+    base.before = before[0]
+    base.nf = nn_features_of(net)
+    _nn_rows(&r, before.c[1], before.c[0], base.feat, base.nf, nn_point_rows(net))
+    tf_sums(net.fb1, net.fw1, net.hp, &r, base.h)
+
+
+cdef inline void _nn_delta_side(tf_rows* r, const int8_t* old, const int8_t* new,
+                                int base) noexcept nogil:
+    """The input changes of one side (its inputs at `base`) from row `old` to row `new`:
+    only the points whose counts differ (in order, found by one compare), then borne off
+    and pips."""
+    cdef int p, k, n0, n1, u, spare, dpips = 0
+    cdef uint32_t changed = tf_row_changes(old, new) & ~(<uint32_t>1)
+    while changed:
+        p = tf_ctz(changed)
+        changed &= changed - 1
+        n0 = old[p]
+        n1 = new[p]
+        dpips += p * (n1 - n0)
+        if p == BAR:
+            _rows_put(r, base + NN_BAR_UNIT, 0.5 * (n1 - n0))
+            continue
+        u = base + 4 * (p - 1)
+        for k in range(3):                  # the units n >= 1, n >= 2, n >= 3
+            if (n1 > k) != (n0 > k):
+                _rows_put(r, u + k, 1.0 if n1 > k else -1.0)
+        spare = (n1 - 3 if n1 > 3 else 0) - (n0 - 3 if n0 > 3 else 0)
+        if spare:
+            _rows_put(r, u + 3, 0.5 * spare)
+    if old[OFF] != new[OFF]:
+        _rows_put(r, base + NN_OFF_UNIT, (new[OFF] - old[OFF]) / 15.0)
+    if dpips:
+        _rows_put(r, base + NN_PIP_UNIT, dpips / 167.0)
+
+
+cdef void nn_play_probs(const NeuralNetC* net, const NNBase* base, const Board* after,
+                        double* p) noexcept nogil:
+    """Probabilities for the side that has just moved (row 0 of `after`, sides not
+    switched), from the base of the position it moved from (fast path).  A play into a
+    bear-off is valued by the databases, if `net` has them; one that breaks contact is
+    evaluated afresh by the race net, if `net` has one."""
+    cdef tf_rows r
+    cdef double q[NN_OUTPUTS]
+    cdef double f[NN_FEATURE_INPUTS]
+    cdef int k
+    if after.c[0][OFF] == 15:
+        nn_won_probs(after, True, p)
+        return
+    if base.class_may_change:
+        net = nn_class_net(net, after.c[1], after.c[0], q)
+        if net != base.net:             # the databases (NULL) or another net value it afresh
+            if net != NULL:
+                _nn_probs_of(net, after.c[1], after.c[0], q)
+            nn_swap_sides(q, p)
+            return
+    net = base.net
+    _rows_clear(&r)
+    _nn_delta_side(&r, base.before.c[1], after.c[1], 0)                # now on roll
+    _nn_delta_side(&r, base.before.c[0], after.c[0], NN_SIDE_INPUTS)   # has moved
+    if base.nf:
+        _nn_feature_values(after.c[1], after.c[0], f, base.nf)
+        for k in range(base.nf):
+            if f[k] != base.feat[k]:
+                _rows_put(&r, NN_BASE_INPUTS + k, f[k] - base.feat[k])
+    tf_forward(base.h, net.fw1, net.hp, &r, net.fw2, net.fb2, q)
+    nn_make_consistent(q)
+    nn_swap_sides(q, p)
+
+
+cdef inline double nn_play_equity(const NeuralNetC* net, const NNBase* base,
+                                  const Board* after) noexcept nogil:
+    cdef double p[NN_OUTPUTS]
+    nn_play_probs(net, base, after, p)
+    return nn_equity(p)
+
+
+cdef int nn_best_play_probs(const NeuralNetC* net, const NNBase* base, const Board* plays,
+                            int n, double* best_probs, const double* prices=NULL) noexcept nogil:
+    """Index of the play with the best 0-ply equity among plays[0:n] (the first of equals),
+    gammons at `prices` (NULL: money); its probabilities (for its mover) go to best_probs."""
+    cdef int i, best = 0
+    cdef double v, best_v = -1e300
+    cdef double p[NN_OUTPUTS]
+    for i in range(n):
+        nn_play_probs(net, base, &plays[i], p)
+        v = nn_equity_priced(p, prices)
+        if v > best_v:
+            best_v = v
+            best = i
+            memcpy(best_probs, p, sizeof(p))
+    return best
+
+
+cdef int nn_best_play(const NeuralNetC* net, const NNBase* base, const Board* plays, int n,
+                      double* best_equity) noexcept nogil:
+    """Index of the play with the best 0-ply equity among plays[0:n] (the first of equals);
+    its equity goes to best_equity."""
+    cdef double p[NN_OUTPUTS]
+    cdef int best = nn_best_play_probs(net, base, plays, n, p)
+    best_equity[0] = nn_equity(p)
+    return best

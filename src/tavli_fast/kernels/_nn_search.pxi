@@ -1,0 +1,261 @@
+# Look-ahead with the net (part of _neural.pxi): roll tables, the luck of a roll
+# (variance reduction), the 0- and 1-ply players, and 1-/2-ply probabilities.
+
+cdef inline int nn_roll_index(int d1, int d2) noexcept nogil:
+    """Row of the roll (d1, d2) in a roll table: the rolls a <= b in the order 11, 12, .., 66."""
+    cdef int a = d1 if d1 < d2 else d2, b = d1 if d1 > d2 else d2
+    return (a - 1) * (14 - a) // 2 + (b - a)
+
+
+cdef int nn_roll_table(const NeuralNetC* net, MoveGen* g, const Board* before,
+                       double* table, const double* prices=NULL) noexcept nogil:
+    """For each of the 21 rolls of the side on roll of `before` (row 0), the probabilities
+    (its view) after its best 0-ply play, gammons at its `prices` (NULL: money):
+    table[nn_roll_index(d1, d2) * NN_OUTPUTS + k].  One base serves all 21 rolls.
+    Returns 0, or -1 if a roll has more plays than the generator `g` holds (the table is
+    then incomplete)."""
+    cdef NNBase base
+    cdef int d1, d2, n
+    nn_base_prepare(net, before, &base)
+    for d1 in range(1, 7):
+        for d2 in range(d1, 7):
+            n = generate_plays(g, before, d1, d2)
+            if n < 0:
+                return -1
+            nn_best_play_probs(net, &base, g.out, n, table + nn_roll_index(d1, d2) * NN_OUTPUTS,
+                               prices)
+    return 0
+
+
+cdef inline double nn_roll_table_equity(const double* table) noexcept nogil:
+    """The mean over the 36 rolls of the equities in a roll table (doubles count once,
+    the others twice): the 1-ply value of the position for its side on roll."""
+    cdef int d1, d2
+    cdef double v, total = 0.0
+    for d1 in range(1, 7):
+        for d2 in range(d1, 7):
+            v = nn_equity(table + nn_roll_index(d1, d2) * NN_OUTPUTS)
+            total += v if d1 == d2 else 2.0 * v
+    return total / 36.0
+
+
+cdef void nn_roll_table_mean(const double* table, double* mean,
+                             bint no_doubles=False) noexcept nogil:
+    """The mean over the 36 rolls of the probabilities in a roll table (doubles count once,
+    the others twice); with `no_doubles`, over the 30 non-double rolls the R5 opening
+    roll is drawn from."""
+    cdef int a, b, k
+    cdef double w
+    cdef const double* row
+    memset(mean, 0, NN_OUTPUTS * sizeof(double))
+    for a in range(1, 7):
+        for b in range(a, 7):
+            if no_doubles:
+                w = 0.0 if a == b else 2.0 / 30.0
+            else:
+                w = (1.0 if a == b else 2.0) / 36.0
+            row = table + nn_roll_index(a, b) * NN_OUTPUTS
+            for k in range(NN_OUTPUTS):
+                mean[k] += w * row[k]
+
+
+cdef void nn_add_luck(const double* table, int d1, int d2, bint swap, bint no_doubles,
+                      double* luck) noexcept nogil:
+    """Add the luck of the roll (d1, d2) to `luck`: the probabilities after the best play for
+    these dice minus their mean over the rolls the dice were drawn from (the 36, or the 30
+    non-doubles of the R5 opening roll: measured against all 36, the opening's luck would
+    not average to zero and would bias the adjusted result), from the table of the side on
+    roll; with `swap`, seen by its opponent (win and loss exchanged, so each difference
+    changes sign or moves to the opposite figure)."""
+    cdef int k
+    cdef double mean[NN_OUTPUTS]
+    cdef double d[NN_OUTPUTS]
+    cdef const double* row = table + nn_roll_index(d1, d2) * NN_OUTPUTS
+    nn_roll_table_mean(table, mean, no_doubles)
+    for k in range(NN_OUTPUTS):
+        d[k] = row[k] - mean[k]
+    if swap:
+        luck[NN_WIN] -= d[NN_WIN]
+        luck[NN_WIN_GAMMON] += d[NN_LOSE_GAMMON]
+        luck[NN_WIN_BACKGAMMON] += d[NN_LOSE_BACKGAMMON]
+        luck[NN_LOSE_GAMMON] += d[NN_WIN_GAMMON]
+        luck[NN_LOSE_BACKGAMMON] += d[NN_WIN_BACKGAMMON]
+    else:
+        for k in range(NN_OUTPUTS):
+            luck[k] += d[k]
+
+
+cdef inline void nn_won_probs(const Board* after, bint backgammons, double* p) noexcept nogil:
+    """The exact outcome for row 0, which has just borne off its last checker (R20)."""
+    cdef int q
+    p[NN_WIN] = 1.0
+    p[NN_WIN_GAMMON] = 1.0 if after.c[1][OFF] == 0 else 0.0
+    p[NN_WIN_BACKGAMMON] = 0.0
+    p[NN_LOSE_GAMMON] = 0.0
+    p[NN_LOSE_BACKGAMMON] = 0.0
+    if backgammons and after.c[1][OFF] == 0:
+        # The loser's points 19..24 are the winner's home board; 25 is the bar.
+        for q in range(19, 26):
+            if after.c[1][q]:
+                p[NN_WIN_BACKGAMMON] = 1.0
+                break
+
+
+cdef void nn_after_probs(const NeuralNetC* net, const Board* after, double* p,
+                         bint exact) noexcept nogil:
+    """Probabilities for the side that has just moved (row 0 of `after`, sides not
+    switched), by one evaluation of the board alone (fast, or float64 when `exact`)."""
+    cdef double q[NN_OUTPUTS]
+    if after.c[0][OFF] == 15:
+        nn_won_probs(after, True, p)
+        return
+    if exact:
+        neural_probs_exact(net, after.c[1], after.c[0], q)      # the opponent is on roll
+    else:
+        neural_probs(net, after.c[1], after.c[0], q)
+    nn_swap_sides(q, p)
+
+
+cdef void neural_after_probs(const NeuralNetC* net, const Board* after, double* p) noexcept nogil:
+    """Probabilities for the side that has just moved (row 0 of `after`, sides not switched)."""
+    nn_after_probs(net, after, p, False)
+
+
+cdef double neural_1ply_equity(const NeuralNetC* net, MoveGen* g, const Board* after,
+                               double* table, const double* prices=NULL,
+                               const double* reply_prices=NULL) noexcept nogil:
+    """1-ply equity of a post-move board for its mover: the mean over the opponent's 21
+    rolls of the opponent's best 0-ply reply, seen from the mover.  In a match the mover
+    values gammons at its `prices` and the opponent picks replies at its `reply_prices`
+    (both NULL: money).  Uses `g` for the replies (not the generator holding the mover's
+    own candidates).  If `table` is not NULL it receives the opponent's roll table
+    (nn_roll_table, for the luck of his next roll), and table[0] is set to -1 when there
+    is none (the game is over, or a roll has more plays than `g` holds: the value is then
+    the 0-ply one)."""
+    cdef Board opp
+    cdef double local[NN_ROLLS * NN_OUTPUTS]
+    cdef double* t = table if table != NULL else local
+    cdef double theirs[NN_OUTPUTS]
+    cdef double mine[NN_OUTPUTS]
+    t[0] = -1.0
+    if after.c[0][OFF] != 15:
+        memcpy(opp.c[0], after.c[1], 26)
+        memcpy(opp.c[1], after.c[0], 26)
+        if nn_roll_table(net, g, &opp, t, reply_prices) == 0:
+            if prices == NULL:
+                return -nn_roll_table_equity(t)     # money, summed as it always was
+            nn_roll_table_mean(t, theirs)
+            nn_swap_sides(theirs, mine)
+            return nn_equity_priced(mine, prices)
+        t[0] = -1.0
+    neural_after_probs(net, after, mine)
+    return nn_equity_priced(mine, prices)
+
+
+cdef int neural_choose(const NeuralNetC* net, const MoveGen* g, int n,
+                       const double* prices=NULL) noexcept nogil:
+    """Index of the play with the best 0-ply equity among g.out[0:n] (generated from g.root),
+    gammons at `prices` in a match (NULL: money)."""
+    cdef NNBase base
+    cdef double p[NN_OUTPUTS]
+    nn_base_prepare(net, &g.root, &base)
+    return nn_best_play_probs(net, &base, g.out, n, p, prices)
+
+
+cdef int neural_choose_1ply(const NeuralNetC* net, const MoveGen* g, int n, MoveGen* scratch,
+                            const MoveFilter* filt, double* next_table,
+                            const double* prices=NULL,
+                            const double* reply_prices=NULL) noexcept nogil:
+    """Index of the best play by 1-ply equity among the few best by 0-ply (the move filter
+    `filt` keeps the cost at a handful of 21-roll looks a move).  In a match, gammons at the
+    mover's `prices` and replies picked at the opponent's `reply_prices` (NULL: money).
+    If `next_table` is not NULL it receives the opponent's roll table after the chosen play
+    (from its 1-ply look; next_table[0] = -1 when there is none): the luck of his next roll
+    comes free."""
+    cdef NNBase base
+    cdef int i, j, m = 0, best
+    cdef int cap = filt.candidates
+    cdef int cand[NN_MAX_CANDIDATES]
+    cdef double eq[NN_MAX_CANDIDATES]
+    cdef double table[NN_ROLLS * NN_OUTPUTS]
+    cdef double p[NN_OUTPUTS]
+    cdef double v, best_v
+    cand[0] = 0
+    if next_table != NULL:
+        next_table[0] = -1.0
+    nn_base_prepare(net, &g.root, &base)
+    # The top candidates by 0-ply equity, kept sorted (insertion into a short list).
+    for i in range(n):
+        nn_play_probs(net, &base, &g.out[i], p)
+        v = nn_equity_priced(p, prices)
+        if m == cap and v <= eq[m - 1]:
+            continue
+        j = m if m < cap else m - 1
+        while j > 0 and eq[j - 1] < v:
+            eq[j] = eq[j - 1]
+            cand[j] = cand[j - 1]
+            j -= 1
+        eq[j] = v
+        cand[j] = i
+        if m < cap:
+            m += 1
+    best = cand[0]
+    if m == 1:
+        return best
+    best_v = -1e300
+    for j in range(m):
+        if eq[j] < eq[0] - filt.window:
+            break
+        v = neural_1ply_equity(net, scratch, &g.out[cand[j]], table, prices, reply_prices)
+        if v > best_v:
+            best_v = v
+            best = cand[j]
+            if next_table != NULL:
+                memcpy(next_table, table, sizeof(table))
+    return best
+
+
+cdef int nn_1ply_probs(const NeuralNetC* net, MoveGen* g, const Board* before,
+                       double* p) noexcept nogil:
+    """The 1-ply probabilities of `before` for its side on roll (row 0, before rolling): the
+    mean over the 36 rolls of its probabilities after its best 0-ply play.  Returns 0, or -1
+    if a roll has more plays than `g` holds."""
+    cdef double t[NN_ROLLS * NN_OUTPUTS]
+    if nn_roll_table(net, g, before, t) < 0:
+        return -1
+    nn_roll_table_mean(t, p)
+    return 0
+
+
+cdef int nn_2ply_probs(const NeuralNetC* net, MoveGen* g, MoveGen* g2, const Board* before,
+                       double* p) noexcept nogil:
+    """The 2-ply probabilities of `before` for its side on roll: the mean over its 36 rolls
+    of the 1-ply probabilities (nn_1ply_probs for the opponent, seen from this side) after
+    its best 0-ply play.  `g` generates its plays, `g2` the look-ahead.  Returns 0, or -1 if
+    a roll has more plays than a generator holds."""
+    cdef NNBase base
+    cdef Board opp
+    cdef double q[NN_OUTPUTS]
+    cdef double r[NN_OUTPUTS]
+    cdef int a, b, k, n, best
+    cdef double w
+    nn_base_prepare(net, before, &base)
+    memset(p, 0, NN_OUTPUTS * sizeof(double))
+    for a in range(1, 7):
+        for b in range(a, 7):
+            n = generate_plays(g, before, a, b)
+            if n < 0:
+                return -1
+            best = nn_best_play_probs(net, &base, g.out, n, q)
+            if g.out[best].c[0][OFF] == 15:
+                nn_won_probs(&g.out[best], True, q)
+            else:
+                memcpy(opp.c[0], g.out[best].c[1], 26)
+                memcpy(opp.c[1], g.out[best].c[0], 26)
+                if nn_1ply_probs(net, g2, &opp, r) < 0:
+                    return -1
+                nn_swap_sides(r, q)
+            w = (1.0 if a == b else 2.0) / 36.0
+            for k in range(NN_OUTPUTS):
+                p[k] += w * q[k]
+    return 0
