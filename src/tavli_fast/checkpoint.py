@@ -24,11 +24,12 @@ def write_checkpoint(path: str | os.PathLike, doc: dict[str, Any]) -> None:
 
 
 def read_checkpoint(path: str | os.PathLike, fmt: str, version: int, what: str,
-                    parts: dict[str, type]) -> dict[str, Any]:
+                    parts: dict[str, type], request_keys: Sequence[str] = ()) -> dict[str, Any]:
     """Load a checkpoint of the given format and version; ValueError if it is not one.
 
     `what` names the kind of run in messages; `parts` maps the keys the document must
-    have to their types (e.g. ``{"request": dict, "chunks": dict}``).
+    have to their types (e.g. ``{"request": dict, "chunks": dict}``); `request_keys` are
+    the settings its ``request`` must hold.
     """
     path = os.fspath(path)
     try:
@@ -44,6 +45,10 @@ def read_checkpoint(path: str | os.PathLike, fmt: str, version: int, what: str,
         raise ValueError(f"{path}: unsupported checkpoint version {doc.get('version')!r}")
     if not all(isinstance(doc.get(key), kind) for key, kind in parts.items()):
         raise ValueError(f"{path}: checkpoint is incomplete")
+    missing = [key for key in request_keys if key not in doc["request"]]
+    if missing:
+        raise ValueError(f"{path}: checkpoint is incomplete (its request has no "
+                         f"{', '.join(missing)})")
     return doc
 
 

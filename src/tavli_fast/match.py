@@ -546,10 +546,15 @@ class MatchResult:
         return lines
 
 
+#: The settings a checkpoint's request must hold to be resumed.
+_REQUEST_KEYS = ("length", "matches", "players", "score", "post_crawford", "rules", "cube",
+                 "max_cube", "seed", "chunk_size")
+
+
 def read_match_checkpoint(path: str | os.PathLike) -> dict[str, Any]:
     """Load and check a match checkpoint; ValueError if it is not one."""
     return _read_checkpoint(path, CHECKPOINT_FORMAT, CHECKPOINT_VERSION, "match",
-                            {"request": dict, "chunks": dict})
+                            {"request": dict, "chunks": dict}, _REQUEST_KEYS)
 
 
 class MatchJob:

@@ -707,10 +707,15 @@ CHECKPOINT_FORMAT = "tavli_fast openings checkpoint"
 CHECKPOINT_VERSION = 1
 
 
+#: The settings a checkpoint's request must hold to be resumed.
+_REQUEST_KEYS = ("trials", "players", "seed", "rules", "rolls", "screen", "screen_trials",
+                 "chunk_size", "stratify", "bearoff", "truncate")
+
+
 def read_checkpoint(path: str | Any) -> dict[str, Any]:
     """Load and check an openings checkpoint; ValueError if it is not one."""
     return _read_checkpoint(path, CHECKPOINT_FORMAT, CHECKPOINT_VERSION, "openings",
-                            {"request": dict, "rolls": list})
+                            {"request": dict, "rolls": list}, _REQUEST_KEYS)
 
 
 def request_from_checkpoint(doc: dict[str, Any]) -> OpeningsRequest:

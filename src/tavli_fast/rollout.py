@@ -798,10 +798,14 @@ CHECKPOINT_FORMAT = "tavli_fast rollout checkpoint"
 CHECKPOINT_VERSION = 1
 
 
+#: The settings a checkpoint's request must hold to be resumed.
+_REQUEST_KEYS = ("position", "trials", "players", "seed", "rules", "stratify", "chunk_size")
+
+
 def read_checkpoint(path: str | os.PathLike) -> dict[str, Any]:
     """Load and check a rollout checkpoint; ValueError if it is not one."""
     return _read_checkpoint(path, CHECKPOINT_FORMAT, CHECKPOINT_VERSION, "rollout",
-                            {"request": dict, "chunks": dict})
+                            {"request": dict, "chunks": dict}, _REQUEST_KEYS)
 
 
 def request_from_checkpoint(doc: dict[str, Any], **overrides: Any) -> RolloutRequest:

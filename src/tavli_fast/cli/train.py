@@ -194,6 +194,9 @@ def run(args: argparse.Namespace, command: str | None = None) -> int:
         return _supervised(args, command)
     if args.race or args.contact:
         raise ValueError("--race and --contact go with --targets (--race also with --fit)")
+    given = _supervised_options_given(args)
+    if given:
+        raise ValueError(f"{', '.join(given)}: options of --targets / --fit, not of TD training")
     if args.race_from and not args.export:
         raise ValueError("--race-from goes with --export")
     race = _race_net(args.race_from)
@@ -243,6 +246,19 @@ def run(args: argparse.Namespace, command: str | None = None) -> int:
                         training={**state.meta(), **state.recipe(), **race_info})
     print(f"{state.games_done} games, seed {state.seed}, {state.elapsed_s:.0f} s")
     return 0
+
+
+#: The options of supervised refinement (--targets / --fit) that TD training has no use for.
+SUPERVISED_OPTIONS = ("plies", "rollouts", "truncate_plies", "explore", "inputs", "outputs_only",
+                      "readouts", "outcome_weight", "epochs", "fit_rate", "batch", "jobs",
+                      "start_method", "scheduler")
+
+
+def _supervised_options_given(args: argparse.Namespace) -> list[str]:
+    """The options of SUPERVISED_OPTIONS set to other than their defaults, as written."""
+    parser = build_parser()
+    return ["--" + dest.replace("_", "-") for dest in SUPERVISED_OPTIONS
+            if getattr(args, dest) != parser.get_default(dest)]
 
 
 def _recipe(args: argparse.Namespace) -> int:
