@@ -117,3 +117,8 @@ def test_options_reach_every_unit_and_change_the_numbers():
     assert default.to_dict()["rolls"] != option.to_dict()["rolls"]
     with pytest.raises(ValueError, match="give game too"):
         make_openings_request(trials=10, game_rules=["runner_to_quarter"])
+
+
+def test_the_result_reports_the_game_played_as_its_rules():
+    result = openings(trials=20, game="fevga", rolls="21", seed=4, jobs=1)
+    assert result.rules == "fevga" and result.to_dict()["rules"] == "fevga"

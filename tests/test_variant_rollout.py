@@ -216,3 +216,10 @@ def test_options_need_their_game():
         rollout("start", 100, game="plakoto", game_rules=["runner_to_quarter"], jobs=1)
     p = run("--game", "fevga", "--option", "pinned_home_counts", "--trials", "100", "--no-progress")
     assert p.returncode == 2 and "not an option of fevga" in p.stderr
+
+
+@pytest.mark.parametrize("game", ["plakoto", "fevga"])
+def test_the_result_reports_the_game_played_as_its_rules(game):
+    result = rollout("start", 100, game=game, seed=4, jobs=1)
+    assert result.rules == game and result.to_dict()["rules"] == game
+    assert json.loads(result.to_json())["rules"] == game

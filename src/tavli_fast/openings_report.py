@@ -141,7 +141,7 @@ class OpeningsResult:
 
     rolls: list[RollStats]
     players: tuple[str, str]
-    rules: str
+    rules: str  # backgammon or portes; for Plakoto and Fevga, the game played
     seed: int
     trials: int
     chunk_size: int
@@ -408,7 +408,7 @@ def openings(
         notes.append("the first mover's figures average only the rolls analysed (weights renormalised)")
     stats = [_roll_stats(request, i, t) for i, t in enumerate(job.tallies)]
     return OpeningsResult(
-        rolls=stats, players=request.players, rules=request.rules.name, seed=request.seed,
+        rolls=stats, players=request.players, rules=request.game or request.rules.name, seed=request.seed,
         trials=request.trials, chunk_size=request.chunk_size, screen=request.screen,
         screen_trials=request.screen_trials, jobs=executor.workers, elapsed_s=outcome.elapsed_s,
         interrupted=outcome.interrupted, all_rolls=all_rolls, notes=tuple(notes), checkpoint=path,

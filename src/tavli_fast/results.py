@@ -49,7 +49,7 @@ class RolloutResult:
     position: Any
     position_id: str
     players: tuple[str, str]
-    rules: str
+    rules: str  # backgammon or portes; for Plakoto and Fevga, the game played
     trials_requested: int
     totals: Totals
     seed: int
@@ -355,7 +355,7 @@ def build_result(
         position_id=request.position_text if request.game else request.position.position_id(),
         xgid=request.position_text if request.forced_dice else None,
         players=request.players,
-        rules=request.rules.name,
+        rules=request.game or request.rules.name,  # a Plakoto / Fevga game's own name
         trials_requested=request.trials,
         totals=t,
         seed=request.seed,
