@@ -169,7 +169,8 @@ def make_match_request(
     """Validate the arguments of a match run; raise ValueError saying precisely what is wrong.
 
     ``rules`` None means "backgammon", or "portes" for a tavli match (the only rules it takes).
-    ``tavli``: the games rotate Portes, Plakoto, Fevga (T1-T3), without the cube, from 0-0;
+    A score at which both players are 1-away is post-Crawford (the Crawford game has been
+    played). ``tavli``: the games rotate Portes, Plakoto, Fevga (T1-T3), without the cube, from 0-0;
     ``game_rules``: option names of Plakoto and Fevga for it (``"draw_scores_point"``, ...).
     ``weights``: a weights file for the neural players' net instead of the shipped one.
     """
@@ -201,6 +202,10 @@ def make_match_request(
         raise ValueError(
             f"post-Crawford needs a player 1 point from winning: score {a}-{b} in a {n}-point match"
         )
+    if a == b == n - 1 > 0:
+        # Double match point: the game in which the first of them reached match point was the
+        # Crawford game (R25), and the other won a game after it. (The cube is dead anyway.)
+        post_crawford = True
     rule_set = get_rules(rules)
     cap = check_max_cube(max_cube)
     names, ids = player_kinds(players)
@@ -482,7 +487,7 @@ class MatchResult:
         lines = [
             f"Matches to {r.length} points: {self.matches:,}"
             + (f" of {r.matches:,}" if self.matches != r.matches else "")
-            + f", from {r.score[0]}-{r.score[1]}{crawford}, rules {r.rules.name}, "
+            + f", from the score A {r.score[0]}, B {r.score[1]}{crawford}, rules {r.rules.name}, "
             + ("cube up to " + str(r.max_cube) if r.cube else "no cube") + f", seed {r.seed}",
         ]
         if r.net is not None:

@@ -67,7 +67,7 @@ def build_parser() -> OneLineParser:
     who.add_argument("--player", default=None, metavar="P", help="the same player for both")
     p.add_argument("--score", type=_score, default=None, metavar="A,B",
                    help="points A and B have already won (default 0,0); a player 1-away starts "
-                   "with the Crawford game")
+                   "with the Crawford game, both 1-away are post-Crawford")
     p.add_argument("--post-crawford", action="store_true",
                    help="the Crawford game has been played already")
     p.add_argument("--rules", default=None,
