@@ -40,7 +40,7 @@ def test_a_net_against_itself_as_baseline_differs_by_exactly_nothing(strength):
 @pytest.mark.oracle
 def test_the_baseline_is_played_on_the_same_dice_as_its_own_match(strength):
     shipped = str(neural.default_weights_path())
-    older = str(Path(shipped).with_name("neural-v2.npz"))
+    older = str(neural.weights_file("neural-v2.npz"))
     report = strength.gnubg_match("neural", SEQUENCES, SEED, shipped, jobs=1, baseline=older)
     alone = strength.gnubg_match("neural", SEQUENCES, SEED, older, jobs=1)
     base = report["baseline"]
@@ -136,7 +136,7 @@ def _compare_json(compare, capsys, argv):
 def test_compare_nets_takes_each_seeds_difference_on_common_dice(strength, compare, tmp_path,
                                                                   capsys):
     shipped = str(neural.default_weights_path())
-    older = str(Path(shipped).with_name("neural-v2.npz"))
+    older = str(neural.weights_file("neural-v2.npz"))
     argv = ["--seeds", "5-6", "--baseline", older, shipped, "--gnubg", "3",
             "--record", str(tmp_path / "runs.jsonl")]
     result = _compare_json(compare, capsys, argv)

@@ -445,10 +445,16 @@ def test_the_shipped_weights_load_from_the_installed_package_and_verify():
     assert path.stat().st_size < 5 * 2**20
     recipe = meta["training"]["recipe"]
     assert recipe and all(step.startswith("tavli-train ") for step in recipe)
-    # Kept, so that results made with them can be redone.
-    for older in ("v2", "v3", "v4", "v5", "v6", "v7-256", "v8-320", "v10-320", "v12-320", "v13-320",
-                  "v15-320", "v16-320"):
-        assert neural.load_net(path.parent / f"neural-{older}.npz")[1]["version"].startswith(older)
+    # The earlier nets are kept (in tavli_fast_nets), so that results made with them can be
+    # redone; the package holds the default alone.
+    earlier = ("v2", "v3", "v4", "v5", "v6", "v7-256", "v8-320", "v10-320", "v12-320", "v13-320",
+               "v15-320", "v16-320")
+    assert sorted(p.name for p in path.parent.glob("*.npz")) == [neural.DEFAULT_WEIGHTS]
+    assert neural.history_nets() == tuple(f"neural-{older}.npz" for older in earlier)
+    for older in earlier:
+        found = neural.weights_file(f"neural-{older}.npz")
+        assert found.parent == neural.nets_folder()
+        assert neural.load_net(found)[1]["version"].startswith(older)
 
 
 @pytest.mark.parametrize("name, version, hidden, default", [
@@ -469,15 +475,17 @@ def test_the_shipped_wide_nets_load_by_their_bare_names(tmp_path, monkeypatch, n
     monkeypatch.chdir(tmp_path)
     path = neural.weights_file(name)
     assert (path == neural.default_weights_path()) == default
-    assert path.parent == neural.default_weights_path().parent
-    assert neural.weights_file("neural-v6.npz") == path.with_name("neural-v6.npz")
+    # The default in the package's data, the earlier nets in tavli_fast_nets.
+    assert path.parent == (neural.default_weights_path().parent if default
+                           else neural.nets_folder())
+    assert neural.weights_file("neural-v6.npz") == neural.nets_folder() / "neural-v6.npz"
     net, meta = neural.load_net(name)
     assert meta["version"] == version and meta["hidden"] == hidden == net.hidden
     assert net.n_inputs == 209 and net.race is not None
     assert path.stat().st_size < 5 * 2**20
     assert all(step.startswith("tavli-train ") for step in meta["training"]["recipe"])
     # Its width comes from its own recipe's --hidden, or from the shipped net it started from
-    # (named with its checksum, so the start is the very file shipped beside it).
+    # (named with its checksum, so the start is the very file kept among the earlier nets).
     training = meta["training"]
     if not any(f"--hidden {hidden}" in step for step in training["recipe"]):
         start = neural.load_net(training["start"]["file"])[1]
@@ -722,7 +730,7 @@ def test_td_training_and_average_export_a_race_net_from_race_from(tmp_path):
         for got, want in zip(net.race.arrays() + net.arrays(), race + trained):
             np.testing.assert_array_equal(got, want)
     no_race = tmp_path / "v2.npz"
-    neural.save_net(no_race, neural.load_net(shipped.with_name("neural-v2.npz"))[0], "v2")
+    neural.save_net(no_race, neural.load_net("neural-v2.npz")[0], "v2")
     damaged = tmp_path / "damaged.npz"
     damaged.write_bytes(b"not a zip file")
     for bad in (["--games", "5", "--race-from", str(shipped)],            # no --export

@@ -3,6 +3,7 @@ the README prints is the one the shipped files record."""
 
 from __future__ import annotations
 
+import json
 import re
 import shlex
 import subprocess
@@ -46,6 +47,69 @@ def test_the_default_chain_runs_from_v2_through_every_shipped_default_in_order()
     # The last command of the default's step exports the default.
     assert "--export v17-320.npz" in chain[-1].commands[-1]
     assert training_chain("neural-v5.npz") == chain[:4]
+
+
+def _without_earlier_nets(monkeypatch) -> None:
+    """As if tavli_fast_nets were not installed: the package's data holds the default alone."""
+    monkeypatch.setattr(neural, "nets_folder", lambda: None)
+
+
+def test_the_default_alone_gives_the_whole_chain_as_the_earlier_files_record_it(monkeypatch):
+    whole = training_chain()  # from the files of tavli_fast_nets, checked against the default's
+    assert [s.file for s in whole[:-1]] == list(neural.history_nets())
+    assert len({s.sha256 for s in whole}) == len(whole)
+    _without_earlier_nets(monkeypatch)
+    assert neural.installed_net("neural-v16-320.npz") is None
+    assert training_chain() == training_chain(neural.DEFAULT_WEIGHTS) == whole
+    assert format_chain(training_chain()) == format_chain(whole)
+
+
+def test_an_earlier_net_without_its_package_is_one_line_that_says_how_to_install_it(
+        monkeypatch, capsys):
+    from tavli_fast.cli.train import main
+
+    _without_earlier_nets(monkeypatch)
+    with pytest.raises(neural.NeuralNetError, match=r"^neural-v5.npz: an earlier net, kept in the "
+                       r"tavli_fast_nets package, .*pip install ./nets\)$"):
+        training_chain("neural-v5.npz")
+    assert main(["--recipe", "neural-v5.npz"]) == 2
+    err = capsys.readouterr().err.strip().splitlines()
+    assert len(err) == 1 and "tavli_fast_nets" in err[0] and "pip install ./nets" in err[0]
+    assert main(["--recipe"]) == 0 and capsys.readouterr().out == format_chain(training_chain())
+
+
+def _rewrite_records(source: Path, target: Path, change) -> None:
+    """Copy the weights file `source` to `target`, `change` applied to its training.ancestors
+    (the arrays as they are)."""
+    with np.load(source) as z:
+        arrays = {k: z[k] for k in z.files if k != "meta"}
+        meta = json.loads(str(z["meta"]))
+    change(meta["training"]["ancestors"])
+    with open(target, "wb") as f:
+        np.savez(f, **arrays, meta=np.array(json.dumps(meta)))
+
+
+def test_the_records_stand_in_for_missing_files_and_must_agree_with_installed_ones(
+        tmp_path, monkeypatch):
+    changed = tmp_path / neural.DEFAULT_WEIGHTS
+
+    def other_method(records):
+        records[3]["method"] = "another method"
+
+    _rewrite_records(neural.default_weights_path(), changed, other_method)
+    with pytest.raises(neural.NeuralNetError, match="neural-v5.npz: its recipe differs from "
+                                                    "the one neural-v17-320.npz records"):
+        training_chain(changed)
+    _without_earlier_nets(monkeypatch)
+    chain = training_chain(changed)  # the file alone: its records, as they are
+    assert chain[3].method == "another method" and len(chain) == len(SHIPPED)
+
+    def broken(records):
+        del records[5]  # v7-256: the chain cannot be followed past v8-320
+
+    _rewrite_records(neural.default_weights_path(), changed, broken)
+    with pytest.raises(neural.NeuralNetError, match="neural-v7-256.npz: an earlier net"):
+        training_chain(changed)
 
 
 def test_the_readme_recipe_is_the_chain_the_shipped_files_record():

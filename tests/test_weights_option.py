@@ -10,12 +10,14 @@ import sys
 
 import pytest
 
-from tavli_fast.neural import NeuralNetError, choose_net, default_weights_path, net_of_choice
+from tavli_fast import neural
+from tavli_fast.neural import (NeuralNetError, choose_net, default_weights_path, net_of_choice,
+                               weights_file)
 from tavli_fast.openings_report import openings, replies
 from tavli_fast.parallel import play_matches, read_checkpoint, resume_rollout, rollout
 
 SHIPPED = default_weights_path()
-OLDER = SHIPPED.with_name("neural-v4.npz")  # another net, shipped for repeatability
+OLDER = weights_file("neural-v4.npz")  # another net, an earlier one (in tavli_fast_nets)
 
 
 def _neural(trials: int = 200, **kw):
@@ -65,6 +67,28 @@ def test_a_weights_file_that_changed_since_the_run_began_is_refused():
 def test_weights_that_cannot_serve_are_a_value_error(kw, match):
     with pytest.raises(ValueError, match=match):
         rollout("start", 100, seed=1, jobs=1, **kw)
+
+
+def test_an_earlier_net_without_its_package_is_one_line_that_says_how_to_install_it(
+        monkeypatch, capsys):
+    from tavli_fast.cli.rollout import main
+
+    monkeypatch.setattr(neural, "nets_folder", lambda: None)  # tavli_fast_nets not installed
+    for call in (lambda: choose_net("neural-v4.npz"), lambda: neural.load_net("neural-v4.npz"),
+                 lambda: rollout("start", 100, players="neural", seed=1, jobs=1,
+                                 weights="neural-v4.npz")):
+        with pytest.raises(NeuralNetError, match=r"neural-v4.npz: .*tavli_fast_nets.*"
+                                                 r"pip install ./nets"):
+            call()
+    assert main(["--player", "neural", "--trials", "100", "-j", "1",
+                 "--weights", "neural-v4.npz"]) == 2
+    err = capsys.readouterr().err.strip().splitlines()
+    assert len(err) == 1 and "tavli_fast_nets" in err[0] and "pip install ./nets" in err[0]
+    # The default is in the package; a file of one's own that is missing is only missing.
+    assert choose_net(neural.DEFAULT_WEIGHTS).version == "v17-320"
+    with pytest.raises(NeuralNetError, match="mine.npz: no such weights file") as e:
+        choose_net("mine.npz")
+    assert "tavli_fast_nets" not in str(e.value)
 
 
 def test_command_line_weights_and_the_net_in_the_json():

@@ -42,6 +42,8 @@ from __future__ import annotations
 
 import functools
 import hashlib
+import importlib
+import importlib.util
 import json
 import os
 import zipfile
@@ -77,6 +79,8 @@ MAGIC = "tavli_fast-neural"
 FORMAT = 1
 FORMAT_RACE = 2  # a file with a race net
 DEFAULT_WEIGHTS = "neural-v17-320.npz"
+NETS_PACKAGE = "tavli_fast_nets"  # the earlier nets, a separate data distribution
+NETS_INSTALL = "pip install ./nets"  # how to install it from the checkout
 _ARRAYS = ("w1", "b1", "w2", "b2")
 _RACE_ARRAYS = tuple(f"race_{k}" for k in _ARRAYS)
 
@@ -144,16 +148,50 @@ def save_net(path: str | os.PathLike, net: _core.NeuralNet, version: str, **info
         np.savez(f, **dict(zip(names, arrays)), meta=np.array(json.dumps(meta)))
 
 
+def nets_folder() -> Path | None:
+    """The folder of the earlier nets: the ``tavli_fast_nets`` package's, None if it is not
+    installed (``pip install ./nets`` from the checkout)."""
+    if importlib.util.find_spec(NETS_PACKAGE) is None:
+        return None
+    return Path(importlib.import_module(NETS_PACKAGE).FOLDER)
+
+
+def installed_net(name: str) -> Path | None:
+    """The installed weights file of the bare file name `name`: in the package's data (the
+    default), then among the earlier nets (``tavli_fast_nets``); None if neither holds it."""
+    for folder in (default_weights_path().parent, nets_folder()):
+        if folder is not None and (folder / name).is_file():
+            return folder / name
+    return None
+
+
+def history_nets() -> tuple[str, ...]:
+    """The file names of the earlier nets, which ``tavli_fast_nets`` holds: the nets the
+    default was made from, as its file records them (``training.ancestors``)."""
+    training = _load_default()[1].get("training") or {}
+    return tuple(str(step.get("file")) for step in training.get("ancestors", ()))
+
+
+def missing_history_net(name: str) -> NeuralNetError:
+    """The one-line error for an earlier net named while ``tavli_fast_nets`` is not installed."""
+    return NeuralNetError(f"{name}: an earlier net, kept in the {NETS_PACKAGE} package, which is "
+                          f"not installed (from the tavli_fast checkout: {NETS_INSTALL})")
+
+
 def weights_file(name: str | os.PathLike) -> Path:
     """The weights file `name` names: that path if it exists, else, for a bare file name,
-    the shipped file of that name (``neural-v5.npz``, say: the recipes' commands and the
-    README's examples name shipped nets that way), else the path as given (so that loading
-    it reports it missing)."""
+    the installed file of that name (``neural-v5.npz``, say: the recipes' commands and the
+    README's examples name the nets that way), in the package's data, then among the earlier
+    nets of ``tavli_fast_nets`` (`installed_net`); else the path as given (so that loading it
+    reports it missing). NeuralNetError, in one line, for an earlier net of the default's
+    chain when ``tavli_fast_nets`` is not installed: it says how to install it."""
     path = Path(os.fspath(name))
     if not path.exists() and path.name == os.fspath(name):
-        shipped = default_weights_path().with_name(path.name)
-        if shipped.is_file():
-            return shipped
+        installed = installed_net(path.name)
+        if installed is not None:
+            return installed
+        if path.name in history_nets():
+            raise missing_history_net(path.name)
     return path
 
 
@@ -192,7 +230,7 @@ def load_net(path: str | os.PathLike) -> tuple[_core.NeuralNet, dict]:
 
 
 def default_weights_path() -> Path:
-    """Where the shipped weights are (inside the installed package)."""
+    """Where the shipped default weights are (inside the installed package)."""
     return Path(str(resources.files("tavli_fast") / "data" / DEFAULT_WEIGHTS))
 
 
