@@ -186,6 +186,12 @@ def test_a_fit_records_the_commands_that_repeat_it_from_the_file_it_started_from
     step = chain[-1]
     assert step.start == neural.default_weights_path().name
     assert step.method == "the default, fitted to t" and step.commands == tuple(typed)
+    # The file records its whole chain too, so that it alone gives it.
+    ancestors = neural.load_net(tmp_path / "first" / "f.npz")[1]["training"]["ancestors"]
+    assert [r["version"] for r in ancestors] == list(SHIPPED)
+    with monkeypatch.context() as hidden:
+        _without_earlier_nets(hidden)
+        assert training_chain(tmp_path / "first" / "f.npz") == chain
     assert _run_in(tmp_path / "again", list(step.commands), monkeypatch) == made
     assert main(["--targets", "t", "--games", "3", "--method", "m", "-q"]) == 2  # not a fit
 
@@ -210,6 +216,10 @@ def test_td_runs_and_their_average_record_the_commands_that_repeat_them(tmp_path
     _, step = training_chain(tmp_path / "td" / "g.npz")
     assert (step.start, step.commands) == ("neural-v2.npz", tuple(one))
     assert step.method == "TD self-play: 20 games, seed 5"
+    # Both record the chain of their start file (v2's, which is v2 alone).
+    for made in (tmp_path / "first" / "f.npz", tmp_path / "td" / "g.npz"):
+        records = neural.load_net(made)[1]["training"]["ancestors"]
+        assert [(r["version"], r["file"]) for r in records] == [("v2", "neural-v2.npz")]
 
 
 def test_the_command_prints_the_chain_and_refuses_training_options(tmp_path):

@@ -184,6 +184,7 @@ def run(args: argparse.Namespace, command: str | None = None) -> int:
     (TD, --targets, --fit, --average) records for the recipe of the nets it makes."""
     from .. import _core, neural, train
     from ..inputs import check_seed
+    from ..recipes import with_ancestors
 
     if args.recipe is not None:
         return _recipe(args)
@@ -209,7 +210,8 @@ def run(args: argparse.Namespace, command: str | None = None) -> int:
         if command is not None:
             record["recipe"].append(command)
         neural.save_net(args.export, _core.NeuralNet(*net.arrays(), race=race),
-                        args.net_version or "averaged", training={**record, **race_info})
+                        args.net_version or "averaged",
+                        training=with_ancestors({**record, **race_info}))
         print(f"{len(args.average)} checkpoints averaged into {args.export}")
         return 0
     if args.games is None:
@@ -243,7 +245,8 @@ def run(args: argparse.Namespace, command: str | None = None) -> int:
     if args.export:
         neural.save_net(args.export, _core.NeuralNet(*state.net.arrays(), race=race),
                         args.net_version or f"seed{state.seed}-{state.games_done}",
-                        training={**state.meta(), **state.recipe(), **race_info})
+                        training=with_ancestors({**state.meta(), **state.recipe(), **race_info},
+                                                args.init_from))
     print(f"{state.games_done} games, seed {state.seed}, {state.elapsed_s:.0f} s")
     return 0
 
@@ -290,6 +293,7 @@ def _supervised(args: argparse.Namespace, command: str | None) -> int:
 
     from .. import _core, neural, supervise
     from ..inputs import check_seed
+    from ..recipes import with_ancestors
 
     if args.targets and args.fit:
         raise ValueError("--targets makes the data, --fit uses it: give one of them")
@@ -393,7 +397,7 @@ def _supervised(args: argparse.Namespace, command: str | None) -> int:
                "epochs": state.epoch, "rate": args.fit_rate, "batch": args.batch,
                "history": state.history}
         neural.save_net(args.export, out, args.net_version or f"fit-{state.epoch}",
-                        training={**made, "supervised": fit})
+                        training=with_ancestors({**made, "supervised": fit}, args.init_from))
     print(f"{state.epoch} epochs on {len(boards)} positions; held-out equity error "
           f"{state.history[-1]['holdout_equity_mae']:.4f}" if state.history else "nothing to do")
     return 0
