@@ -20,7 +20,7 @@ Supervised refinement on the net's own look-ahead (issue 13; ``supervise.py``):
     tavli-train --targets d4/ --race --rollouts 36 --games 20000 -j 2   # race positions only
     tavli-train --fit d4/ --race --epochs 8 --checkpoint race.npz --export v5.npz   # + race net
     tavli-train --targets d5/ --contact --rollouts 12 --truncate-plies 10 --games 5000 -j 2
-    tavli-train --fit data/ --hidden 256 --epochs 30 --checkpoint w.npz --export wide.npz  # widen first
+    tavli-train --fit data/ --hidden 384 --epochs 30 --checkpoint w.npz --export wide.npz  # widen first
     tavli-train --fit d6/ --outputs-only --readouts gammons --outcome-weight 1 --export cal.npz
 
 Progress goes to stderr (every --log-every games); the seed is echoed.
