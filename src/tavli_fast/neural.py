@@ -8,29 +8,19 @@ hand features, 209 with issue 13's too, 215 with its second set), how it was tra
 order). A file of format 2 also holds a race net (issue 13), ``race_w1`` .. ``race_b2``, which
 evaluates the positions with no contact left; its ``meta`` has ``race`` (its ``hidden`` and
 ``inputs``) and the checksum covers the eight arrays. Loading checks all of it; a damaged or
-foreign file raises NeuralNetError naming the file. The package ships
-``data/neural-v17-320.npz`` (the default, issue 13: net v16-320 fitted to a fifth round of
-2-ply look-ahead targets, its own, with the fourth), ``data/neural-v16-320.npz`` (the net it
-started from and whose look-ahead made those targets: v15-320 fitted to the third and fourth
-rounds; never a default), ``data/neural-v15-320.npz`` (the default before v17-320: net
-v13-320 fitted longer and harder to a third round of its own 2-ply look-ahead targets),
-``data/neural-v13-320.npz`` (an earlier default: net v12-320 fitted to a round of its own
-2-ply look-ahead targets),
-``data/neural-v12-320.npz`` (an earlier default: net
-v10-320 fitted to a round of its own 2-ply look-ahead targets), ``data/neural-v10-320.npz``
-(an earlier default: net v8-320 fitted to a round of its own 1-ply look-ahead targets,
-its gammon readouts recalibrated on real outcomes again, which the later nets keep),
-``data/neural-v8-320.npz`` (an earlier default: net v7-256 widened to 320 hidden units,
-fitted to 1-ply look-ahead targets, its gammon readouts recalibrated on real outcomes; v5's
-race net, as the later nets'),
-``data/neural-v7-256.npz`` (256 hidden units, a little weaker, its gammon estimates a little
-low, about 1.2 times as fast in rollouts; ``--weights neural-v7-256.npz``),
-``data/neural-v6.npz`` (128 hidden units), ``data/neural-v5.npz`` (net v4 with a race net
-fitted to rollout labels of race positions) and their predecessors ``data/neural-v4.npz``
-(v3 refined on its 2-ply look-ahead, its gammon estimates recalibrated on real outcomes),
-``data/neural-v3.npz`` and ``data/neural-v2.npz`` (so that results made with them can be
-repeated), and never downloads anything. Wherever a weights file is asked for, a shipped one
-may be named by its bare file name (``weights_file``).
+foreign file raises NeuralNetError naming the file.
+
+The package ships one net, the default: ``data/neural-v17-320.npz`` (net v16-320 fitted to a
+fifth round of 2-ply look-ahead targets, its own, with the fourth). The earlier nets (every
+earlier default from v2 on, and v16-320, the net between v15-320 and v17-320), kept so that
+results made with them can be repeated, live in a data package of their own,
+``tavli_fast_nets`` (``nets/`` in the checkout: ``pip install ./nets``); docs/nets.md tells
+their story. Wherever a weights file is asked for, an installed net may be named by its bare
+file name (``weights_file``: the package's data, then ``tavli_fast_nets``); an earlier net
+named while that package is missing is a one-line NeuralNetError that says how to install
+it. Nothing is ever downloaded. The default's metadata also records the recipe of each net
+it was made from (``training.ancestors``, see ``recipes.py``), so its whole chain needs no
+other file.
 ``default_net()`` adds the bear-off databases, which value the bear-offs (``with_bearoff``).
 
 The net's inputs and outputs are described in ``_neural.pxi``: five probabilities for the
