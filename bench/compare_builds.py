@@ -7,7 +7,9 @@ place there (``setup.py build_ext --inplace``: Cython and a C compiler must be i
 this environment, as for a development install). Then, round after round, both builds run
 at the same time, one on each of two cores (swapped every round, pinned by ``taskset`` where
 it exists), so that the load of a shared machine falls on both alike. Each run times, per
-net of ``--weights`` (shipped nets by their bare names; both revisions must ship them):
+net of ``--weights`` (installed nets by their bare names, which both revisions must find: a
+revision since the earlier nets moved out of the package finds them in ``tavli_fast_nets``,
+``pip install ./nets``, an older one in its own data):
 ``evaluate_many`` on bench_neural.py's 20,000 positions, 8 times, and a 1,000-game 0-ply
 rollout of the start (``jobs=1``, no variance reduction), in CPU time.
 

@@ -79,7 +79,7 @@ def main(argv: list[str] | None = None) -> int:
     p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0] if __doc__ else None)
     p.add_argument("candidates", nargs="+", metavar="WEIGHTS", help="candidate weights files")
     p.add_argument("--baseline", required=True, metavar="WEIGHTS",
-                   help="the net the candidates are measured against (a shipped name or a file)")
+                   help="the net the candidates are measured against (a net's name or a file)")
     p.add_argument("--seeds", required=True, type=seed_range, help="e.g. 283-298 (at least 2 seeds)")
     p.add_argument("--gnubg", type=int, default=10_000, metavar="N",
                    help="dice sequences a seed, each played twice (default 10000)")

@@ -21,9 +21,10 @@ In one process, one thread (so every rate is per core), each figure the median o
   and the ratio is the median of the per-pair ratios, so that a change of load on the
   shared machine hits both sides of a pair alike.
 
-``--weights FILE`` (a shipped net by its bare name, e.g. ``neural-v7-256.npz``) times that
-net instead of the shipped default, and adds two ratios timed in alternation with the
-default in the same process: single-board evaluations and 0-ply rollout games.
+``--weights FILE`` (an installed net by its bare name, e.g. ``neural-v7-256.npz`` from
+``tavli_fast_nets``: ``pip install ./nets``) times that net instead of the shipped default,
+and adds two ratios timed in alternation with the default in the same process:
+single-board evaluations and 0-ply rollout games.
 
 Times are CPU time of this process (``time.process_time``), less disturbed by other
 processes on a shared machine than the wall clock; the wall-clock medians are printed too.

@@ -5,7 +5,7 @@
     python bench/strength.py --games 20000 --rollout                   # also the formula
     python bench/strength.py --weights net.npz --gnubg 10000 --jobs 2 --calibration 10000
     python bench/strength.py --games 0 --self-play 0 --gnubg 10000 --jobs 2 \
-        --weights candidate.npz --baseline neural-v7-256.npz   # a candidate vs the shipped v7-256
+        --weights candidate.npz --baseline neural-v7-256.npz   # a candidate vs v7-256 (from ./nets)
 
 Common dice: game i is played twice, once with each player moving first, and both games
 use the same dice sequence (the first MAX_FORCED rolls of game i are drawn here and forced in
