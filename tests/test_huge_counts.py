@@ -71,7 +71,7 @@ def test_check_count_takes_max_count_and_zero_where_allowed():
     assert check_count(0, "min_trials", minimum=0) == 0
     with pytest.raises(InvalidCountError):
         check_count(0)
-    assert issubclass(InvalidCountError, ValueError)
+    assert issubclass(InvalidCountError, ValueError) and tf.InvalidCountError is InvalidCountError
 
 
 API_CALLS = {

@@ -30,7 +30,8 @@ from .bearoff import (
     bearoff_rolls,
     bearoff_win_probability,
 )
-from .errors import InvalidDiceError, InvalidPositionError
+from .errors import InvalidCountError, InvalidDiceError, InvalidPositionError, VariantIdError
+from .executors import MainGuardError
 from .hint import RankedPlay, hint
 from .met import MatchEquityTable, load_met, match_equity
 from .movegen import (
@@ -68,8 +69,10 @@ __all__ = [
     "FevgaPosition",
     "FevgaRules",
     "GameContext",
+    "InvalidCountError",
     "InvalidDiceError",
     "InvalidPositionError",
+    "MainGuardError",
     "MatchEquityTable",
     "MatchResult",
     "NeuralNetError",
@@ -85,6 +88,7 @@ __all__ = [
     "RolloutResult",
     "Rules",
     "SimulationResult",
+    "VariantIdError",
     "VariantPlay",
     "VariantPosition",
     "VariantSimulationResult",
