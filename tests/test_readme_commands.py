@@ -1,14 +1,15 @@
-"""The README's commands stay true: every command line of its "Command line" section runs.
+"""The documented commands stay true: every command line of the README's quick start and of
+the full command reference (docs/usage.md, "Command line") runs.
 
-Each ``tavli-*`` line of the section's code blocks is run as written, in the README's order
-and in one directory (a later line may use a file an earlier one wrote), scaled down so that
-all of them take about a minute: fewer trials, matches, games, rollout games and epochs
-(counts the line leaves at a long default get a small one). Files the README takes as given
-(the two checkpoints that ``--average`` averages) are made first. The README's first code
-block, the install, is run by CI itself.
+Each ``tavli-*`` line of those sections' code blocks is run as written, in the document's
+order and in one directory per document (a later line may use a file an earlier one wrote),
+scaled down so that all of them take a minute or two: fewer trials, matches, games, rollout
+games and epochs (counts the line leaves at a long default get a small one). Files a
+document takes as given (the two checkpoints that ``--average`` averages) are made first.
+The README's first code block, the install, is run by CI itself.
 
-The Python section's script (its parallel calls under the main guard) is run too, with its
-counts scaled down the same way.
+The Python section's script of each document (its parallel calls under the main guard) is
+run too, with its counts scaled down the same way.
 """
 
 from __future__ import annotations
@@ -22,7 +23,15 @@ from pathlib import Path
 
 import pytest
 
-README = Path(__file__).resolve().parents[1] / "README.md"
+ROOT = Path(__file__).resolve().parents[1]
+#: Each document with commands: its path in the checkout, the heading of its command
+#: section, and the heading of its Python section.
+DOCS = {
+    "README.md": ("## Quick start", "## Python"),
+    "docs/usage.md": ("## Command line", "## Python"),
+}
+SEVEN_TOOLS = {"tavli-rollout", "tavli-openings", "tavli-hint", "tavli-eval", "tavli-train",
+               "tavli-bearoff", "tavli-match"}
 
 #: Per option: the scaled-down value of the count a README line gives.
 SCALE = {
@@ -45,7 +54,7 @@ ALIASES = {"--jobs": ("--jobs", "-j")}
 
 
 def section(text: str, heading: str) -> str:
-    """The text of a README section, from its heading to the next heading of any level."""
+    """The text of a document's section, from its heading to the next heading of any level."""
     lines = text.splitlines()
     start = lines.index(heading) + 1
     out, in_code = [], False
@@ -62,10 +71,10 @@ def code_blocks(text: str) -> list[str]:
     return re.findall(r"^```\w*\n(.*?)^```", text, flags=re.S | re.M)
 
 
-def command_lines() -> list[tuple[int, list[str]]]:
-    """(line number in the README, argv) of each tavli-* line of the Command line section."""
-    text = README.read_text(encoding="utf-8")
-    body = section(text, "### Command line")
+def command_lines(doc: str) -> list[tuple[int, list[str]]]:
+    """(line number in the document, argv) of each tavli-* line of its command section."""
+    text = (ROOT / doc).read_text(encoding="utf-8")
+    body = section(text, DOCS[doc][0])
     found = []
     for block in code_blocks(body):
         for line in block.splitlines():
@@ -76,7 +85,7 @@ def command_lines() -> list[tuple[int, list[str]]]:
 
 
 def scaled(argv: list[str]) -> list[str]:
-    """The README line with its counts scaled down and the ADDED options it lacks."""
+    """The documented line with its counts scaled down and the ADDED options it lacks."""
     out = list(argv)
     for i, arg in enumerate(out[:-1]):
         if arg in SCALE:
@@ -94,50 +103,57 @@ def executable(name: str) -> str:
     return str(here) if here.exists() else shutil.which(name) or name
 
 
-LINES = command_lines()
+LINES = [(doc, number, argv) for doc in DOCS for number, argv in command_lines(doc)]
 
 
 @pytest.fixture(scope="module")
-def workdir(tmp_path_factory):
-    """The directory every line runs in, with the checkpoints the README averages."""
-    path = tmp_path_factory.mktemp("readme")
-    for name, seed in (("a.npz", "1"), ("b.npz", "2")):
-        subprocess.run([executable("tavli-train"), "--games", "4", "--seed", seed,
-                        "--checkpoint", name, "-q"], cwd=path, check=True, timeout=120,
-                       capture_output=True)
-    return path
+def workdirs(tmp_path_factory):
+    """One directory per document, every line of it run there, with the checkpoints that
+    its ``--average`` line averages."""
+    made: dict[str, Path] = {}
+
+    def workdir(doc: str) -> Path:
+        if doc not in made:
+            path = made[doc] = tmp_path_factory.mktemp(Path(doc).stem)
+            for name, seed in (("a.npz", "1"), ("b.npz", "2")):
+                subprocess.run([executable("tavli-train"), "--games", "4", "--seed", seed,
+                                "--checkpoint", name, "-q"], cwd=path, check=True, timeout=120,
+                               capture_output=True)
+        return made[doc]
+
+    return workdir
 
 
-def test_the_section_has_the_commands_of_all_seven_tools():
-    assert {argv[0] for _, argv in LINES} == {
-        "tavli-rollout", "tavli-openings", "tavli-hint", "tavli-eval", "tavli-train",
-        "tavli-bearoff", "tavli-match"}
+@pytest.mark.parametrize("doc", DOCS)
+def test_the_section_has_the_commands_of_all_seven_tools(doc):
+    assert {argv[0] for d, _, argv in LINES if d == doc} == SEVEN_TOOLS
 
 
 @pytest.mark.slow
-@pytest.mark.parametrize("argv", [argv for _, argv in LINES],
-                         ids=[f"README line {n}" for n, _ in LINES])
-def test_a_readme_command_runs(argv, workdir):
+@pytest.mark.parametrize("doc, argv", [(doc, argv) for doc, _, argv in LINES],
+                         ids=[f"{doc} line {n}" for doc, n, _ in LINES])
+def test_a_documented_command_runs(doc, argv, workdirs):
     cmd = scaled(argv)
     p = subprocess.run([executable(cmd[0]), *cmd[1:], *(["--no-progress"] if _has_progress(cmd) else [])],
-                       cwd=workdir, capture_output=True, text=True, timeout=180)
-    assert p.returncode == 0, f"{shlex.join(cmd)}\n{p.stderr[-2000:]}"
+                       cwd=workdirs(doc), capture_output=True, text=True, timeout=180)
+    assert p.returncode == 0, f"{doc}: {shlex.join(cmd)}\n{p.stderr[-2000:]}"
 
 
 def _has_progress(cmd: list[str]) -> bool:
     return cmd[0] in ("tavli-rollout", "tavli-openings", "tavli-match")
 
 
-def python_script() -> str:
-    """The README's Python example that is a script (the one with the main guard)."""
-    body = section(README.read_text(encoding="utf-8"), "### Python")
+def python_script(doc: str) -> str:
+    """The document's Python example that is a script (the one with the main guard)."""
+    body = section((ROOT / doc).read_text(encoding="utf-8"), DOCS[doc][1])
     scripts = [b for b in code_blocks(body) if 'if __name__ == "__main__":' in b]
-    assert len(scripts) == 1, "the Python section shows one script, with the main guard"
+    assert len(scripts) == 1, f"{doc}: the Python section shows one script, with the main guard"
     return scripts[0]
 
 
-def test_the_python_section_shows_its_parallel_calls_under_the_main_guard():
-    script = python_script()
+@pytest.mark.parametrize("doc", DOCS)
+def test_the_python_section_shows_its_parallel_calls_under_the_main_guard(doc):
+    script = python_script(doc)
     guard = script.index('if __name__ == "__main__":')
     calls = [m.start() for m in re.finditer(r"tf\.(rollout|openings|play_matches)\(", script)]
     assert calls and all(_inside_function(script, at) for at in calls) and guard > max(calls)
@@ -150,10 +166,11 @@ def _inside_function(script: str, at: int) -> bool:
 
 
 @pytest.mark.slow
-def test_the_python_sections_script_runs(tmp_path):
+@pytest.mark.parametrize("doc", DOCS)
+def test_the_python_sections_script_runs(doc, tmp_path):
     # Counts of 1,000 and more become 200: a few seconds in all.
-    script = re.sub(r"\b\d[\d_]{3,}\b", "200", python_script())
+    script = re.sub(r"\b\d[\d_]{3,}\b", "200", python_script(doc))
     (tmp_path / "example.py").write_text(script)
     p = subprocess.run([sys.executable, "example.py"], cwd=tmp_path, capture_output=True,
                        text=True, timeout=300)
-    assert p.returncode == 0, p.stderr[-2000:]
+    assert p.returncode == 0, f"{doc}: {p.stderr[-2000:]}"
