@@ -10,8 +10,8 @@ import numpy as np
 import pytest
 
 from tavli_fast import _core
-from tavli_fast.bearoff import BearoffDatabase, build_one_sided
-from tavli_fast.position import Position
+from tavli_fast.play.bearoff import BearoffDatabase, build_one_sided
+from tavli_fast.game.position import Position
 
 
 @pytest.fixture(scope="module")

@@ -12,8 +12,8 @@ import numpy as np
 import pytest
 
 from tavli_fast import _core, simulate
-from tavli_fast.neural import default_net
-from tavli_fast.position import Position
+from tavli_fast.play.neural import default_net
+from tavli_fast.game.position import Position
 
 N_POSITIONS = 20_000
 

@@ -22,8 +22,8 @@ import numpy as np
 import pytest
 
 from tavli_fast import _core
-from tavli_fast.variant_games import random_game_positions
-from tavli_fast.variants import GAME_CODES
+from tavli_fast.variants.games import random_game_positions
+from tavli_fast.variants.movegen import GAME_CODES
 
 SEED = 20261130
 GAMES = 100

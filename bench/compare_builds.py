@@ -44,8 +44,8 @@ CHILD = r"""
 import json, sys, time
 import numpy as np
 import tavli_fast as tf
-from tavli_fast.bearoff import default_database
-from tavli_fast.neural import load_net, with_bearoff
+from tavli_fast.play.bearoff import default_database
+from tavli_fast.play.neural import load_net, with_bearoff
 
 boards = np.load(sys.argv[1])
 times = {}

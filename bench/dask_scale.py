@@ -55,8 +55,8 @@ def games_per_second(trials: int, repeats: int) -> None:
 def tasks_per_second(n: int) -> None:
     import distributed
 
-    from tavli_fast.executors.dask import DaskExecutor
-    from tavli_fast.executors.local import LocalExecutor
+    from tavli_fast.run.executors.dask import DaskExecutor
+    from tavli_fast.run.executors.local import LocalExecutor
 
     units = list(range(n))
     with distributed.LocalCluster(n_workers=2, threads_per_worker=1, processes=True,
@@ -74,8 +74,8 @@ def tasks_per_second(n: int) -> None:
 
 
 def parent_at_1e5_chunks(path: str) -> None:
-    from tavli_fast.checkpoint import write_checkpoint
-    from tavli_fast.rollout import RolloutJob, make_request, run_chunk
+    from tavli_fast.run.checkpoint import write_checkpoint
+    from tavli_fast.jobs.rollout import RolloutJob, make_request, run_chunk
 
     before = rss_mb()
     start = time.perf_counter()

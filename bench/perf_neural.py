@@ -103,7 +103,7 @@ def gnubg_self_play(games: int, seed: int = 1) -> int:
     import gnubg_nn
     from strength import _gnubg_play
 
-    from tavli_fast.position import Position
+    from tavli_fast.game.position import Position
 
     rng = np.random.default_rng(seed)
     start = Position.initial().board
@@ -125,7 +125,7 @@ def gnubg_self_play(games: int, seed: int = 1) -> int:
 
 def random_game_workload(boards: np.ndarray) -> tuple[list[str], list, list[tuple[int, int]]]:
     """Position IDs and gnubg boards of the live positions among `boards`, and the 36 rolls."""
-    from tavli_fast.position import Position
+    from tavli_fast.game.position import Position
 
     live = [b for b in boards if b[0, 0] < 15 and b[1, 0] < 15]
     ids = [Position.from_board(b).position_id() for b in live]
@@ -164,7 +164,7 @@ def main(argv: list[str] | None = None) -> int:
     import tavli_fast as tf
     from tavli_fast import _core
 
-    from tavli_fast.neural import default_net, evaluator
+    from tavli_fast.play.neural import default_net, evaluator
 
     command = shlex.join(["python", "bench/perf_neural.py", *(sys.argv[1:] if argv is None else argv)])
     load_before = os.getloadavg()

@@ -36,7 +36,7 @@ def opening_positions() -> list[tuple[str, str]]:
     """(roll, Position ID) after the 1-ply player's play of each of the 15 opening rolls,
     the opponent on roll."""
     import tavli_fast as tf
-    from tavli_fast.position import Position
+    from tavli_fast.game.position import Position
 
     start = Position.initial().position_id()
     out = []

@@ -30,9 +30,10 @@ from multiprocessing import get_context
 
 import numpy as np
 
-from tavli_fast import _core, supervise
-from tavli_fast.bearoff import default_database
-from tavli_fast.neural import default_net, default_net_info, load_net, with_bearoff
+from tavli_fast import _core
+from tavli_fast.jobs import targets as supervise
+from tavli_fast.play.bearoff import default_database
+from tavli_fast.play.neural import default_net, default_net_info, load_net, with_bearoff
 
 
 def race_positions(n: int, seed: int) -> np.ndarray:

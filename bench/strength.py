@@ -62,11 +62,11 @@ import numpy as np
 
 import tavli_fast as tf
 from tavli_fast import _core
-from tavli_fast.bearoff import default_database
-from tavli_fast.neural import default_net, default_net_info, evaluator
-from tavli_fast.players import needs_net, player_id
-from tavli_fast.position import Position
-from tavli_fast.rollout import DEFAULT_MOVE_FILTER, check_move_filter
+from tavli_fast.play.bearoff import default_database
+from tavli_fast.play.neural import default_net, default_net_info, evaluator
+from tavli_fast.play.players import needs_net, player_id
+from tavli_fast.game.position import Position
+from tavli_fast.jobs.rollout import DEFAULT_MOVE_FILTER, check_move_filter
 
 MAX_FORCED = 160  # rolls forced per game; longer games are rare (mean ~55 plies)
 
@@ -383,7 +383,7 @@ def main(argv: list[str] | None = None) -> int:
             p.error(f"--filter-* set our 1-ply player's filter; --player {args.player} uses "
                     "gnubg's")
     if args.checkpoint:
-        from tavli_fast.train import load_checkpoint
+        from tavli_fast.training.train import load_checkpoint
 
         state = load_checkpoint(args.checkpoint)
         m = paired_match(args.player, args.opponent, args.games, args.seed, state.net)
@@ -391,7 +391,7 @@ def main(argv: list[str] | None = None) -> int:
               f"{state.games_done} games trained: {m['ppg']:+.4f} ppg (SE {m['ppg_se']:.4f}) "
               f"vs {m['opponent']}, wins {100 * m['win_rate']:.2f}%")
         return 0
-    from tavli_fast.neural import default_weights_path, load_net, weights_file
+    from tavli_fast.play.neural import default_weights_path, load_net, weights_file
 
     path = weights_file(args.weights) if args.weights else default_weights_path()
     t0 = time.perf_counter()

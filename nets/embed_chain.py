@@ -21,9 +21,9 @@ from unittest import mock
 
 import numpy as np
 
-from tavli_fast import recipes
-from tavli_fast.atomic import atomic_file
-from tavli_fast.neural import load_net, weights_checksum
+from tavli_fast.training import recipes
+from tavli_fast.run.atomic import atomic_file
+from tavli_fast.play.neural import load_net, weights_checksum
 
 
 def read(path: Path) -> tuple[dict[str, np.ndarray], dict]:

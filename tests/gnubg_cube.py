@@ -37,7 +37,7 @@ import sys
 import tempfile
 from dataclasses import dataclass
 
-from tavli_fast.position import GameContext, Position
+from tavli_fast.game.position import GameContext, Position
 
 __all__ = ["GnubgCubeAnalysis", "gnubg_cube_analysis", "CANNOT_DOUBLE"]
 

@@ -9,7 +9,7 @@ import random
 
 import numpy as np
 
-from tavli_fast.position import Position
+from tavli_fast.game.position import Position
 
 
 def pos(text: str) -> Position:

@@ -17,7 +17,7 @@ import pytest
 
 from helpers import pos
 from tavli_fast import _core
-from tavli_fast.bearoff import (
+from tavli_fast.play.bearoff import (
     BearoffDatabase,
     BearoffDatabaseError,
     bearoff_best_play,
@@ -329,7 +329,7 @@ def test_cache_directory_from_the_environment(monkeypatch, tmp_path):
 
 
 def test_a_small_database_builds_on_first_use_with_a_log_line(tmp_path, caplog):
-    caplog.set_level("INFO", logger="tavli_fast.bearoff")
+    caplog.set_level("INFO", logger="tavli_fast.play.bearoff")
     small = BearoffDatabase(tmp_path, points=6, checkers=3, two_sided_checkers=2)
     assert any("building the one-sided" in r.message for r in caplog.records)
     assert small.mean_rolls(side({6: 1})) == 1.25

@@ -15,9 +15,9 @@ import numpy as np
 import pytest
 
 from tavli_fast import _core
-from tavli_fast.bearoff import default_database
-from tavli_fast.cube import cube_decision
-from tavli_fast.position import GameContext, Position
+from tavli_fast.play.bearoff import default_database
+from tavli_fast.play.cube import cube_decision
+from tavli_fast.game.position import GameContext, Position
 
 from gnubg_cube import gnubg_cube_analysis
 

@@ -9,10 +9,10 @@ import pytest
 
 from helpers import pos
 from tavli_fast import _core
-from tavli_fast.bearoff import default_database
-from tavli_fast.movegen import ALL_ROLLS
-from tavli_fast.parallel import rollout
-from tavli_fast.players import PLAYERS
+from tavli_fast.play.bearoff import default_database
+from tavli_fast.game.movegen import ALL_ROLLS
+from tavli_fast.api import rollout
+from tavli_fast.play.players import PLAYERS
 
 
 @pytest.fixture(scope="module")

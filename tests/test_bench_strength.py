@@ -12,7 +12,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from tavli_fast import neural
+from tavli_fast.play import neural
 
 BENCH = Path(__file__).resolve().parents[1] / "bench" / "strength.py"
 SEQUENCES, SEED = 6, 5

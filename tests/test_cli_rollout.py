@@ -13,7 +13,7 @@ from pathlib import Path
 
 import pytest
 
-from tavli_fast.parallel import read_checkpoint, rollout
+from tavli_fast.api import read_checkpoint, rollout
 
 CMD = [sys.executable, "-m", "tavli_fast"]
 

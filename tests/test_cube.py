@@ -14,7 +14,7 @@ import pytest
 import tavli_fast as tf
 from helpers import pos
 from tavli_fast.errors import InvalidPositionError
-from tavli_fast.position import GameContext
+from tavli_fast.game.position import GameContext
 
 START = "4HPwATDgc/ABMA"
 CONTACT_X = 0.76

@@ -17,7 +17,7 @@ from __future__ import annotations
 import pytest
 
 import tavli_fast
-from tavli_fast.position import GameContext
+from tavli_fast.game.position import GameContext
 
 pytest.importorskip("gnubg")
 

@@ -16,7 +16,7 @@ import pytest
 
 import tavli_fast as tf
 from tavli_fast.errors import InvalidPositionError
-from tavli_fast.parallel import play_matches, rollout
+from tavli_fast.api import play_matches, rollout
 
 # Start position with a context: cube log2, owner, turn, dice, scores, flag, length, max cube.
 START_XGID = "XGID=-b----E-C---eE---c-e----B-:{}"
@@ -245,8 +245,8 @@ def test_r24_at_double_match_point_the_neural_player_plays_for_the_win_not_the_g
 
     from helpers import random_positions
     from tavli_fast import _core
-    from tavli_fast.cube import default_match_table
-    from tavli_fast.neural import default_net
+    from tavli_fast.play.cube import default_match_table
+    from tavli_fast.play.neural import default_net
 
     net = default_net()
     dmp = np.array(_core.gammon_prices_of(1, 1, 1, default_match_table()))
@@ -318,8 +318,8 @@ def test_r24_the_1ply_player_looks_ahead_at_the_score_with_each_side_at_its_own_
 
     from helpers import random_positions
     from tavli_fast import _core
-    from tavli_fast.cube import gammon_prices
-    from tavli_fast.neural import default_net
+    from tavli_fast.play.cube import gammon_prices
+    from tavli_fast.play.neural import default_net
 
     net = default_net()
     mine, theirs = gammon_prices(tf.GameContext(score=(3, 0), match_length=5))
@@ -368,8 +368,8 @@ def test_r24_hint_at_a_match_score_values_each_play_at_the_prices(capsys):
     import numpy as np
 
     from tavli_fast.cli.evaluate import hint_main
-    from tavli_fast.cube import gammon_prices
-    from tavli_fast.neural import default_net
+    from tavli_fast.play.cube import gammon_prices
+    from tavli_fast.play.neural import default_net
 
     net = default_net()
     at_score = xgid("0:0:1:31:3:0:0:5:10")             # 2-away/5-away, 3-1 to play

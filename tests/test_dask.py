@@ -22,10 +22,10 @@ import numpy as np
 import pytest
 
 import tavli_fast
-from tavli_fast.executors import make_executor
-from tavli_fast.executors.dask import ClusterError, DaskMissingError
-from tavli_fast.openings_report import openings
-from tavli_fast.parallel import play_matches, read_checkpoint, resume_rollout, rollout
+from tavli_fast.run.executors import make_executor
+from tavli_fast.run.executors.dask import ClusterError, DaskMissingError
+from tavli_fast.jobs.openings_report import openings
+from tavli_fast.api import play_matches, read_checkpoint, resume_rollout, rollout
 
 import distributed  # noqa: E402 - in the [test] extra
 
@@ -211,8 +211,8 @@ def test_without_dask_the_error_says_how_to_install_it(monkeypatch):
 def test_training_targets_through_scheduler_are_identical_to_local(cluster, tmp_path):
     """Issue 13: the training data is made on the same driver, so a cluster gives the same
     shards as the local pool."""
-    from tavli_fast import supervise
-    from tavli_fast.neural import default_net
+    from tavli_fast.jobs import targets as supervise
+    from tavli_fast.play.neural import default_net
 
     _, client = cluster
     net = default_net()

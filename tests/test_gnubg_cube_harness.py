@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import pytest
 
-from tavli_fast.position import GameContext, Position
+from tavli_fast.game.position import GameContext, Position
 
 pytest.importorskip("gnubg")
 

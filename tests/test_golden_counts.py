@@ -12,8 +12,8 @@ import numpy as np
 import pytest
 
 import tavli_fast
-from tavli_fast.position import Position
-from tavli_fast.movegen import count_plays_batch
+from tavli_fast.game.position import Position
+from tavli_fast.game.movegen import count_plays_batch
 
 START_ID = "4HPwATDgc/ABMA"  # R3
 ROLLS = [(a, b) for a in range(1, 7) for b in range(1, a + 1)]

@@ -22,14 +22,16 @@ from typing import Iterator
 import pytest
 
 import tavli_fast as tf
-from tavli_fast import neural, supervise, train
+from tavli_fast.play import neural
+from tavli_fast.jobs import targets as supervise
+from tavli_fast.training import train
 from tavli_fast.errors import InvalidCountError
-from tavli_fast.executors import LocalExecutor
-from tavli_fast.inputs import MAX_COUNT, check_count
-from tavli_fast.match import MatchJob, make_match_request
-from tavli_fast.openings import OpeningsJob, make_openings_request
-from tavli_fast.plans import ChainedPlan, MissingIndices, UnitPlan, part_size
-from tavli_fast.rollout import ChunkResult, RolloutJob, make_request, plan_chunks
+from tavli_fast.run.executors import LocalExecutor
+from tavli_fast.checks import MAX_COUNT, check_count
+from tavli_fast.jobs.match import MatchJob, make_match_request
+from tavli_fast.jobs.openings import OpeningsJob, make_openings_request
+from tavli_fast.run.plans import ChainedPlan, MissingIndices, UnitPlan, part_size
+from tavli_fast.jobs.rollout import ChunkResult, RolloutJob, make_request, plan_chunks
 
 TOO_MANY = [MAX_COUNT + 1, 1e13, 1e30, 10**30]
 

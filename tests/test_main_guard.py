@@ -35,7 +35,7 @@ def assert_refused(p: subprocess.CompletedProcess) -> None:
     assert p.stdout.count("script started") == 1  # no worker ran the script again
     assert "bootstrapping" not in p.stderr
     message = p.stderr.strip().splitlines()[-1]
-    assert message.startswith("tavli_fast.executors.guard.MainGuardError: ")
+    assert message.startswith("tavli_fast.run.executors.guard.MainGuardError: ")
     assert GUARD in message and "jobs=1" in message and "script.py, line " in message
     assert p.stderr.count(GUARD) == 1
 

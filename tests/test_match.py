@@ -7,8 +7,8 @@ import re
 
 import pytest
 
-from tavli_fast.match import make_match_request
-from tavli_fast.parallel import play_matches
+from tavli_fast.jobs.match import make_match_request
+from tavli_fast.api import play_matches
 
 
 @pytest.mark.parametrize("length", [3, 5, 7])

@@ -14,8 +14,8 @@ import sys
 import pytest
 
 from tavli_fast.errors import InvalidPositionError
-from tavli_fast.matchid import format_match_id, parse_match_id
-from tavli_fast.position import GameContext, Position
+from tavli_fast.game.matchid import format_match_id, parse_match_id
+from tavli_fast.game.position import GameContext, Position
 
 START_ID = "4HPwATDgc/ABMA"
 START_XGID_BODY = "-b----E-C---eE---c-e----B-"

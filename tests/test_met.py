@@ -10,7 +10,7 @@ import numpy as np
 import pytest
 
 import tavli_fast
-from tavli_fast.met import MatchEquityTable, load_met, match_equity
+from tavli_fast.play.met import MatchEquityTable, load_met, match_equity
 
 SHARED = Path(__file__).resolve().parents[1].parent / "shared" / "data" / "met"
 

@@ -11,8 +11,8 @@ from helpers import pos
 
 import tavli_fast
 from tavli_fast.errors import InvalidPositionError
-from tavli_fast.movegen import count_plays_batch, generate_positions
-from tavli_fast.position import Position
+from tavli_fast.game.movegen import count_plays_batch, generate_positions
+from tavli_fast.game.position import Position
 
 START_ID = "4HPwATDgc/ABMA"
 START_TEXT = "x 24:2 13:5 8:3 6:5; o 24:2 13:5 8:3 6:5"

@@ -14,8 +14,8 @@ from helpers import gnubg_board, random_positions
 
 import tavli_fast
 from tavli_fast import _core
-from tavli_fast.movegen import count_plays_batch
-from tavli_fast.reference import reference_positions
+from tavli_fast.game.movegen import count_plays_batch
+from tavli_fast.game.reference import reference_positions
 
 gnubg_nn = pytest.importorskip("gnubg_nn")
 

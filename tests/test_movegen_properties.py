@@ -22,8 +22,8 @@ import base64
 
 import tavli_fast
 from tavli_fast import _core
-from tavli_fast.movegen import generate_positions
-from tavli_fast.position import Position
+from tavli_fast.game.movegen import generate_positions
+from tavli_fast.game.position import Position
 
 ROLLS = [(a, b) for a in range(1, 7) for b in range(1, 7)]  # both orders of each non-double
 SETTINGS = settings(

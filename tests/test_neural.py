@@ -17,8 +17,10 @@ import numpy as np
 import pytest
 
 import tavli_fast as tf
-from tavli_fast import _core, neural, train
-from tavli_fast.position import Position
+from tavli_fast import _core
+from tavli_fast.play import neural
+from tavli_fast.training import train
+from tavli_fast.game.position import Position
 from helpers import pos
 
 START = Position.initial().board
@@ -270,8 +272,8 @@ def test_baseline_and_avx2_kernels_give_bit_identical_numbers(boards, tmp_path):
     """TAVLI_FAST_SIMD=baseline forces the SSE2 kernels; the AVX2 ones (when this machine
     has AVX2) must compute exactly the same numbers, so a seed means the same everywhere."""
     script = (
-        "import numpy as np, sys; from tavli_fast import _core, simulate;"
-        "from tavli_fast.neural import default_net;"
+        "import numpy as np, sys; from tavli_fast import _core; from tavli_fast import simulate;"
+        "from tavli_fast.play.neural import default_net;"
         "b = np.load(sys.argv[1]); net = default_net();"
         "r = simulate('start', games=20, players=('neural-1ply', 'neural'), seed=4);"
         "out = [net.evaluate_many(b).ravel(), net.play_equities(b[0], b[1:]),"
@@ -832,7 +834,7 @@ def test_neural_1ply_player_picks_the_best_1ply_play_among_the_top_0ply_plays():
 def test_choose_returns_a_legal_play_for_every_player():
     start_id = Position.initial().position_id()
     legal = set(tf.legal_positions(start_id, 6, 2))
-    from tavli_fast.players import PLAYERS
+    from tavli_fast.play.players import PLAYERS
 
     assert {"random", "pubeval", "greedy", "bearoff", "neural", "neural-1ply"} <= set(PLAYERS)
     for name in PLAYERS:
@@ -852,7 +854,7 @@ def test_choose_neural_matches_the_shipped_nets_best_play():
 
 
 def test_neural_player_bears_off_by_the_databases():
-    from tavli_fast.bearoff import default_database
+    from tavli_fast.play.bearoff import default_database
 
     tables = default_database().tables
     board = pos("x 6:3 5:2 1:4; o 6:3 5:4 4:4").board
@@ -943,7 +945,7 @@ def test_eval_cli_reports_a_damaged_weights_file(tmp_path, capsys):
 
 
 def test_a_rollout_chunk_loads_the_shipped_net_for_the_neural_players():
-    from tavli_fast.rollout import RolloutChunk, run_chunk
+    from tavli_fast.jobs.rollout import RolloutChunk, run_chunk
 
     chunk = RolloutChunk(index=0, first_trial=0, n_games=40, board=START.tobytes(), player0=NEURAL,
                          player1=int(_core.PlayerKind.PLAYER_PUBEVAL), seed=9, master_seed=9,
@@ -1201,7 +1203,7 @@ def test_bear_offs_are_valued_by_the_databases_and_other_positions_by_the_net(ra
     exact inside the two-sided database; beyond it, the race of the one-sided distributions,
     computed here from them in numpy (I win if I finish on my k-th roll before the other
     side's k-th; gammons from the other side's rolls to its first checker off)."""
-    from tavli_fast.bearoff import default_database
+    from tavli_fast.play.bearoff import default_database
 
     db = default_database()
     main, _, combined = race_pair
@@ -1241,7 +1243,7 @@ def test_bear_offs_are_valued_by_the_databases_and_other_positions_by_the_net(ra
 
 def test_plays_into_a_bear_off_are_valued_by_the_databases(race_pair):
     """The players' path agrees with fresh evaluations when plays enter the bear-off."""
-    from tavli_fast.bearoff import default_database
+    from tavli_fast.play.bearoff import default_database
 
     evaluator = neural.with_bearoff(race_pair[2], default_database().tables)
     worst, entering = 0.0, 0
@@ -1258,7 +1260,7 @@ def test_plays_into_a_bear_off_are_valued_by_the_databases(race_pair):
 
 
 def test_the_games_evaluator_has_the_databases_unless_bear_offs_are_played_without_them():
-    from tavli_fast.players import game_resources
+    from tavli_fast.play.players import game_resources
 
     neural_id = int(_core.PlayerKind.PLAYER_NEURAL)
     with_db = game_resources((neural_id,), True)

@@ -12,7 +12,7 @@ import pytest
 
 from tavli_fast import Position, legal_positions
 from tavli_fast.cli.openings import main as openings_main
-from tavli_fast.openings import (
+from tavli_fast.jobs.openings import (
     OpeningUnit,
     RollTally,
     default_player,
@@ -22,8 +22,8 @@ from tavli_fast.openings import (
     roll_plays,
     run_unit,
 )
-from tavli_fast.openings_report import OpeningsResult, PlayStats, RollStats, openings, replies
-from tavli_fast.players import PLAYERS, player_id
+from tavli_fast.jobs.openings_report import OpeningsResult, PlayStats, RollStats, openings, replies
+from tavli_fast.play.players import PLAYERS, player_id
 from tavli_fast.rules import get_rules
 
 START_ID = "4HPwATDgc/ABMA"
@@ -107,7 +107,7 @@ def _neural_usable() -> bool:
     if "neural" not in PLAYERS:
         return False
     try:
-        from tavli_fast.neural import default_net
+        from tavli_fast.play.neural import default_net
 
         default_net()
     except Exception:  # noqa: BLE001
@@ -442,7 +442,7 @@ def test_cli_bad_input_exits_2_with_one_line(args):
 
 def _cli_settings(monkeypatch, args: list[str]) -> dict:
     """The settings tavli-openings passes to ``openings`` for `args` (the run itself skipped)."""
-    import tavli_fast.openings_report as report
+    import tavli_fast.jobs.openings_report as report
 
     seen: dict = {}
 

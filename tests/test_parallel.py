@@ -14,7 +14,7 @@ import time
 import pytest
 
 from helpers import pos
-from tavli_fast.parallel import read_checkpoint, resume_rollout, rollout
+from tavli_fast.api import read_checkpoint, resume_rollout, rollout
 
 # 8 chunks of 1500 pubeval games: long enough to have several chunks in flight, short to run.
 SPEC = dict(position="start", trials=12_000, players=("pubeval", "pubeval"), seed=20240501,
@@ -57,13 +57,13 @@ def test_worker_log_records_reach_the_parent(caplog):
     caplog.set_level(logging.DEBUG, logger="tavli_fast")
     rollout("start", 3000, players="pubeval", seed=1, chunk_size=1000, jobs=2)
     from_workers = [rec for rec in caplog.records
-                    if rec.name == "tavli_fast.rollout" and rec.process != os.getpid()]
+                    if rec.name == "tavli_fast.jobs.rollout" and rec.process != os.getpid()]
     assert len(from_workers) == 3  # one record per chunk, each from a worker process
     assert all("games in" in rec.getMessage() for rec in from_workers)
 
 
 def test_missing_bearoff_databases_are_built_once_in_the_parent(caplog, tmp_path, monkeypatch):
-    from tavli_fast import bearoff
+    from tavli_fast.play import bearoff
 
     reads = []
     read = bearoff.read_database
@@ -164,7 +164,7 @@ def test_a_killed_worker_has_its_chunk_rerun(reference, pause):
 
 OWNER_SCRIPT = """
 import os, sys, time
-from tavli_fast.executors.local import LocalExecutor
+from tavli_fast.run.executors.local import LocalExecutor
 
 def unit(x):  # the first two units report their worker, the others wait long
     if x < 2:

@@ -8,7 +8,7 @@ from __future__ import annotations
 import numpy as np
 
 from tavli_fast import _core
-from tavli_fast.position import Position
+from tavli_fast.game.position import Position
 
 B64 = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/"
 

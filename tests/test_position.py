@@ -10,7 +10,7 @@ from hypothesis import strategies as st
 
 from tavli_fast import legal_positions
 from tavli_fast.errors import InvalidDiceError, InvalidPositionError, check_dice
-from tavli_fast.position import GameContext, Position
+from tavli_fast.game.position import GameContext, Position
 
 START_ID = "4HPwATDgc/ABMA"
 START_XGID = "XGID=-b----E-C---eE---c-e----B-:0:0:1:00:0:0:0:0:10"

@@ -13,8 +13,8 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from tavli_fast import neural
-from tavli_fast.recipes import format_chain, training_chain
+from tavli_fast.play import neural
+from tavli_fast.training.recipes import format_chain, training_chain
 
 NETS_DOC = Path(__file__).resolve().parent.parent / "docs" / "nets.md"
 # The default's chain: every shipped default, and v16-320 (shipped as v17-320's start).

@@ -16,9 +16,9 @@ import pytest
 
 from helpers import pos
 from tavli_fast.errors import InvalidPositionError
-from tavli_fast.parallel import rollout
-from tavli_fast.position import GameContext, Position
-from tavli_fast.rollout import (
+from tavli_fast.api import rollout
+from tavli_fast.game.position import GameContext, Position
+from tavli_fast.jobs.rollout import (
     ChunkResult,
     Tally,
     chunk_seed,
@@ -26,7 +26,7 @@ from tavli_fast.rollout import (
     plan_chunks,
     run_chunk,
 )
-from tavli_fast.stratify import OPENING_ROLLS, ORDERED_ROLLS as ALL_ROLLS, stratified_dice
+from tavli_fast.jobs.stratify import OPENING_ROLLS, ORDERED_ROLLS as ALL_ROLLS, stratified_dice
 
 ROLLS = [(a, b) for a in range(1, 7) for b in range(1, 7)]
 
@@ -151,7 +151,7 @@ def test_equity_standard_error_matches_the_scatter_with_gammons():
 
 def test_figures_from_counts_by_hand():
     req = make_request(pos(RACE_6_8), 10, players="random", seed=1)
-    from tavli_fast.results import build_result
+    from tavli_fast.jobs.rollout_result import build_result
 
     # 10 games: 3 single wins, 2 gammons, 1 backgammon won; 2 single, 1 gammon, 1 bg lost.
     results = [ChunkResult(0, 10, (3, 2, 1, 2, 1, 1), 500, 26_000)]

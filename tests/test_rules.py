@@ -14,8 +14,8 @@ import pytest
 from helpers import pos
 
 import tavli_fast
-from tavli_fast.position import Position
-from tavli_fast.movegen import generate_positions
+from tavli_fast.game.position import Position
+from tavli_fast.game.movegen import generate_positions
 
 
 def board_text(board) -> str:
@@ -495,7 +495,7 @@ def test_r5_variant_first_player_rolls_both_dice_so_doubles_happen():
 def test_r5_simulate_applies_the_opening_roll_only_from_the_start(
     monkeypatch, start, rules, opening_rule
 ):
-    simulate_module = importlib.import_module("tavli_fast.simulate")  # the package attribute
+    simulate_module = importlib.import_module("tavli_fast.play.simulate")  # the package attribute
     # tavli_fast.simulate is the function of the same name
     seen = []
     real = simulate_module._core.run_games

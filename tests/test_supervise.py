@@ -7,9 +7,10 @@ import json
 import numpy as np
 import pytest
 
-from tavli_fast import _core, supervise
-from tavli_fast.neural import default_net
-from tavli_fast.rollout import FIGURES
+from tavli_fast import _core
+from tavli_fast.jobs import targets as supervise
+from tavli_fast.play.neural import default_net
+from tavli_fast.jobs.rollout import FIGURES
 
 
 def _reference_1ply(net: _core.NeuralNet, board: np.ndarray) -> np.ndarray:
@@ -315,7 +316,7 @@ def test_widen_adds_hidden_units_that_change_nothing_until_trained(positions):
 
 def test_cli_fit_and_targets_write_a_loadable_net(tmp_path, capsys):
     from tavli_fast.cli.train import main
-    from tavli_fast.neural import load_net
+    from tavli_fast.play.neural import load_net
 
     data = tmp_path / "data"
     assert main(["--targets", str(data), "--games", "3", "--seed", "1", "-j", "1", "-q"]) == 0
@@ -371,7 +372,7 @@ def test_cli_targets_of_a_named_net_value_bear_offs_as_the_default_does(tmp_path
     the default's file: the named net gets the bear-off databases too (it once played and
     looked ahead without them, so its targets valued bear-offs by the net)."""
     from tavli_fast.cli.train import main
-    from tavli_fast.neural import default_weights_path
+    from tavli_fast.play.neural import default_weights_path
 
     shipped, named = tmp_path / "shipped", tmp_path / "named"
     assert main(["--targets", str(shipped), "--games", "3", "--seed", "4", "-j", "1", "-q"]) == 0
@@ -388,8 +389,8 @@ def test_rollout_labels_agree_with_the_public_rollout(positions):
     """Rollout labels (luck-adjusted, 0-ply self-play to the end) are estimates of the same
     figures as a neural rollout of the position by ``parallel.rollout``: they agree within 4
     combined standard errors, on two positions of different stages."""
-    from tavli_fast.parallel import rollout
-    from tavli_fast.position import Position
+    from tavli_fast.api import rollout
+    from tavli_fast.game.position import Position
 
     net = default_net()
     picks = np.ascontiguousarray(positions[[3, 60]])
@@ -410,8 +411,8 @@ def test_rollout_labels_agree_with_the_public_rollout(positions):
 def test_rollout_labels_of_a_database_race_are_exact():
     """Both sides in the two-sided bear-off database: the games are counted exactly at once,
     so the label is the database's win probability, with no gammons."""
-    from tavli_fast.bearoff import default_database
-    from tavli_fast.position import Position
+    from tavli_fast.play.bearoff import default_database
+    from tavli_fast.game.position import Position
 
     board = np.zeros((2, 26), dtype=np.int8)
     board[0, 1:7] = (2, 1, 0, 1, 0, 1)  # 5 checkers left, 10 off
@@ -450,7 +451,7 @@ def test_race_targets_and_the_race_net_fit(tmp_path, capsys):
     """--race keeps only the positions with no contact left, and --fit --race trains the race
     net alone: the exported pair plays contact positions exactly as the net it started from."""
     from tavli_fast.cli.train import main
-    from tavli_fast.neural import load_net, net_arrays
+    from tavli_fast.play.neural import load_net, net_arrays
 
     net = default_net()
     record = supervise.make_targets(tmp_path / "r", net, 6, seed=4, race=True, jobs=1)

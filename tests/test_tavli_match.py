@@ -9,8 +9,14 @@ import sys
 
 import pytest
 
-from tavli_fast.match import GAME_TYPES, TALLIES, MatchChunkResult, make_match_request, plan_match_chunks
-from tavli_fast.parallel import play_matches
+from tavli_fast.jobs.match import (
+    GAME_TYPES,
+    TALLIES,
+    MatchChunkResult,
+    make_match_request,
+    plan_match_chunks,
+)
+from tavli_fast.api import play_matches
 
 KINDS = ("portes", "plakoto", "fevga")
 
@@ -63,9 +69,9 @@ def test_t3_the_previous_winner_starts_so_the_portes_winner_opens_plakoto():
     # first in Plakoto and wins the first mover's share of its points; with a coin for the
     # starter the share falls back to about one half.
     from tavli_fast import _core, simulate_variant
-    from tavli_fast.cube import default_match_table
-    from tavli_fast.players import player_id
-    from tavli_fast.position import Position
+    from tavli_fast.play.cube import default_match_table
+    from tavli_fast.play.players import player_id
+    from tavli_fast.game.position import Position
 
     def plakoto_share(winner_starts: bool) -> float:
         t = _core.run_matches(Position.initial().board, 3000, 5, 0, 0, False, player_id("pubeval"),

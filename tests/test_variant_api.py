@@ -15,7 +15,7 @@ from tavli_fast import (
     variant_play_notation,
     variant_plays,
 )
-from tavli_fast.variant_games import random_game_positions
+from tavli_fast.variants.games import random_game_positions
 
 KEYS = {"me", "opp", "me_off", "opp_off", "me_pinned", "opp_pinned", "game_over"}
 

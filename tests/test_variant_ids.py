@@ -13,9 +13,9 @@ from tavli_fast import rollout, simulate
 from tavli_fast.cli import evaluate
 from tavli_fast.cli import rollout as rollout_cli
 from tavli_fast.errors import InvalidPositionError, VariantIdError
-from tavli_fast.position import Position
-from tavli_fast.variant_games import random_game_positions
-from tavli_fast.variant_position import variant_position
+from tavli_fast.game.position import Position
+from tavli_fast.variants.games import random_game_positions
+from tavli_fast.variants.position import variant_position
 
 GAMES = ("plakoto", "fevga")
 

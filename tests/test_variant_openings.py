@@ -10,8 +10,8 @@ import sys
 import pytest
 
 import tavli_fast as tf
-from tavli_fast.openings import make_openings_request, play_trials
-from tavli_fast.openings_report import openings
+from tavli_fast.jobs.openings import make_openings_request, play_trials
+from tavli_fast.jobs.openings_report import openings
 
 START = {"me": [0] * 23 + [15], "opp": [0] * 23 + [15], "me_off": 0, "opp_off": 0,
          "me_pinned": [], "opp_pinned": []}
@@ -106,7 +106,7 @@ def test_cli_fevga_openings_as_json():
 
 
 def test_options_reach_every_unit_and_change_the_numbers():
-    from tavli_fast.openings import plan_units
+    from tavli_fast.jobs.openings import plan_units
 
     request = make_openings_request(trials=200, game="fevga", rolls="65", seed=4,
                                     game_rules=["runner_to_quarter"])

@@ -11,8 +11,8 @@ import sys
 import pytest
 
 from tavli_fast import FevgaPosition, InvalidPositionError, PlakotoPosition, simulate_variant
-from tavli_fast.parallel import rollout
-from tavli_fast.rollout import ChunkResult, make_request, plan_chunks
+from tavli_fast.api import rollout
+from tavli_fast.jobs.rollout import ChunkResult, make_request, plan_chunks
 
 CMD = [sys.executable, "-m", "tavli_fast"]
 POSITIONS = {"plakoto": PlakotoPosition, "fevga": FevgaPosition}

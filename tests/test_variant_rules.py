@@ -10,12 +10,7 @@ from __future__ import annotations
 
 import pytest
 
-from tavli_fast import (
-    FevgaRules,
-    InvalidPositionError,
-    PlakotoRules,
-    variant_plays,
-)
+from tavli_fast import FevgaRules, InvalidPositionError, PlakotoRules, variant_plays
 
 
 def side(points: dict[int, int]) -> list[int]:

@@ -19,11 +19,16 @@ import pytest
 
 import tavli_fast as tf
 from tavli_fast import _core
-from tavli_fast.neural import default_net
-from tavli_fast.parallel import rollout
-from tavli_fast.players import player_id
-from tavli_fast.position import Position
-from tavli_fast.rollout import DEFAULT_MOVE_FILTER, ChunkResult, make_request, request_from_checkpoint
+from tavli_fast.play.neural import default_net
+from tavli_fast.api import rollout
+from tavli_fast.play.players import player_id
+from tavli_fast.game.position import Position
+from tavli_fast.jobs.rollout import (
+    DEFAULT_MOVE_FILTER,
+    ChunkResult,
+    make_request,
+    request_from_checkpoint,
+)
 
 
 def varied_positions(count: int, seed: int = 3) -> list[Position]:

@@ -10,11 +10,16 @@ import sys
 
 import pytest
 
-from tavli_fast import neural
-from tavli_fast.neural import (NeuralNetError, choose_net, default_weights_path, net_of_choice,
-                               weights_file)
-from tavli_fast.openings_report import openings, replies
-from tavli_fast.parallel import play_matches, read_checkpoint, resume_rollout, rollout
+from tavli_fast.play import neural
+from tavli_fast.play.neural import (
+    NeuralNetError,
+    choose_net,
+    default_weights_path,
+    net_of_choice,
+    weights_file,
+)
+from tavli_fast.jobs.openings_report import openings, replies
+from tavli_fast.api import play_matches, read_checkpoint, resume_rollout, rollout
 
 SHIPPED = default_weights_path()
 OLDER = weights_file("neural-v4.npz")  # another net, an earlier one (in tavli_fast_nets)

@@ -9,7 +9,7 @@ extension ``tavli_fast._core``.
 
 from __future__ import annotations
 
-__version__ = "0.1.0"
+from ._version import __version__
 
 try:
     from . import _core  # noqa: F401
@@ -21,8 +21,9 @@ except ImportError as exc:  # pragma: no cover - exercised by hand, not in CI
         f"Original error: {exc}"
     ) from exc
 
-from .cube import CubeDecision, cube_decision
-from .bearoff import (
+from . import _aliases
+from .play.cube import CubeDecision, cube_decision
+from .play.bearoff import (
     BearoffDatabase,
     BearoffDatabaseError,
     RaceEstimate,
@@ -31,10 +32,10 @@ from .bearoff import (
     bearoff_win_probability,
 )
 from .errors import InvalidCountError, InvalidDiceError, InvalidPositionError, VariantIdError
-from .executors import MainGuardError
-from .hint import RankedPlay, hint
-from .met import MatchEquityTable, load_met, match_equity
-from .movegen import (
+from .run.executors import MainGuardError
+from .play.hint import RankedPlay, hint
+from .play.met import MatchEquityTable, load_met, match_equity
+from .game.movegen import (
     ALL_ROLLS,
     count_plays_batch,
     generate_plays_batch,
@@ -42,18 +43,18 @@ from .movegen import (
     legal_positions,
     play_notation,
 )
-from .neural import NeuralNetError, Probabilities, evaluate
-from .openings_report import OpeningsResult, RepliesResult, openings, replies
-from .match import MatchResult
-from .parallel import play_matches, resume_rollout, rollout
-from .players import choose
-from .position import GameContext, Play, Position
-from .results import RolloutResult
+from .play.neural import NeuralNetError, Probabilities, evaluate
+from .jobs.openings_report import OpeningsResult, RepliesResult, openings, replies
+from .jobs.match import MatchResult
+from .api import play_matches, resume_rollout, rollout
+from .play.players import choose
+from .game.position import GameContext, Play, Position
+from .jobs.rollout_result import RolloutResult
 from .rules import FevgaRules, PlakotoRules, Rules, get_rules
-from .simulate import SimulationResult, simulate
-from .variant_games import VariantSimulationResult, simulate_variant
-from .variant_position import FevgaPosition, PlakotoPosition, VariantPosition, from_variant_id
-from .variants import (
+from .play.simulate import SimulationResult, simulate
+from .variants.games import VariantSimulationResult, simulate_variant
+from .variants.position import FevgaPosition, PlakotoPosition, VariantPosition, from_variant_id
+from .variants.movegen import (
     VariantPlay,
     generate_variant_positions,
     variant_play_notation,
@@ -124,3 +125,6 @@ __all__ = [
 def compiled_core_in_use() -> bool:
     """True: the package cannot run without its compiled core (there is no slow fallback)."""
     return _core is not None
+
+
+_aliases.install()

@@ -2,7 +2,7 @@
 
 import sys
 
-from tavli_fast.cli.rollout import main
+from .cli.rollout import main
 
 if __name__ == "__main__":
     sys.exit(main())

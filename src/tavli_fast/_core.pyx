@@ -389,7 +389,7 @@ def legal_positions(position_id, die1, die2):
     """
     ids = legal_position_ids(position_id, die1, die2)
     if ids is None:
-        from tavli_fast.movegen import legal_positions_checked
+        from tavli_fast.game.movegen import legal_positions_checked
         return legal_positions_checked(position_id, die1, die2)
     return ids
 

@@ -112,7 +112,7 @@ def _join_dash_values(argv: list[str], options: Sequence[str]) -> list[str]:
 def parse_count(text: str) -> int:
     """A whole number from 1 to ``inputs.MAX_COUNT`` written as ``1000000``, ``1_000_000`` or
     ``1e6``."""
-    from ..inputs import MAX_COUNT_TEXT, check_count  # the same rule as the Python API's
+    from ..checks import MAX_COUNT_TEXT, check_count  # the same rule as the Python API's
 
     s = text.strip()
     try:
@@ -163,7 +163,7 @@ def add_game_option(p: argparse.ArgumentParser, scope: str = "an option of the g
 def positive_int(text: str) -> int:
     """An argparse type: a whole number from 1 to ``inputs.MAX_COUNT`` (written plainly: 7,
     not 7.0 or 1e1)."""
-    from ..inputs import MAX_COUNT, MAX_COUNT_TEXT
+    from ..checks import MAX_COUNT, MAX_COUNT_TEXT
 
     try:
         value = int(text)

@@ -25,7 +25,7 @@ PROG = "tavli-bearoff"
 
 
 def build_parser() -> OneLineParser:
-    from ..bearoff import DEFAULT_TWO_SIDED_CHECKERS
+    from ..play.bearoff import DEFAULT_TWO_SIDED_CHECKERS
 
     p = OneLineParser(prog=PROG, description="Exact bear-off figures from the bear-off databases.")
     p.add_argument("--position", metavar="ID", help="a gnubg Position ID or an XGID")
@@ -53,8 +53,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         return print_error(PROG, "give --position ID, --rebuild, or both")
     logging.basicConfig(stream=sys.stderr, level=logging.INFO,
                         format=f"{PROG}: %(message)s")
-    from ..bearoff import BearoffDatabase, BearoffDatabaseError
-    from ..position import Position
+    from ..play.bearoff import BearoffDatabase, BearoffDatabaseError
+    from ..game.position import Position
 
     try:
         position = Position.from_id(args.position) if args.position is not None else None
@@ -78,7 +78,7 @@ def main(argv: Sequence[str] | None = None) -> int:
 
 
 def _rebuild(args) -> None:
-    from ..bearoff import _cubeful_path, _one_sided_path, _two_sided_path, cache_directory
+    from ..play.bearoff import _cubeful_path, _one_sided_path, _two_sided_path, cache_directory
 
     directory = cache_directory(args.cache_dir)
     paths = [_one_sided_path(directory, args.points, args.checkers)]
@@ -89,11 +89,11 @@ def _rebuild(args) -> None:
     for path in paths:
         path.unlink(missing_ok=True)
     t0 = time.perf_counter()
-    from ..bearoff import BearoffDatabase
+    from ..play.bearoff import BearoffDatabase
 
     BearoffDatabase(args.cache_dir, args.points, args.checkers, args.two_sided,
                     cubeful=args.cubeful)
-    logging.getLogger("tavli_fast.bearoff").info(
+    logging.getLogger("tavli_fast.play.bearoff").info(
         "rebuilt %s in %.1f s", ", ".join(str(p) for p in paths), time.perf_counter() - t0)
 
 
@@ -123,7 +123,7 @@ def describe(db, position) -> dict:
 
 
 def _side(db, counts: list[int]) -> dict:
-    from ..bearoff import ROLLS_PER_EPC
+    from ..play.bearoff import ROLLS_PER_EPC
 
     dist = db.rolls(counts)
     mean = db.mean_rolls(counts)

@@ -42,8 +42,8 @@ def _parser(prog: str, description: str) -> OneLineParser:
 def _load(prog: str, args):
     """(position, net) or an exit status."""
     from ..errors import VariantIdError
-    from ..inputs import resolve_position
-    from ..neural import evaluator
+    from ..game.resolve import resolve_position
+    from ..play.neural import evaluator
 
     try:
         position, _ = resolve_position(args.position)
@@ -64,7 +64,7 @@ def eval_main(argv: Sequence[str] | None = None) -> int:
     if isinstance(loaded, int):
         return loaded
     position, net = loaded
-    from ..neural import Probabilities
+    from ..play.neural import Probabilities
 
     p = Probabilities.from_array(net.evaluate(position.board))
     cube = _cube(position, p)
@@ -90,7 +90,7 @@ def eval_main(argv: Sequence[str] | None = None) -> int:
 def _cube(position, probabilities):
     """The cube analysis (exact in the cubeful bear-off database, else the 0-ply model on the
     net's probabilities), or None once dice are rolled."""
-    from ..cube import cube_decision
+    from ..play.cube import cube_decision
 
     if position.context.dice is not None:
         return None
@@ -151,7 +151,7 @@ def hint_main(argv: Sequence[str] | None = None) -> int:
     except ValueError as e:
         return print_error("tavli-hint", e)
     if dice is None:
-        from ..neural import Probabilities
+        from ..play.neural import Probabilities
 
         decision = _cube(position, Probabilities.from_array(net.evaluate(position.board)))
         if args.json:
@@ -161,7 +161,7 @@ def hint_main(argv: Sequence[str] | None = None) -> int:
             print(f"Position ID {position.position_id()}   {position.xgid()}")
             print_cube(decision)
         return 0
-    from ..hint import hint, prices_report
+    from ..play.hint import hint, prices_report
 
     try:
         plays = [p.to_dict() for p in hint(position, dice[0], dice[1], top=args.top, net=net)]

@@ -31,7 +31,7 @@ from . import (
     run_command,
     settings_from_checkpoint,
 )
-from ..cubeful import DEFAULT_MAX_CUBE
+from ..jobs.cubeful import DEFAULT_MAX_CUBE
 from .rollout import _known_players, _seed, _VersionAction
 
 PROG = "tavli-match"
@@ -104,9 +104,9 @@ def build_parser() -> OneLineParser:
 
 
 def run(args: argparse.Namespace) -> int:
-    from ..match import read_match_checkpoint
-    from ..parallel import play_matches
-    from ..progress import TqdmProgress
+    from ..jobs.match import read_match_checkpoint
+    from ..api import play_matches
+    from ..run.progress import TqdmProgress
 
     executor = executor_settings(args)
     settings: dict[str, Any] = {

@@ -25,7 +25,12 @@ from . import (
 )
 from .rollout import _check_writable, _seed
 
-from ..openings import DEFAULT_CHUNK_SIZE, DEFAULT_SCREEN, DEFAULT_SCREEN_TRIALS, DEFAULT_TRIALS
+from ..jobs.openings import (
+    DEFAULT_CHUNK_SIZE,
+    DEFAULT_SCREEN,
+    DEFAULT_SCREEN_TRIALS,
+    DEFAULT_TRIALS,
+)
 
 PROG = "tavli-openings"
 # With no players named, the net at 0 ply plays without variance reduction: at 0 ply the luck
@@ -120,8 +125,8 @@ def _check_plot_available() -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    from ..openings_report import openings
-    from ..progress import TqdmProgress
+    from ..jobs.openings_report import openings
+    from ..run.progress import TqdmProgress
 
     for path, option in ((args.csv, "--csv"), (args.plot, "--plot"), (args.checkpoint, "--checkpoint")):
         if path is not None:
@@ -163,12 +168,12 @@ def run(args: argparse.Namespace) -> int:
     )
     if args.chunk_size is not None:
         settings["chunk_size"] = args.chunk_size
-    from ..openings import play_trials
+    from ..jobs.openings import play_trials
 
     if args.resume is None:
         total = play_trials(trials, settings["rules"], args.rolls, args.game, args.option)
     else:
-        from ..openings_report import read_checkpoint
+        from ..jobs.openings_report import read_checkpoint
 
         saved = read_checkpoint(args.resume)["request"]
         total = play_trials(saved["trials"], saved["rules"], ",".join(saved["rolls"]), saved.get("game"),
@@ -193,8 +198,8 @@ def run(args: argparse.Namespace) -> int:
 
 
 def _run_replies(args: argparse.Namespace, executor: dict) -> int:
-    from ..openings_report import replies
-    from ..progress import TqdmProgress
+    from ..jobs.openings_report import replies
+    from ..run.progress import TqdmProgress
 
     unsupported = [o for o, v in (("--csv", args.csv), ("--plot", args.plot), ("--screen", args.screen),
                                   ("--no-screen", args.no_screen or None), ("--game", args.game),

@@ -12,7 +12,7 @@ import os
 import sys
 from typing import Any, Sequence
 
-from ..cubeful import DEFAULT_MAX_CUBE
+from ..jobs.cubeful import DEFAULT_MAX_CUBE
 from ..errors import VariantIdError
 from . import (
     add_game_option,
@@ -83,7 +83,7 @@ def _seed(text: str) -> int:
 
 def _known_players() -> str:
     try:
-        from ..players import PLAYERS
+        from ..play.players import PLAYERS
     except ImportError:  # no compiled core: --version says so
         return "see the README"
     return ", ".join(PLAYERS)
@@ -190,7 +190,7 @@ def _move_filter(args: argparse.Namespace) -> tuple[int, float] | None:
     """(candidates, window) from --filter-candidates / --filter-window (None: the defaults)."""
     if args.filter_candidates is None and args.filter_window is None:
         return None
-    from ..rollout import DEFAULT_MOVE_FILTER
+    from ..jobs.rollout import DEFAULT_MOVE_FILTER
 
     count, window = DEFAULT_MOVE_FILTER
     return (count if args.filter_candidates is None else args.filter_candidates,
@@ -198,8 +198,8 @@ def _move_filter(args: argparse.Namespace) -> tuple[int, float] | None:
 
 
 def run(args: argparse.Namespace) -> int:
-    from ..parallel import read_checkpoint, rollout
-    from ..progress import TqdmProgress
+    from ..api import read_checkpoint, rollout
+    from ..run.progress import TqdmProgress
 
     executor = executor_settings(args)
     settings: dict[str, Any] = {

@@ -34,10 +34,18 @@ import shlex
 import sys
 from typing import Callable
 
-from .. import __version__
+from .._version import __version__
 from . import NET_OUTPUTS as READOUTS
-from . import (EXIT_INTERRUPTED, OneLineParser, add_executor_options, entry_point,
-               executor_settings, parse_count, run_command, stop_requests)
+from . import (
+    EXIT_INTERRUPTED,
+    OneLineParser,
+    add_executor_options,
+    entry_point,
+    executor_settings,
+    parse_count,
+    run_command,
+    stop_requests,
+)
 
 PROG = "tavli-train"
 
@@ -182,9 +190,11 @@ def build_parser() -> argparse.ArgumentParser:
 def run(args: argparse.Namespace, command: str | None = None) -> int:
     """Run the parsed command; `command` is its command line, which every training run
     (TD, --targets, --fit, --average) records for the recipe of the nets it makes."""
-    from .. import _core, neural, train
-    from ..inputs import check_seed
-    from ..recipes import with_ancestors
+    from .. import _core
+    from ..play import neural
+    from ..training import train
+    from ..checks import check_seed
+    from ..training.recipes import with_ancestors
 
     if args.recipe is not None:
         return _recipe(args)
@@ -265,7 +275,7 @@ def _supervised_options_given(args: argparse.Namespace) -> list[str]:
 
 
 def _recipe(args: argparse.Namespace) -> int:
-    from ..recipes import format_chain, training_chain
+    from ..training.recipes import format_chain, training_chain
 
     if any(x is not None for x in (args.games, args.targets, args.fit, args.average, args.resume,
                                    args.init_from, args.export, args.method)):
@@ -276,7 +286,7 @@ def _recipe(args: argparse.Namespace) -> int:
 
 def _race_net(path: str | None):
     """The race net of the weights file `path` (None without one)."""
-    from .. import neural
+    from ..play import neural
 
     if path is None:
         return None
@@ -291,9 +301,11 @@ def _supervised(args: argparse.Namespace, command: str | None) -> int:
 
     import numpy as np
 
-    from .. import _core, neural, supervise
-    from ..inputs import check_seed
-    from ..recipes import with_ancestors
+    from .. import _core
+    from ..play import neural
+    from ..jobs import targets as supervise
+    from ..checks import check_seed
+    from ..training.recipes import with_ancestors
 
     if args.targets and args.fit:
         raise ValueError("--targets makes the data, --fit uses it: give one of them")
@@ -305,7 +317,7 @@ def _supervised(args: argparse.Namespace, command: str | None) -> int:
     if args.init_from and args.targets:
         # The targets' games and look-ahead value bear-offs by the databases, as the
         # players (and the shipped default) do: a net's targets do not depend on how it is named.
-        from ..bearoff import default_database
+        from ..play.bearoff import default_database
 
         net = neural.with_bearoff(net, default_database().tables)
     # The net that --fit trains: the race net with --race, else the net itself.
@@ -330,7 +342,7 @@ def _supervised(args: argparse.Namespace, command: str | None) -> int:
             raise ValueError("--race and --contact keep opposite positions: give one of them")
         resumed = os.path.exists(os.path.join(args.targets, supervise.TARGETS_RECORD))
         seed = args.seed if resumed else check_seed(args.seed)
-        from ..progress import TqdmProgress
+        from ..run.progress import TqdmProgress
 
         with TqdmProgress(int(args.games), enabled=not args.quiet) as bar:  # (on a terminal)
             record = supervise.make_targets(args.targets, net, args.games, seed, args.explore,
@@ -346,7 +358,7 @@ def _supervised(args: argparse.Namespace, command: str | None) -> int:
         raise ValueError(f"--outcome-weight is in [0, 1], not {args.outcome_weight}")
     if args.readouts is not None and not args.outputs_only:
         raise ValueError("--readouts narrows --outputs-only: give both")
-    logging.getLogger("tavli_fast.supervise").setLevel(logging.INFO)
+    logging.getLogger("tavli_fast.jobs.targets").setLevel(logging.INFO)
     parts = [supervise.load_targets(d) for d in args.fit]
     boards = np.concatenate([b for b, _ in parts])
     probs = np.concatenate([p for _, p in parts])

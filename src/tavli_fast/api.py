@@ -1,0 +1,285 @@
+"""The public rollout functions: ``rollout`` and ``resume_rollout``, on any executor.
+
+Each validates its arguments into a ``RolloutRequest`` (``rollout.py``), wraps it in a
+``RolloutJob`` and hands that to the driver (``driver.py``) with an executor
+(``executors``): the local process pool by default. The numbers depend on the seed, the
+request and the chunk size, never on the executor or the number of its workers.
+"""
+
+from __future__ import annotations
+
+import os
+from typing import Any, Sequence
+
+from .jobs.cubeful import DEFAULT_MAX_CUBE
+from .run.driver import ProgressCallback, run_job
+from .run.executors import check_jobs, default_jobs, make_executor
+from .jobs.match import (
+    DEFAULT_MATCH_CHUNK,
+    MatchJob,
+    MatchResult,
+    make_match_request,
+    match_result,
+    read_match_checkpoint,
+)
+from .jobs.rollout_result import RolloutResult, build_result
+from .jobs.rollout import (
+    CHECKPOINT_FORMAT,
+    DEFAULT_CHUNK_SIZE,
+    ChunkResult,
+    RolloutJob,
+    RolloutRequest,
+    make_request,
+    read_checkpoint,
+    request_from_checkpoint,
+)
+
+__all__ = ["rollout", "resume_rollout", "run_request", "play_matches", "default_jobs",
+           "read_checkpoint", "CHECKPOINT_FORMAT"]
+
+
+def run_request(
+    request: RolloutRequest,
+    *,
+    jobs: int,
+    progress: ProgressCallback | None = None,
+    checkpoint: str | None = None,
+    completed: Sequence[ChunkResult] = (),
+    previous_elapsed: float = 0.0,
+    start_method: str | None = None,
+) -> RolloutResult:
+    """Run the chunks of ``request`` not already in ``completed`` on the local pool; merge."""
+    with make_executor(jobs, start_method) as executor:
+        return _run(RolloutJob(request, completed), executor, progress=progress,
+                    checkpoint=checkpoint, previous_elapsed=previous_elapsed)
+
+
+def _run(
+    job: RolloutJob,
+    executor: Any,
+    *,
+    progress: ProgressCallback | None = None,
+    checkpoint: str | None = None,
+    previous_elapsed: float = 0.0,
+) -> RolloutResult:
+    """Run the chunks of ``job`` not done yet on ``executor``; merge; return the result."""
+    outcome = run_job(job, executor, progress=progress, checkpoint=checkpoint,
+                      previous_elapsed=previous_elapsed)
+    return build_result(
+        job.request,
+        job.tally.final(),
+        jobs=executor.workers,
+        elapsed_s=outcome.elapsed_s,
+        interrupted=outcome.interrupted,
+        target_reached=job.tally.stop_at is not None,
+        worker_restarts=outcome.restarts,
+        resumed_games=job.resumed_games,
+        checkpoint=checkpoint,
+    )
+
+
+def rollout(
+    position: object = "start",
+    trials: object = 10_000,
+    players: object = None,
+    seed: int | None = None,
+    jobs: int | None = None,
+    rules: object = "backgammon",
+    stratify: bool = True,
+    target_se: float | None = None,
+    min_trials: int | None = None,
+    checkpoint: str | os.PathLike | None = None,
+    resume: str | os.PathLike | None = None,
+    chunk_size: int = DEFAULT_CHUNK_SIZE,
+    progress: ProgressCallback | None = None,
+    start_method: str | None = None,
+    bearoff: bool = True,
+    truncate: bool = True,
+    cache_dir: str | os.PathLike | None = None,
+    cubeful: bool = False,
+    max_cube: int = DEFAULT_MAX_CUBE,
+    scheduler: str | None = None,
+    client: Any = None,
+    ply: int | tuple[int, int] | None = None,
+    vr: bool | None = None,
+    truncate_plies: int | None = None,
+    move_filter: tuple[int, float] | None = None,
+    game: str | None = None,
+    game_rules: object = None,
+    weights: str | os.PathLike | None = None,
+) -> RolloutResult:
+    """Roll out ``position`` for ``trials`` games and return a ``RolloutResult``.
+
+    position: ``"start"``, a gnubg Position ID, an XGID or a ``Position``. Dice rolled in an XGID
+    are the first roll of every trial. players: two names (or one for both; ``"A,B"`` works);
+    the first plays the side on roll. seed: master seed (a random one is drawn and reported when
+    None). jobs: worker processes (default: the CPUs available; 1 runs in this process).
+    stratify: quasi-random first two rolls. target_se: stop once the equity's standard error is
+    below it (checked after whole chunks, in chunk order, after ``min_trials``). checkpoint: a
+    JSON file kept up to date with the completed chunks; resume: continue from such a file (the
+    request must match it; the seed is taken from it when not given). progress: called with a
+    ``RolloutProgress`` after each chunk. bearoff: pubeval and greedy play pure bear-offs
+    perfectly by the bear-off databases. truncate: a game stops once both sides are inside the
+    two-sided bear-off database and counts its exact win probability (GNU Backgammon's
+    truncation at the bear-off database: same expectation, smaller standard errors). The
+    databases are built in ``cache_dir`` (default: the user cache) on first use. cubeful: also
+    follow the doubling cube from the position's cube and score and report no double,
+    double/take and double/pass with the proper action (``result.cubeful``; ``cubeful.py``);
+    max_cube caps the cube (R23: 64). The numbers depend on the seed, the request and
+    ``chunk_size``, never on ``jobs``. scheduler: run the chunks on a Dask cluster, given its
+    scheduler's address (``"tcp://10.0.0.5:8786"``), or client: a connected
+    ``distributed.Client``; either needs the ``[dask]`` extra, and the numbers are those of a
+    local run. game: ``"plakoto"`` or ``"fevga"`` rolls out that game (RULES.md P1-P7,
+    F1-F7) from ``"start"``, its text id or a position of it, with the players ``random`` and
+    ``heuristic`` (the default there; pubeval is the default for Portes); the result adds the
+    mother-rule wins and losses and the draws (``result.variant``), and a 2-point win counts
+    as a gammon. No truncation, bear-off databases or cube in those games. game_rules: the
+    game's options, a ``PlakotoRules`` / ``FevgaRules`` or option names (``"runner_to_quarter"``).
+
+    Expert settings (issue 10):
+
+    - ply: the neural players' search depth, 0 or 1, or a pair (the side on roll first);
+      None plays the players as named (``neural`` 0-ply, ``neural-1ply``).
+    - move_filter: (candidates, window) of the 1-ply players, like gnubg's move filter: only
+      the best ``candidates`` plays by 0-ply equity (1 to 16), and of those only the ones
+      within ``window`` of the best, are looked at 1 ply deeper. Default
+      ``rollout.DEFAULT_MOVE_FILTER`` = (5, 0.16).
+    - vr: variance reduction by luck adjustment. Every roll's luck (the net's probabilities
+      after the best play for the rolled dice, less their mean over the 36 rolls, by the 0-ply
+      net: one ply below a 1-ply rollout, whose look-ahead has already made them) is taken
+      off each game's figures. The expectation is unchanged and the SE usually several times
+      smaller. The luck-adjusted figures are a separate set, ``result.vr``, with their own
+      SEs; the stop rule and progress use them. None (default): on when a neural player
+      plays and the rollout is cubeless. In a cubeful rollout only the cubeless figures are
+      luck-adjusted. It costs little at 1 ply and about 20 times the game at 0 ply (all 21
+      rolls are evaluated at each turn).
+    - truncate_plies: stop each game after this many plies and count the net's 0-ply cubeless
+      probabilities there. Fast, but BIASED by the net's errors (the estimate is no longer a
+      rollout's); not with ``cubeful``.
+    - weights: a weights file (``tavli-train --export``) for the net of the neural players,
+      variance reduction and truncation, instead of the shipped one. Its checksum is kept in
+      the checkpoint (a resumed run must find the same weights there) and the result names
+      the net (``result.net``). On a Dask cluster the file must be at the same path on the
+      workers.
+
+    Raises ValueError for bad arguments (trials <= 0 or not whole, jobs < 1, unknown player or
+    rules, jobs together with a cluster, a bad ply, move filter or truncate_plies, weights that
+    are not a usable weights file or that no player uses), InvalidPositionError for a bad position;
+    executors.dask.DaskMissingError (an ImportError) without Dask, ClusterError (an OSError) for
+    a scheduler out of reach or a worker that differs.
+    """
+    check_jobs(jobs)
+    doc = read_checkpoint(os.fspath(resume)) if resume is not None else None
+    request = make_request(
+        position, trials, players, _seed_or_saved(seed, doc), rules, stratify, chunk_size,
+        target_se, min_trials, bearoff, truncate, cache_dir, cubeful, max_cube, game, game_rules,
+        ply=ply, vr=vr, truncate_plies=truncate_plies, move_filter=move_filter,
+        weights=weights,
+    )
+    job, checkpoint, previous_elapsed = _start_or_resume(RolloutJob, request, doc, resume, checkpoint)
+    # The arguments are checked before a cluster is contacted.
+    with make_executor(jobs, start_method, scheduler=scheduler, client=client) as executor:
+        return _run(job, executor, progress=progress, checkpoint=checkpoint,
+                    previous_elapsed=previous_elapsed)
+
+
+def _seed_or_saved(seed: int | None, doc: dict[str, Any] | None) -> int | None:
+    """The seed given, or when resuming without one, the checkpoint's."""
+    return doc["request"]["seed"] if seed is None and doc is not None else seed
+
+
+def _start_or_resume(job_kind: Any, request: Any, doc: dict[str, Any] | None,
+                     resume: str | os.PathLike | None, checkpoint: str | os.PathLike | None
+                     ) -> tuple[Any, str | None, float]:
+    """(job, checkpoint path, seconds already spent): a new job of ``job_kind`` for ``request``,
+    or one that continues checkpoint ``doc`` (read from ``resume``, which it keeps saving to
+    unless another checkpoint is given)."""
+    if doc is None:
+        return job_kind(request), None if checkpoint is None else os.fspath(checkpoint), 0.0
+    job = job_kind.from_checkpoint(doc, request, os.fspath(resume))  # type: ignore[arg-type]
+    path = os.fspath(checkpoint if checkpoint is not None else resume)  # type: ignore[arg-type]
+    return job, path, float(doc.get("elapsed_s") or 0.0)
+
+
+def resume_rollout(
+    path: str | os.PathLike,
+    *,
+    trials: object = None,
+    jobs: int | None = None,
+    target_se: float | None = None,
+    progress: ProgressCallback | None = None,
+    checkpoint: str | os.PathLike | None = None,
+    start_method: str | None = None,
+    scheduler: str | None = None,
+    client: Any = None,
+) -> RolloutResult:
+    """Continue the rollout saved in checkpoint ``path`` (to its trials, or to ``trials``), on
+    the local pool or on a Dask cluster (``scheduler`` / ``client``, as for ``rollout``): a run
+    may be resumed on the other executor with the same numbers."""
+    check_jobs(jobs)
+    doc = read_checkpoint(os.fspath(path))
+    request = request_from_checkpoint(doc, trials=trials, target_se=target_se)
+    job = RolloutJob.from_checkpoint(doc, request, os.fspath(path))
+    with make_executor(jobs, start_method, scheduler=scheduler, client=client) as executor:
+        return _run(
+            job, executor, progress=progress,
+            checkpoint=os.fspath(checkpoint if checkpoint is not None else path),
+            previous_elapsed=float(doc.get("elapsed_s") or 0.0),
+        )
+
+
+def play_matches(
+    length: object = 7,
+    matches: object = 1000,
+    players: object = ("neural", "neural"),
+    *,
+    score: object = (0, 0),
+    post_crawford: bool = False,
+    rules: object = None,
+    cube: bool = True,
+    max_cube: object = DEFAULT_MAX_CUBE,
+    seed: int | None = None,
+    jobs: int | None = None,
+    chunk_size: object = DEFAULT_MATCH_CHUNK,
+    checkpoint: str | os.PathLike | None = None,
+    resume: str | os.PathLike | None = None,
+    progress: ProgressCallback | None = None,
+    start_method: str | None = None,
+    bearoff: bool = True,
+    cache_dir: str | os.PathLike | None = None,
+    scheduler: str | None = None,
+    client: Any = None,
+    tavli: bool = False,
+    game_rules: object = None,
+    weights: str | os.PathLike | None = None,
+) -> MatchResult:
+    """Play ``matches`` whole matches to ``length`` points and return a ``MatchResult``.
+
+    players: A and B (two names, ``"A,B"``, or one name for both). score: points A and B
+    have already won; a score with a player 1-away starts with the Crawford game unless
+    ``post_crawford``. rules: ``"backgammon"`` (the default; cube, backgammons, R5 opening roll) or
+    ``"portes"`` (no cube, no backgammons, the winner starts the next game). cube=False
+    plays without the cube; max_cube caps it (R23: 64). Seeds, jobs, chunks, checkpoints
+    and progress work as in ``rollout``, and so do ``scheduler`` / ``client`` (a Dask
+    cluster). tavli: play tavli matches (T1-T3): the games rotate Portes, Plakoto, Fevga
+    without the cube, from 0-0; ``random`` plays the variants randomly, every other player by
+    the variants' heuristic (``match.variant_player``); the result adds each game type's
+    share of the points (``MatchResult.game_types``); game_rules: the Plakoto and Fevga
+    options of a tavli match, by name (``"draw_scores_point"``: a Plakoto draw is a game that
+    nobody scores, not replayed; ``"runner_to_quarter"``, ...). weights: a weights file for
+    the neural players' net (checker play and cube), as for ``rollout``. Raises ValueError for
+    bad arguments (length < 1, a score that has already won, post_crawford with no player
+    1-away, a score or rules other than portes with tavli, weights and no neural player, ...).
+    """
+    check_jobs(jobs)
+    doc = read_match_checkpoint(os.fspath(resume)) if resume is not None else None
+    request = make_match_request(length, matches, players, score, post_crawford, rules, cube,
+                                 max_cube, _seed_or_saved(seed, doc), chunk_size, bearoff,
+                                 cache_dir, tavli, game_rules, weights)
+    job, path, previous_elapsed = _start_or_resume(MatchJob, request, doc, resume, checkpoint)
+    with make_executor(jobs, start_method, scheduler=scheduler, client=client) as executor:
+        outcome = run_job(job, executor, progress=progress, checkpoint=path,
+                          previous_elapsed=previous_elapsed)
+        return match_result(job, elapsed_s=outcome.elapsed_s, jobs=executor.workers,
+                            interrupted=outcome.interrupted, worker_restarts=outcome.restarts,
+                            checkpoint=path)

@@ -1,0 +1,338 @@
+"""The neural evaluator's weights: the shipped file, its format and its checksum.
+
+A weights file is a numpy ``.npz`` archive holding ``w1`` (I, H), ``b1`` (H,), ``w2``
+(5, H), ``b2`` (5,) as float64, and ``meta``: a JSON text with ``magic``, ``format``,
+``version`` (of the trained net), ``hidden``, ``inputs`` (I: 198 raw inputs, 203 with v2's
+hand features, 209 with issue 13's too, 215 with its second set), how it was trained, and
+``sha256``: the SHA-256 of the four arrays' bytes (little-endian float64, C order, in that
+order). A file of format 2 also holds a race net (issue 13), ``race_w1`` .. ``race_b2``, which
+evaluates the positions with no contact left; its ``meta`` has ``race`` (its ``hidden`` and
+``inputs``) and the checksum covers the eight arrays. Loading checks all of it; a damaged or
+foreign file raises NeuralNetError naming the file.
+
+The package ships one net, the default: ``data/neural-v17-320.npz`` (net v16-320 fitted to a
+fifth round of 2-ply look-ahead targets, its own, with the fourth). The earlier nets (every
+earlier default from v2 on, and v16-320, the net between v15-320 and v17-320), kept so that
+results made with them can be repeated, live in a data package of their own,
+``tavli_fast_nets`` (``nets/`` in the checkout: ``pip install ./nets``); docs/nets.md tells
+their story. Wherever a weights file is asked for, an installed net may be named by its bare
+file name (``weights_file``: the package's data, then ``tavli_fast_nets``); an earlier net
+named while that package is missing is a one-line NeuralNetError that says how to install
+it. Nothing is ever downloaded. The default's metadata also records the recipe of each net
+it was made from (``training.ancestors``, see ``recipes.py``), so its whole chain needs no
+other file.
+``default_net()`` adds the bear-off databases, which value the bear-offs (``with_bearoff``).
+
+The net's inputs and outputs are described in ``_neural.pxi``: five probabilities for the
+player on roll (win, win gammon, win backgammon, lose gammon, lose backgammon; gammons include
+backgammons), made consistent.
+"""
+
+from __future__ import annotations
+
+import functools
+import hashlib
+import importlib
+import importlib.util
+import json
+import os
+import zipfile
+from dataclasses import dataclass
+from importlib import resources
+from pathlib import Path
+
+import numpy as np
+
+from .. import _core
+from ..run.atomic import atomic_file
+from ..game.position import Position
+
+__all__ = [
+    "NeuralNetError",
+    "Probabilities",
+    "DEFAULT_WEIGHTS",
+    "default_net",
+    "evaluator",
+    "load_net",
+    "save_net",
+    "weights_checksum",
+    "net_arrays",
+    "net_from_arrays",
+    "with_bearoff",
+    "NetChoice",
+    "choose_net",
+    "net_of_choice",
+    "evaluate",
+]
+
+MAGIC = "tavli_fast-neural"
+FORMAT = 1
+FORMAT_RACE = 2  # a file with a race net
+DEFAULT_WEIGHTS = "neural-v17-320.npz"
+NETS_PACKAGE = "tavli_fast_nets"  # the earlier nets, a separate data distribution
+NETS_INSTALL = "pip install ./nets"  # how to install it from the checkout
+_ARRAYS = ("w1", "b1", "w2", "b2")
+_RACE_ARRAYS = tuple(f"race_{k}" for k in _ARRAYS)
+
+
+class NeuralNetError(ValueError, RuntimeError):
+    """A weights file that cannot be used (damaged, foreign, or of another format).
+
+    A ValueError, since such a file is bad input like any other (the commands report it
+    with exit status 2); also a RuntimeError, as it was before it was a ValueError."""
+
+
+@dataclass(frozen=True)
+class Probabilities:
+    """Cubeless probabilities for the player on roll; gammons include backgammons."""
+
+    win: float
+    win_gammon: float
+    win_backgammon: float
+    lose_gammon: float
+    lose_backgammon: float
+
+    @property
+    def equity(self) -> float:
+        """Cubeless money equity: +1 a single win, +2 a gammon, +3 a backgammon."""
+        return (2.0 * self.win - 1.0 + self.win_gammon - self.lose_gammon
+                + self.win_backgammon - self.lose_backgammon)
+
+    @classmethod
+    def from_array(cls, p: np.ndarray) -> "Probabilities":
+        return cls(*(float(x) for x in p))
+
+
+def weights_checksum(arrays: tuple[np.ndarray, ...]) -> str:
+    """SHA-256 (hex) of the weight arrays as little-endian float64 in C order."""
+    h = hashlib.sha256()
+    for a in arrays:
+        h.update(np.ascontiguousarray(a, dtype="<f8").tobytes())
+    return h.hexdigest()
+
+
+def net_arrays(net: _core.NeuralNet) -> tuple[np.ndarray, ...]:
+    """The net's weights (w1, b1, w2, b2), followed by its race net's if it has one."""
+    return net.arrays() + (net.race.arrays() if net.race is not None else ())
+
+
+def net_from_arrays(arrays: tuple[np.ndarray, ...]) -> _core.NeuralNet:
+    """The net of `net_arrays`' four or eight arrays."""
+    race = _core.NeuralNet(*arrays[4:8]) if len(arrays) == 8 else None
+    return _core.NeuralNet(*arrays[:4], race=race)
+
+
+def save_net(path: str | os.PathLike, net: _core.NeuralNet, version: str, **info: object) -> None:
+    """Write `net` (and its race net, if any) as a weights file (atomically), with `version`
+    and any JSON-able `info`."""
+    path = Path(path)
+    arrays = net_arrays(net)
+    meta = {"magic": MAGIC, "format": FORMAT, "version": version, "hidden": net.hidden,
+            "inputs": net.n_inputs, "sha256": weights_checksum(arrays), **info}
+    names = _ARRAYS
+    if net.race is not None:
+        meta["format"] = FORMAT_RACE
+        meta["race"] = {"hidden": net.race.hidden, "inputs": net.race.n_inputs}
+        names += _RACE_ARRAYS
+    with atomic_file(path, readable=True) as f:  # a shipped file is world-readable
+        np.savez(f, **dict(zip(names, arrays)), meta=np.array(json.dumps(meta)))
+
+
+def nets_folder() -> Path | None:
+    """The folder of the earlier nets: the ``tavli_fast_nets`` package's, None if it is not
+    installed (``pip install ./nets`` from the checkout)."""
+    if importlib.util.find_spec(NETS_PACKAGE) is None:
+        return None
+    return Path(importlib.import_module(NETS_PACKAGE).FOLDER)
+
+
+def installed_net(name: str) -> Path | None:
+    """The installed weights file of the bare file name `name`: in the package's data (the
+    default), then among the earlier nets (``tavli_fast_nets``); None if neither holds it."""
+    for folder in (default_weights_path().parent, nets_folder()):
+        if folder is not None and (folder / name).is_file():
+            return folder / name
+    return None
+
+
+def history_nets() -> tuple[str, ...]:
+    """The file names of the earlier nets, which ``tavli_fast_nets`` holds: the nets the
+    default was made from, as its file records them (``training.ancestors``)."""
+    training = _load_default()[1].get("training") or {}
+    return tuple(str(step.get("file")) for step in training.get("ancestors", ()))
+
+
+def missing_history_net(name: str) -> NeuralNetError:
+    """The one-line error for an earlier net named while ``tavli_fast_nets`` is not installed."""
+    return NeuralNetError(f"{name}: an earlier net, kept in the {NETS_PACKAGE} package, which is "
+                          f"not installed (from the tavli_fast checkout: {NETS_INSTALL})")
+
+
+def weights_file(name: str | os.PathLike) -> Path:
+    """The weights file `name` names: that path if it exists, else, for a bare file name,
+    the installed file of that name (``neural-v5.npz``, say: the recipes' commands and the
+    README's examples name the nets that way), in the package's data, then among the earlier
+    nets of ``tavli_fast_nets`` (`installed_net`); else the path as given (so that loading it
+    reports it missing). NeuralNetError, in one line, for an earlier net of the default's
+    chain when ``tavli_fast_nets`` is not installed: it says how to install it."""
+    path = Path(os.fspath(name))
+    if not path.exists() and path.name == os.fspath(name):
+        installed = installed_net(path.name)
+        if installed is not None:
+            return installed
+        if path.name in history_nets():
+            raise missing_history_net(path.name)
+    return path
+
+
+def load_net(path: str | os.PathLike) -> tuple[_core.NeuralNet, dict]:
+    """(net, meta) from a weights file (`weights_file`: a shipped one by its bare name), its
+    format and checksum verified."""
+    path = weights_file(path)
+    try:
+        # Open the file here: np.load leaks its handle when a damaged archive makes it raise.
+        with open(path, "rb") as f:
+            if not zipfile.is_zipfile(f):  # (np.load would talk of pickles)
+                raise NeuralNetError(f"{path}: not a weights file (not an .npz archive)")
+            f.seek(0)
+            with np.load(f, allow_pickle=False) as z:
+                meta = json.loads(str(z["meta"]))
+                race = isinstance(meta, dict) and meta.get("format") == FORMAT_RACE
+                arrays = tuple(np.array(z[k]) for k in _ARRAYS + (_RACE_ARRAYS if race else ()))
+    except FileNotFoundError:
+        raise NeuralNetError(f"{path}: no such weights file") from None
+    except (OSError, KeyError, ValueError, zipfile.BadZipFile, EOFError) as exc:
+        raise NeuralNetError(f"{path}: not a readable weights file ({exc})") from None
+    if not isinstance(meta, dict) or meta.get("magic") != MAGIC:
+        raise NeuralNetError(f"{path}: not a tavli_fast weights file")
+    if meta.get("format") not in (FORMAT, FORMAT_RACE):
+        raise NeuralNetError(f"{path}: weights format {meta.get('format')}, this version reads "
+                             f"{FORMAT} and {FORMAT_RACE}")
+    if any(a.dtype != np.float64 for a in arrays):
+        raise NeuralNetError(f"{path}: the weights are not float64")
+    if weights_checksum(arrays) != meta.get("sha256"):
+        raise NeuralNetError(f"{path}: checksum mismatch, the weights file is damaged")
+    try:
+        net = net_from_arrays(arrays)
+    except ValueError as exc:
+        raise NeuralNetError(f"{path}: {exc}") from None
+    return net, meta
+
+
+def default_weights_path() -> Path:
+    """Where the shipped default weights are (inside the installed package)."""
+    return Path(str(resources.files("tavli_fast") / "data" / DEFAULT_WEIGHTS))
+
+
+@functools.cache
+def _load_default() -> tuple[_core.NeuralNet, dict]:
+    return load_net(default_weights_path())
+
+
+def default_net(bearoff: bool = True) -> _core.NeuralNet:
+    """The shipped evaluator, loaded and verified once per process (read-only use only): the
+    shipped net and, unless `bearoff` is False, the bear-off databases of the default cache
+    (built on first use), which value the positions where both sides are bearing off."""
+    net = _load_default()[0]
+    if not bearoff:
+        return net
+    from .bearoff import default_database
+
+    return with_bearoff(net, default_database().tables)
+
+
+def evaluator(weights: str | os.PathLike | None = None) -> _core.NeuralNet:
+    """The evaluator the players use: the net of the weights file `weights` (a shipped net may
+    be named by its bare file name; None: the shipped default) with the bear-off databases of
+    the default cache. NeuralNetError if the file cannot be used."""
+    if weights is None:
+        return default_net()
+    from .bearoff import default_database
+
+    return with_bearoff(load_net(weights)[0], default_database().tables)
+
+
+@functools.cache
+def with_bearoff(net: _core.NeuralNet, tables: _core.BearoffTables) -> _core.NeuralNet:
+    """`net` (with its race net, if any) and the bear-off databases `tables`, which then value
+    every position where both sides are bearing off: exactly inside the two-sided database,
+    by the two one-sided distributions beyond it (as gnubg values its bear-off class).
+    Memoised: the same objects give the same evaluator."""
+    return _core.NeuralNet(*net.arrays(), race=net.race, bearoff=tables)
+
+
+def default_net_info() -> dict:
+    """The shipped net's metadata (version, training, checksum)."""
+    return dict(_load_default()[1])
+
+
+@dataclass(frozen=True)
+class NetChoice:
+    """Which net a run's neural players use, as plain data a worker can be sent: the shipped
+    one (`file` None) or a weights file, named by its path and the checksum it had when the
+    run was planned (so that every worker, and a resumed run, uses the same weights)."""
+
+    file: str | None
+    version: str
+    sha256: str
+
+    def describe(self) -> str:
+        """One line for reports: the version, and the file unless it is the shipped one."""
+        if self.file is None:
+            return f"{self.version} (the shipped weights)"
+        return f"{self.version} from {self.file} (sha256 {self.sha256[:12]}...)"
+
+    def to_dict(self) -> dict:
+        return {"file": self.file, "version": self.version, "sha256": self.sha256}
+
+    def checkpoint_keys(self) -> tuple[dict, dict]:
+        """(identity, setting) entries of a run's checkpoint: a weights file's checksum, which
+        a resumed run must match, and its path; none for the shipped net, so that the
+        checkpoints of runs with it stay as they were."""
+        if self.file is None:
+            return {}, {}
+        return {"weights_sha256": self.sha256}, {"weights": self.file}
+
+
+def choose_net(weights: str | os.PathLike | None = None, needed: bool = True) -> NetChoice | None:
+    """The NetChoice of the weights file `weights` (None: the shipped net), the file loaded
+    and checked now, for a run that uses a net (`needed`; else None). ValueError naming the
+    file if it cannot be used (NeuralNetError, a ValueError), or if weights are given to a
+    run that uses no net."""
+    if not needed:
+        if weights is not None:
+            raise ValueError("weights are for the net, and this run uses none (no neural "
+                             "player, no variance reduction, no truncate_plies)")
+        return None
+    if weights is None:
+        info = default_net_info()
+        return NetChoice(None, str(info.get("version")), str(info["sha256"]))
+    path = os.path.abspath(weights_file(weights))  # workers may run elsewhere in the tree
+    meta = load_net(path)[1]
+    return NetChoice(path, str(meta.get("version")), str(meta["sha256"]))
+
+
+def net_of_choice(choice: NetChoice | None) -> _core.NeuralNet:
+    """The net of `choice` (None: the shipped one), without bear-off databases, loaded once
+    per process. NeuralNetError if its file no longer holds the weights it had when chosen."""
+    if choice is None or choice.file is None:
+        return default_net(bearoff=False)
+    return _load_checked(choice.file, choice.sha256)
+
+
+@functools.cache
+def _load_checked(path: str, sha256: str) -> _core.NeuralNet:
+    net, meta = load_net(path)
+    if meta["sha256"] != sha256:
+        raise NeuralNetError(f"{path}: the weights file has changed since the run began "
+                             "(its checksum differs)")
+    return net
+
+
+def evaluate(position: str | Position, net: _core.NeuralNet | None = None) -> Probabilities:
+    """The net's probabilities for the player on roll in `position` (Position ID, XGID or
+    Position), before the dice are rolled."""
+    pos = position if isinstance(position, Position) else Position.from_id(position)
+    if pos.board[0, 0] == 15 or pos.board[1, 0] == 15:
+        raise ValueError("the game is over: there is nothing to evaluate")
+    return Probabilities.from_array((net or default_net()).evaluate(pos.board))

@@ -1,0 +1,1 @@
+"""Training the nets (TD self-play, supervised fits) and their recipes."""
