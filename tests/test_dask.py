@@ -25,7 +25,7 @@ import tavli_fast
 from tavli_fast.run.executors import make_executor
 from tavli_fast.run.executors.dask import ClusterError, DaskMissingError
 from tavli_fast.jobs.openings_report import openings
-from tavli_fast.api import play_matches, read_checkpoint, resume_rollout, rollout
+from tavli_fast.api import Executor, play_matches, read_checkpoint, resume_rollout, rollout
 
 import distributed  # noqa: E402 - in the [test] extra
 
@@ -120,7 +120,7 @@ def test_openings_through_scheduler_are_identical_to_local(cluster):
 def test_matches_and_cubeful_rollouts_through_scheduler_are_identical_to_local(cluster):
     address, client = cluster
     local = play_matches(3, 60, "pubeval,greedy", seed=5, chunk_size=20, jobs=1)
-    on_dask = play_matches(3, 60, "pubeval,greedy", seed=5, chunk_size=20, client=client)
+    on_dask = play_matches(3, 60, "pubeval,greedy", seed=5, chunk_size=20, executor=Executor(client=client))
     assert on_dask.tallies == local.tallies and on_dask.matches == 60
     p = subprocess.run([*MATCH_CLI, "--length", "3", "--matches", "60", "--chunk-size", "20",
                         "--seed", "5", "--players", "pubeval,greedy", "--scheduler", address,
@@ -129,7 +129,7 @@ def test_matches_and_cubeful_rollouts_through_scheduler_are_identical_to_local(c
     assert json.loads(p.stdout)["win"] == list(local.win)
     cube = dict(position="start", trials=400, players="pubeval", seed=3, chunk_size=100,
                 cubeful=True)
-    assert rollout(**cube, client=client).cubeful == rollout(**cube, jobs=1).cubeful
+    assert rollout(**cube, executor=Executor(client=client)).cubeful == rollout(**cube, jobs=1).cubeful
 
 
 def test_a_killed_worker_process_changes_nothing(cluster, reference):
@@ -143,7 +143,7 @@ def test_a_killed_worker_process_changes_nothing(cluster, reference):
             os.kill(pid, signal.SIGKILL)  # its nanny starts a fresh worker process
             killed.append(address)
 
-    r = rollout(**SPEC, client=client, progress=kill_a_worker)
+    r = rollout(**SPEC, executor=Executor(client=client), progress=kill_a_worker)
     assert killed and not r.interrupted
     assert same_numbers(r, reference)  # nothing lost, nothing counted twice
     client.wait_for_workers(2, timeout=60)
@@ -159,7 +159,8 @@ def test_interrupted_on_dask_resumes_on_the_local_pool(cluster, reference, tmp_p
         if len(calls) == 2:
             raise KeyboardInterrupt
 
-    partial = rollout(**SPEC, client=client, checkpoint=path, progress=interrupt_after_two)
+    partial = rollout(**SPEC, executor=Executor(client=client), checkpoint=path,
+                      progress=interrupt_after_two)
     assert partial.interrupted and 2000 <= partial.games < 10_000
     assert sum(v[0] for v in read_checkpoint(path)["chunks"].values()) == partial.games
     resumed = resume_rollout(path, jobs=1)
@@ -179,7 +180,7 @@ def test_a_worker_with_another_version_is_refused_by_name(cluster):
     client.run(set_version, "0.0.0-other", workers=[address])
     try:
         with pytest.raises(ClusterError, match=f"{address}.*0.0.0-other"):
-            rollout(**SPEC, client=client)
+            rollout(**SPEC, executor=Executor(client=client))
     finally:
         client.run(set_version, tavli_fast.__version__, workers=[address])
 
@@ -199,7 +200,7 @@ def test_jobs_with_a_scheduler_is_bad_usage():
                        capture_output=True, text=True, timeout=60)
     assert p.returncode == 2 and "--jobs cannot be used with --scheduler" in p.stderr
     with pytest.raises(ValueError, match="not a Dask scheduler address"):
-        rollout(**SPEC, scheduler="no-port-here")
+        rollout(**SPEC, executor=Executor(scheduler="no-port-here"))
 
 
 def test_without_dask_the_error_says_how_to_install_it(monkeypatch):

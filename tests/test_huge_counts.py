@@ -85,7 +85,7 @@ API_CALLS = {
                                            seed=BAD_SEED, jobs=1),
     "play_matches matches": lambda n: tf.play_matches(5, n, "pubeval", seed=BAD_SEED, jobs=1),
     "simulate games": lambda n: tf.simulate("start", n, seed=BAD_SEED),
-    "simulate plakoto games": lambda n: tf.simulate(games=n, game="plakoto", seed=BAD_SEED),
+    "simulate plakoto games": lambda n: tf.simulate(games=n, rules="plakoto", seed=BAD_SEED),
     "train games": lambda n: train.train(n, 1, lam=2.0),
     "make_targets games": lambda n: supervise.make_targets("unused", neural.default_net(), n,
                                                            explore=2.0),

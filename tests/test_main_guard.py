@@ -40,7 +40,7 @@ def assert_refused(p: subprocess.CompletedProcess) -> None:
     assert p.stderr.count(GUARD) == 1
 
 
-@pytest.mark.parametrize("extra", ["", ', start_method="spawn"'])
+@pytest.mark.parametrize("extra", ["", ', executor=tf.Executor(start_method="spawn")'])
 def test_a_parallel_call_at_a_scripts_top_level_is_refused_at_once(tmp_path, extra):
     assert_refused(run_script(tmp_path, ROLLOUT.format(extra=extra)))
 
@@ -64,7 +64,7 @@ def test_a_call_from_a_function_that_the_top_level_calls_is_refused_too(tmp_path
     """,
     f'{GUARD}\n    print("equity", {ROLLOUT.format(extra="")}.equity)\n',
     f'print("equity", {ROLLOUT.format(extra="").replace("jobs=2", "jobs=1")}.equity)\n',
-    f'print("equity", {ROLLOUT.format(extra=", start_method=" + repr("fork"))}.equity)\n',
+    f'print("equity", {ROLLOUT.format(extra=", executor=tf.Executor(start_method=" + repr("fork") + ")")}.equity)\n',
 ], ids=["guarded main()", "guarded call", "jobs=1", "fork"])
 def test_a_guarded_script_or_one_without_worker_imports_runs(tmp_path, body):
     p = run_script(tmp_path, body)

@@ -10,7 +10,7 @@ import sys
 import numpy as np
 import pytest
 
-from tavli_fast import Position, legal_positions
+from tavli_fast import Executor, Position, legal_positions
 from tavli_fast.cli.openings import main as openings_main
 from tavli_fast.jobs.openings import (
     OpeningUnit,
@@ -22,7 +22,8 @@ from tavli_fast.jobs.openings import (
     roll_plays,
     run_unit,
 )
-from tavli_fast.jobs.openings_report import OpeningsResult, PlayStats, RollStats, openings, replies
+from tavli_fast.api import openings, replies
+from tavli_fast.jobs.openings_report import OpeningsResult, PlayStats, RollStats
 from tavli_fast.play.players import PLAYERS, player_id
 from tavli_fast.rules import get_rules
 
@@ -199,7 +200,7 @@ def test_first_mover_figures_are_the_opponents_mirrored(run_31):
 def test_same_seed_same_table_whatever_jobs():
     kwargs = dict(trials=200, players=("pubeval", "greedy"), seed=3, rolls="21,31", chunk_size=100)
     one = openings(jobs=1, **kwargs)
-    two = openings(jobs=2, start_method="spawn", **kwargs)
+    two = openings(executor=Executor(2, "spawn"), **kwargs)
     assert _strip(one.to_dict()) == _strip(two.to_dict())
     other = openings(jobs=1, **{**kwargs, "seed": 4})
     assert _strip(other.to_dict()) != _strip(one.to_dict())
@@ -442,7 +443,7 @@ def test_cli_bad_input_exits_2_with_one_line(args):
 
 def _cli_settings(monkeypatch, args: list[str]) -> dict:
     """The settings tavli-openings passes to ``openings`` for `args` (the run itself skipped)."""
-    import tavli_fast.jobs.openings_report as report
+    import tavli_fast.api as api
 
     seen: dict = {}
 
@@ -453,7 +454,7 @@ def _cli_settings(monkeypatch, args: list[str]) -> dict:
         seen.update(kwargs)
         raise Stop
 
-    monkeypatch.setattr(report, "openings", fake_openings)
+    monkeypatch.setattr(api, "openings", fake_openings)
     with pytest.raises(Stop):
         openings_main([*args, "--no-progress"])
     return seen

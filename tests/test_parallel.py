@@ -14,7 +14,7 @@ import time
 import pytest
 
 from helpers import pos
-from tavli_fast.api import read_checkpoint, resume_rollout, rollout
+from tavli_fast.api import Executor, read_checkpoint, resume_rollout, rollout
 
 # 8 chunks of 1500 pubeval games: long enough to have several chunks in flight, short to run.
 SPEC = dict(position="start", trials=12_000, players=("pubeval", "pubeval"), seed=20240501,
@@ -42,7 +42,7 @@ FORK = pytest.param(3, "fork", marks=pytest.mark.skipif(
 
 @pytest.mark.parametrize("jobs,start_method", [(2, "forkserver"), FORK, (3, None), (2, "spawn")])
 def test_same_seed_same_numbers_whatever_jobs(reference, jobs, start_method):
-    r = rollout(**SPEC, jobs=jobs, start_method=start_method)
+    r = rollout(**SPEC, executor=Executor(jobs, start_method))
     assert r.jobs == jobs
     assert same_numbers(r, reference)
     assert r.equity == reference.equity and r.se == reference.se

@@ -1,4 +1,4 @@
-"""The tavli match (RULES.md T1-T3): ``play_matches(..., tavli=True)`` and ``tavli-match
+"""The tavli match (RULES.md T1-T3): ``play_matches(..., rules="tavli")`` and ``tavli-match
 --tavli``: games rotate Portes, Plakoto, Fevga without the cube, 1 or 2 points a game."""
 
 from __future__ import annotations
@@ -28,7 +28,7 @@ def run(*args: str) -> subprocess.CompletedProcess:
 
 @pytest.fixture(scope="module")
 def five():
-    return play_matches(5, 600, ("pubeval", "pubeval"), tavli=True, seed=1, jobs=1, chunk_size=200)
+    return play_matches(5, 600, ("pubeval", "pubeval"), rules="tavli", seed=1, jobs=1, chunk_size=200)
 
 
 def test_t2_games_rotate_portes_plakoto_fevga(five):
@@ -108,7 +108,7 @@ def test_equal_players_have_even_chances_and_the_shares_have_ses(five):
 
 
 def test_share_se_matches_the_spread_of_independent_runs():
-    shares = [play_matches(3, 150, "pubeval", tavli=True, seed=s, jobs=1).game_types()["portes"]
+    shares = [play_matches(3, 150, "pubeval", rules="tavli", seed=s, jobs=1).game_types()["portes"]
               for s in range(8)]
     values = [d["share_a"] for d in shares]
     mean = sum(values) / len(values)
@@ -118,21 +118,21 @@ def test_share_se_matches_the_spread_of_independent_runs():
 
 
 def test_a_strong_player_beats_random_in_every_game_type():
-    r = play_matches(7, 200, ("pubeval", "random"), tavli=True, seed=2, jobs=1)
+    r = play_matches(7, 200, ("pubeval", "random"), rules="tavli", seed=2, jobs=1)
     assert r.win[0] > 0.95
     for kind, d in r.game_types().items():
         assert d["share_a"] > 0.85, kind
 
 
 def test_length_one_is_a_single_portes_game():
-    r = play_matches(1, 300, "pubeval", tavli=True, seed=3, jobs=1)
+    r = play_matches(1, 300, "pubeval", rules="tavli", seed=3, jobs=1)
     types = r.game_types()
     assert r.games_per_match == 1.0
     assert types["portes"]["games"] == 300 and types["plakoto"]["games"] == types["fevga"]["games"] == 0
 
 
 def test_same_seed_same_numbers_whatever_the_jobs_and_checkpoints_resume(tmp_path):
-    args = dict(tavli=True, seed=4, chunk_size=50)
+    args = dict(rules="tavli", seed=4, chunk_size=50)
     one = play_matches(5, 150, "pubeval,greedy", jobs=1, **args)
     two = play_matches(5, 150, "pubeval,greedy", jobs=2, **args)
     assert one.tallies == two.tallies
@@ -156,8 +156,8 @@ def test_match_checkpoint_rows_from_before_the_tavli_match_still_read():
 
 def test_bad_arguments_raise_precise_errors():
     with pytest.raises(ValueError, match="starts at 0-0"):
-        play_matches(5, 10, "pubeval", tavli=True, score=(1, 0), jobs=1)
-    with pytest.raises(ValueError, match="portes rules"):
+        play_matches(5, 10, "pubeval", rules="tavli", score=(1, 0), jobs=1)
+    with pytest.raises(ValueError, match="portes rules"), pytest.warns(DeprecationWarning):
         play_matches(5, 10, "pubeval", tavli=True, rules="backgammon", jobs=1)
 
 
@@ -191,7 +191,7 @@ def test_cli_tavli_match_report():
 
 
 def test_p6_option_a_draw_is_a_game_nobody_scores_and_the_rotation_moves_on(tmp_path):
-    r = play_matches(5, 600, "pubeval", tavli=True, seed=1, jobs=1,
+    r = play_matches(5, 600, "pubeval", rules="tavli", seed=1, jobs=1,
                      game_rules=["draw_scores_point"], checkpoint=str(tmp_path / "d.json"))
     types, draws = r.game_types(), r._t("draws")
     assert draws > 0
@@ -204,4 +204,4 @@ def test_p6_option_a_draw_is_a_game_nobody_scores_and_the_rotation_moves_on(tmp_
     with pytest.raises(ValueError, match="need tavli"):
         play_matches(5, 10, "pubeval", game_rules=["draw_scores_point"], jobs=1)
     with pytest.raises(ValueError, match="not an option of Plakoto or Fevga"):
-        play_matches(5, 10, "pubeval", tavli=True, game_rules=["jacoby"], jobs=1)
+        play_matches(5, 10, "pubeval", rules="tavli", game_rules=["jacoby"], jobs=1)

@@ -55,10 +55,10 @@ def test_a_game_from_a_given_position_ends_at_once_when_it_must():
 
 
 def test_simulate_dispatches_on_game():
-    r = simulate(game="fevga", games=100, players="heuristic", seed=1)
+    r = simulate(rules="fevga", games=100, players="heuristic", seed=1)
     assert isinstance(r, tf.VariantSimulationResult) and r.game == "fevga"
-    with pytest.raises(ValueError, match="portes, plakoto or fevga"):
-        simulate(game="tavla", games=10)
+    with pytest.raises(ValueError, match="unknown rules 'tavla'"):
+        simulate(rules="tavla", games=10)
 
 
 def test_bad_players_and_finished_positions_raise():

@@ -1,4 +1,4 @@
-"""Opening statistics of Plakoto and Fevga (``openings(..., game=...)``, ``tavli-openings
+"""Opening statistics of Plakoto and Fevga (``openings(..., rules=...)``, ``tavli-openings
 --game``): the T3 rolls, every play of each, common dice, reproducibility, bad input."""
 
 from __future__ import annotations
@@ -11,7 +11,7 @@ import pytest
 
 import tavli_fast as tf
 from tavli_fast.jobs.openings import make_openings_request, play_trials
-from tavli_fast.jobs.openings_report import openings
+from tavli_fast.api import openings
 
 START = {"me": [0] * 23 + [15], "opp": [0] * 23 + [15], "me_off": 0, "opp_off": 0,
          "me_pinned": [], "opp_pinned": []}
@@ -56,7 +56,7 @@ def test_hand_worked_play_lists_of_two_rolls():
 
 
 def test_common_dice_pair_the_plays_and_the_same_seed_gives_the_same_ranking():
-    args = dict(trials=400, game="plakoto", rolls="65,66", seed=3, chunk_size=200)
+    args = dict(trials=400, rules="plakoto", rolls="65,66", seed=3, chunk_size=200)
     one = openings(jobs=1, **args)
     two = openings(jobs=2, **args)
     assert one.to_dict()["rolls"] == two.to_dict()["rolls"]
@@ -74,7 +74,7 @@ def test_common_dice_pair_the_plays_and_the_same_seed_gives_the_same_ranking():
 
 def test_first_mover_figures_count_a_draw_as_nothing():
     # Win rates come straight from the games: never a "win" made of the opponent's draws.
-    r = openings(trials=300, game="plakoto", players="random", rolls="21", seed=5, jobs=1,
+    r = openings(trials=300, rules="plakoto", players="random", rolls="21", seed=5, jobs=1,
                  chunk_size=300)
     for p in r.rolls[0].plays:
         v = p.value
@@ -112,7 +112,7 @@ def test_options_reach_every_unit_and_change_the_numbers():
                                     game_rules=["runner_to_quarter"])
     assert request.game_rules == ("runner_to_quarter",) and request.variant_options != 0
     assert all(u.variant_options == request.variant_options for u in plan_units(request, 0))
-    args = dict(trials=1296, game="plakoto", rolls="65", seed=4, jobs=1)
+    args = dict(trials=1296, rules="plakoto", rolls="65", seed=4, jobs=1)
     default, option = openings(**args), openings(game_rules=["pinned_home_counts"], **args)
     assert default.to_dict()["rolls"] != option.to_dict()["rolls"]
     with pytest.raises(ValueError, match="give game too"):
@@ -120,5 +120,5 @@ def test_options_reach_every_unit_and_change_the_numbers():
 
 
 def test_the_result_reports_the_game_played_as_its_rules():
-    result = openings(trials=20, game="fevga", rolls="21", seed=4, jobs=1)
+    result = openings(trials=20, rules="fevga", rolls="21", seed=4, jobs=1)
     assert result.rules == "fevga" and result.to_dict()["rules"] == "fevga"

@@ -1,4 +1,4 @@
-"""Rollouts of Plakoto and Fevga on the rollout engine (``rollout(..., game=...)`` and
+"""Rollouts of Plakoto and Fevga on the rollout engine (``rollout(..., rules=...)`` and
 ``tavli-rollout --game``): hand-worked endings (P5-P7, F7), reproducibility, checkpoints,
 and bad input."""
 
@@ -38,7 +38,7 @@ def run(*args: str) -> subprocess.CompletedProcess:
 def test_p7_f7_last_checker_off_wins_two_points_only_if_he_has_borne_off_none(game, his_off, points):
     # My last checker is on my ace point: every roll bears it off at once.
     position = POSITIONS[game](counts({1: 1}), counts({6: 15 - his_off}), 14, his_off)
-    r = rollout(position, 72, game=game, seed=1, jobs=1)
+    r = rollout(position, 72, rules=game, seed=1, jobs=1)
     assert r.win == 1.0 and r.lose == 0.0
     assert r.win_gammon == (1.0 if points == 2 else 0.0)
     assert r.win_backgammon == 0.0                      # no backgammon in either game
@@ -52,7 +52,7 @@ def test_p5_pinning_his_mother_when_mine_is_gone_wins_two_points():
     # checker on my own starting point, so the game ends there for 2 points (P5).
     position = PlakotoPosition(counts({2: 1, 3: 1, 4: 1, 5: 1, 6: 1, 7: 1, 13: 9}),
                                counts({24: 1, 1: 14}), 0, 0)
-    r = rollout(position, 144, game="plakoto", players="heuristic", seed=2, jobs=1)
+    r = rollout(position, 144, rules="plakoto", players="heuristic", seed=2, jobs=1)
     assert r.variant["mother_win"] == (1.0, 0.0)
     assert r.win == 1.0 and r.win_gammon == 1.0 and r.equity == 2.0
     assert r.variant["mother_loss"][0] == 0.0 and r.variant["draw"][0] == 0.0
@@ -63,7 +63,7 @@ def test_p6_two_pinned_mothers_are_a_draw_worth_nothing():
     # his mother now pins both, a draw (P6), which beats every other play for the heuristic.
     position = PlakotoPosition(counts({24: 1, 2: 1, 3: 1, 4: 1, 5: 1, 6: 1, 7: 1, 13: 8}),
                                counts({24: 1, 1: 1, 2: 13}), 0, 0, me_pinned=[24])
-    r = rollout(position, 144, game="plakoto", players="heuristic", seed=2, jobs=1)
+    r = rollout(position, 144, rules="plakoto", players="heuristic", seed=2, jobs=1)
     assert r.variant["draw"] == (1.0, 0.0)
     assert r.win == 0.0 and r.lose == 0.0 and r.equity == 0.0
     assert r.to_dict()["draw"] == 1.0
@@ -84,9 +84,9 @@ def test_t3_variant_rollouts_stratify_the_first_roll_over_all_36_rolls_doubles_i
 
 @pytest.mark.parametrize("game", ["plakoto", "fevga"])
 def test_same_seed_same_numbers_whatever_the_jobs(game):
-    one = rollout("start", 3000, game=game, seed=5, jobs=1, chunk_size=1000)
-    two = rollout("start", 3000, game=game, seed=5, jobs=2, chunk_size=1000)
-    other = rollout("start", 3000, game=game, seed=6, jobs=1, chunk_size=1000)
+    one = rollout("start", 3000, rules=game, seed=5, jobs=1, chunk_size=1000)
+    two = rollout("start", 3000, rules=game, seed=5, jobs=2, chunk_size=1000)
+    other = rollout("start", 3000, rules=game, seed=6, jobs=1, chunk_size=1000)
     assert one.totals == two.totals
     assert one.totals != other.totals
     draws = one.totals.variant[2]
@@ -95,7 +95,7 @@ def test_same_seed_same_numbers_whatever_the_jobs(game):
 
 def test_rollout_agrees_with_plain_simulation_of_the_same_games():
     # Different dice (stratified vs not), the same game: the two estimates must agree.
-    r = rollout("start", 8000, game="plakoto", players="heuristic,random", seed=3, jobs=2)
+    r = rollout("start", 8000, rules="plakoto", players="heuristic,random", seed=3, jobs=2)
     s = simulate_variant("plakoto", None, 8000, ("heuristic", "random"), seed=9).rates()
     for mine, theirs in (("win", "win"), ("equity", "points")):
         value = r.win if mine == "win" else r.equity
@@ -107,14 +107,14 @@ def test_rollout_agrees_with_plain_simulation_of_the_same_games():
 
 
 def test_fevga_reports_no_mother_rule_and_the_heuristic_beats_random():
-    r = rollout("start", 2000, game="fevga", players="heuristic,random", seed=4, jobs=1)
+    r = rollout("start", 2000, rules="fevga", players="heuristic,random", seed=4, jobs=1)
     assert r.variant == {}
     assert r.win > 0.9 and r.win + r.lose == pytest.approx(1.0)
 
 
 def test_checkpoint_resume_gives_the_numbers_of_one_run(tmp_path):
     path = tmp_path / "run.json"
-    args = dict(game="plakoto", seed=8, jobs=1, chunk_size=500)
+    args = dict(rules="plakoto", seed=8, jobs=1, chunk_size=500)
     rollout("start", 1000, checkpoint=str(path), **args)
     saved = json.loads(path.read_text())
     assert saved["request"]["game"] == "plakoto"
@@ -142,14 +142,15 @@ def test_chunk_rows_of_portes_variant_and_cubeful_checkpoints_all_read_back():
 
 
 def test_bad_arguments_raise_precise_errors():
-    with pytest.raises(ValueError, match="game must be one of"):
-        rollout("start", 100, game="tavla", jobs=1)
+    with pytest.raises(ValueError, match="unknown rules 'tavla': choose one of backgammon, portes, "
+                                         "plakoto, fevga"):
+        rollout("start", 100, rules="tavla", jobs=1)
     with pytest.raises(ValueError, match="unknown fevga player 'pubeval'"):
-        rollout("start", 100, game="fevga", players="pubeval", jobs=1)
+        rollout("start", 100, rules="fevga", players="pubeval", jobs=1)
     with pytest.raises(ValueError, match="without the doubling cube"):
-        rollout("start", 100, game="plakoto", cubeful=True, jobs=1)
+        rollout("start", 100, rules="plakoto", cubeful=True, jobs=1)
     with pytest.raises(InvalidPositionError, match="plakoto id, not a fevga"):
-        rollout(PlakotoPosition.initial().variant_id(), 100, game="fevga", jobs=1)
+        rollout(PlakotoPosition.initial().variant_id(), 100, rules="fevga", jobs=1)
 
 
 @pytest.mark.parametrize("args, message", [
@@ -182,7 +183,7 @@ def test_cli_rolls_out_plakoto_from_its_text_id_and_echoes_the_seed():
 
 
 def test_f4_option_changes_the_games_and_is_kept_in_the_checkpoint(tmp_path):
-    args = dict(game="fevga", seed=7, jobs=1, chunk_size=500)
+    args = dict(rules="fevga", seed=7, jobs=1, chunk_size=500)
     default = rollout("start", 1000, **args)
     quarter = rollout("start", 1000, game_rules=["runner_to_quarter"],
                       checkpoint=str(tmp_path / "q.json"), **args)
@@ -202,8 +203,8 @@ def test_p4_option_changes_the_games_of_a_pinned_home_checker():
 
     position = PlakotoPosition(counts({6: 1, 1: 1}), counts({19: 14, 20: 1}), 13, 0,
                                me_pinned=[6])
-    default = rollout(position, 360, game="plakoto", seed=3, jobs=1)
-    option = rollout(position, 360, game="plakoto", seed=3, jobs=1,
+    default = rollout(position, 360, rules="plakoto", seed=3, jobs=1)
+    option = rollout(position, 360, rules="plakoto", seed=3, jobs=1,
                      game_rules=PlakotoRules(pinned_home_counts=True))
     assert default.totals != option.totals
     assert default.notes != option.notes
@@ -213,13 +214,13 @@ def test_options_need_their_game():
     with pytest.raises(ValueError, match="give game too"):
         rollout("start", 100, game_rules=["runner_to_quarter"], jobs=1)
     with pytest.raises(ValueError, match="not an option of plakoto"):
-        rollout("start", 100, game="plakoto", game_rules=["runner_to_quarter"], jobs=1)
+        rollout("start", 100, rules="plakoto", game_rules=["runner_to_quarter"], jobs=1)
     p = run("--game", "fevga", "--option", "pinned_home_counts", "--trials", "100", "--no-progress")
     assert p.returncode == 2 and "not an option of fevga" in p.stderr
 
 
 @pytest.mark.parametrize("game", ["plakoto", "fevga"])
 def test_the_result_reports_the_game_played_as_its_rules(game):
-    result = rollout("start", 100, game=game, seed=4, jobs=1)
+    result = rollout("start", 100, rules=game, seed=4, jobs=1)
     assert result.rules == game and result.to_dict()["rules"] == game
     assert json.loads(result.to_json())["rules"] == game

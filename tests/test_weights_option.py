@@ -18,7 +18,7 @@ from tavli_fast.play.neural import (
     net_of_choice,
     weights_file,
 )
-from tavli_fast.jobs.openings_report import openings, replies
+from tavli_fast.api import openings, replies
 from tavli_fast.api import play_matches, read_checkpoint, resume_rollout, rollout
 
 SHIPPED = default_weights_path()
@@ -67,7 +67,7 @@ def test_a_weights_file_that_changed_since_the_run_began_is_refused():
     ({"players": "pubeval", "vr": False, "weights": OLDER}, "uses none"),
     ({"players": "neural", "weights": "/nonexistent/net.npz"}, "no such weights file"),
     ({"players": "neural", "weights": __file__}, "not an .npz archive"),
-    ({"players": "heuristic", "game": "plakoto", "weights": OLDER}, "weights"),
+    ({"players": "heuristic", "rules": "plakoto", "weights": OLDER}, "weights"),
 ])
 def test_weights_that_cannot_serve_are_a_value_error(kw, match):
     with pytest.raises(ValueError, match=match):
@@ -140,7 +140,7 @@ def test_openings_refuse_weights_without_a_net():
     with pytest.raises(ValueError, match="uses none"):
         openings(100, players="pubeval", rolls="43", vr=False, weights=OLDER, jobs=1)
     with pytest.raises(ValueError, match="weights"):
-        openings(100, game="plakoto", rolls="43", weights=OLDER, jobs=1)
+        openings(100, rules="plakoto", rolls="43", weights=OLDER, jobs=1)
 
 
 def _matches(**kw):

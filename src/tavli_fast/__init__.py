@@ -44,14 +44,14 @@ from .game.movegen import (
     play_notation,
 )
 from .play.neural import NeuralNetError, Probabilities, evaluate
-from .jobs.openings_report import OpeningsResult, RepliesResult, openings, replies
+from .jobs.openings_report import OpeningsResult, RepliesResult
 from .jobs.match import MatchResult
-from .api import play_matches, resume_rollout, rollout
+from .api import Executor, make_targets, openings, play_matches, replies, resume_rollout, rollout, simulate
 from .play.players import choose
 from .game.position import GameContext, Play, Position
 from .jobs.rollout_result import RolloutResult
 from .rules import FevgaRules, PlakotoRules, Rules, get_rules
-from .play.simulate import SimulationResult, simulate
+from .play.simulate import SimulationResult
 from .variants.games import VariantSimulationResult, simulate_variant
 from .variants.position import FevgaPosition, PlakotoPosition, VariantPosition, from_variant_id
 from .variants.movegen import (
@@ -67,6 +67,7 @@ __all__ = [
     "BearoffDatabase",
     "BearoffDatabaseError",
     "CubeDecision",
+    "Executor",
     "FevgaPosition",
     "FevgaRules",
     "GameContext",
@@ -108,6 +109,7 @@ __all__ = [
     "hint",
     "legal_positions",
     "load_met",
+    "make_targets",
     "match_equity",
     "openings",
     "play_matches",

@@ -1,15 +1,29 @@
-"""The public rollout functions: ``rollout`` and ``resume_rollout``, on any executor.
+"""The public API of the long runs: ``rollout``, ``resume_rollout``, ``openings``,
+``replies``, ``play_matches``, ``make_targets`` and ``simulate``, re-exported by ``tavli_fast``.
 
-Each validates its arguments into a ``RolloutRequest`` (``rollout.py``), wraps it in a
-``RolloutJob`` and hands that to the driver (``driver.py``) with an executor
-(``executors``): the local process pool by default. The numbers depend on the seed, the
-request and the chunk size, never on the executor or the number of its workers.
+Two knobs are shared by all of them:
+
+* **where it runs**: ``executor=`` an ``Executor`` (local worker processes and their start
+  method, or a Dask cluster by scheduler address or client), or just ``jobs=N`` for N local
+  processes (``executor=N`` and ``executor="tcp://host:8786"`` are short forms). The numbers
+  depend on the seed, the request and the chunk size, never on the executor.
+* **which game**: ``rules=`` ``"backgammon"``, ``"portes"``, ``"plakoto"``, ``"fevga"`` (and
+  ``"tavli"`` for matches: T1-T3), or a ``Rules`` / ``PlakotoRules`` / ``FevgaRules`` with
+  its options.
+
+The older spellings (``start_method=``, ``scheduler=``, ``client=``, ``game=``, ``tavli=``)
+still work and warn (DeprecationWarning). Each function validates its arguments into a
+request (``jobs/``), wraps it in a job and hands that to the driver (``run/driver.py``).
 """
 
 from __future__ import annotations
 
+import functools
+import inspect
 import os
-from typing import Any, Sequence
+import warnings
+from dataclasses import dataclass
+from typing import Any, Callable, Sequence
 
 from .jobs.cubeful import DEFAULT_MAX_CUBE
 from .run.driver import ProgressCallback, run_job
@@ -22,7 +36,11 @@ from .jobs.match import (
     match_result,
     read_match_checkpoint,
 )
+from .jobs.openings_report import openings as _openings, replies as _replies
 from .jobs.rollout_result import RolloutResult, build_result
+from .jobs.targets import make_targets as _make_targets
+from .play.simulate import simulate as _simulate
+from .rules import FevgaRules, PlakotoRules
 from .jobs.rollout import (
     CHECKPOINT_FORMAT,
     DEFAULT_CHUNK_SIZE,
@@ -34,8 +52,9 @@ from .jobs.rollout import (
     request_from_checkpoint,
 )
 
-__all__ = ["rollout", "resume_rollout", "run_request", "play_matches", "default_jobs",
-           "read_checkpoint", "CHECKPOINT_FORMAT"]
+__all__ = ["Executor", "rollout", "resume_rollout", "openings", "replies", "play_matches",
+           "make_targets", "simulate", "run_request", "default_jobs", "read_checkpoint",
+           "CHECKPOINT_FORMAT"]
 
 
 def run_request(
@@ -78,7 +97,7 @@ def _run(
     )
 
 
-def rollout(
+def _rollout(
     position: object = "start",
     trials: object = 10_000,
     players: object = None,
@@ -201,7 +220,7 @@ def _start_or_resume(job_kind: Any, request: Any, doc: dict[str, Any] | None,
     return job, path, float(doc.get("elapsed_s") or 0.0)
 
 
-def resume_rollout(
+def _resume_rollout(
     path: str | os.PathLike,
     *,
     trials: object = None,
@@ -228,7 +247,7 @@ def resume_rollout(
         )
 
 
-def play_matches(
+def _play_matches(
     length: object = 7,
     matches: object = 1000,
     players: object = ("neural", "neural"),
@@ -283,3 +302,116 @@ def play_matches(
         return match_result(job, elapsed_s=outcome.elapsed_s, jobs=executor.workers,
                             interrupted=outcome.interrupted, worker_restarts=outcome.restarts,
                             checkpoint=path)
+
+
+# ---------------------------------------------------------------- the shared knobs
+
+@dataclass(frozen=True)
+class Executor:
+    """Where a job's units run: ``jobs`` local worker processes (None: one per CPU; 1: in
+    this process) started by ``start_method`` (``"fork"``, ``"forkserver"``, ``"spawn"``),
+    or a Dask cluster given by its ``scheduler`` address or a connected ``client`` (the
+    ``[dask]`` extra). The numbers never depend on it."""
+
+    jobs: int | None = None
+    start_method: str | None = None
+    scheduler: str | None = None
+    client: Any = None
+
+
+_OLD_EXECUTOR_KEYS = ("start_method", "scheduler", "client")
+_VARIANTS = {"plakoto": PlakotoRules, "fevga": FevgaRules}
+
+
+def _deprecated(function: str, old: str, new: str) -> None:
+    warnings.warn(f"{function}({old}=...) is an older spelling: pass {new}", DeprecationWarning,
+                  stacklevel=4)
+
+
+def _place(function: str, kwargs: dict[str, Any], runs_on_executor: bool) -> None:
+    """Fold ``executor=`` into the jobs / start_method / scheduler / client keywords the
+    implementations take (warning for the older spellings of the last three)."""
+    executor = kwargs.pop("executor", None)
+    old = [k for k in _OLD_EXECUTOR_KEYS if kwargs.get(k) is not None]
+    for key in old:
+        _deprecated(function, key, f"executor=Executor({key}=...)")
+    if executor is None:
+        return
+    if not runs_on_executor:
+        raise TypeError(f"{function}() runs in this process: it takes no executor")
+    if isinstance(executor, bool) or not isinstance(executor, (Executor, int, str)):
+        raise TypeError(f"executor must be an Executor, a number of processes or a Dask "
+                        f"scheduler address, not {type(executor).__name__}")
+    if isinstance(executor, int):
+        executor = Executor(jobs=executor)
+    elif isinstance(executor, str):
+        executor = Executor(scheduler=executor)
+    if old or (kwargs.get("jobs") is not None and executor.jobs is not None):
+        raise ValueError(f"{function}(): say where it runs once, with executor= (or jobs=)")
+    for key in ("jobs", *_OLD_EXECUTOR_KEYS):
+        value = getattr(executor, key)
+        if value is not None:
+            kwargs[key] = value
+
+
+def _game(function: str, kwargs: dict[str, Any], matches: bool) -> None:
+    """Read the game from ``rules=`` (a name or a rules object) into the keywords the
+    implementations take (``game`` and ``game_rules``, or ``tavli`` for matches)."""
+    if kwargs.get("game") not in (None, "portes"):
+        _deprecated(function, "game", f"rules={kwargs['game']!r}")
+    if matches and kwargs.get("tavli"):
+        _deprecated(function, "tavli", "rules='tavli'")
+    rules = kwargs.get("rules")
+    name = rules if isinstance(rules, str) else None
+    known = ("backgammon", "portes", "plakoto", "fevga", *(("tavli",) if matches else ()))
+    if name is not None and name not in known:
+        raise ValueError(f"unknown rules {name!r}: choose one of {', '.join(known)}")
+    if isinstance(rules, (PlakotoRules, FevgaRules)):
+        name = "plakoto" if isinstance(rules, PlakotoRules) else "fevga"
+    if name in _VARIANTS:
+        if kwargs.get("game") not in (None, "portes", name):
+            raise ValueError(f"{function}(): rules={name!r} and game={kwargs['game']!r} disagree")
+        if matches:
+            raise ValueError(f"matches are played with the backgammon or Portes rules, or "
+                             f"rules='tavli' (the games rotate), not {name!r} alone")
+        kwargs["game"] = name
+        if not isinstance(rules, str):
+            if kwargs.get("game_rules") is not None:
+                raise ValueError(f"{function}(): give the {name} options once (rules=)")
+            kwargs["game_rules"] = rules
+        if function == "simulate":
+            kwargs["rules"] = kwargs.pop("game_rules", None)
+        else:
+            del kwargs["rules"]
+    elif matches and name == "tavli":
+        kwargs["tavli"] = True
+        del kwargs["rules"]
+
+
+def _public(implementation: Callable[..., Any], name: str, *, runs_on_executor: bool = True,
+            matches: bool = False) -> Callable[..., Any]:
+    """The public function: `implementation` with the two shared knobs read first."""
+
+    @functools.wraps(implementation)
+    def public(*args: Any, **kwargs: Any) -> Any:
+        _place(name, kwargs, runs_on_executor)
+        _game(name, kwargs, matches)
+        return implementation(*args, **kwargs)
+
+    signature = inspect.signature(implementation)
+    if runs_on_executor:
+        signature = signature.replace(parameters=[*signature.parameters.values(), inspect.Parameter(
+            "executor", inspect.Parameter.KEYWORD_ONLY, default=None,
+            annotation="Executor | int | str | None")])
+    public.__signature__ = signature  # type: ignore[attr-defined]
+    public.__name__ = public.__qualname__ = name
+    return public
+
+
+rollout = _public(_rollout, "rollout")
+resume_rollout = _public(_resume_rollout, "resume_rollout")
+play_matches = _public(_play_matches, "play_matches", matches=True)
+openings = _public(_openings, "openings")
+replies = _public(_replies, "replies")
+make_targets = _public(_make_targets, "make_targets")
+simulate = _public(_simulate, "simulate", runs_on_executor=False)

@@ -189,6 +189,21 @@ def executor_settings(args: argparse.Namespace) -> dict:
     return {"scheduler": args.scheduler}
 
 
+def public_settings(settings: dict, executor: dict) -> dict:
+    """A command's settings in the public API's spelling: the game in ``rules=`` (the
+    command's --game and --tavli), where it runs in ``executor=``."""
+    from ..api import Executor
+
+    out = dict(settings)
+    game = out.pop("game", None)
+    if game:
+        out["rules"] = game
+    if out.pop("tavli", False):
+        out["rules"] = "tavli"
+    out["executor"] = Executor(**executor)
+    return out
+
+
 def compiled_core_status() -> str:
     """Whether the compiled core (tavli_fast._core) is importable, and from where."""
     try:

@@ -17,6 +17,7 @@ import sys
 from typing import Any, Sequence
 
 from . import (
+    public_settings,
     add_game_option,
     entry_point,
     OneLineParser,
@@ -148,8 +149,8 @@ def run(args: argparse.Namespace) -> int:
         raise UsageError("--max-cube: the portes rules are played without the cube")
 
     with TqdmProgress(settings["matches"], enabled=not (args.no_progress or args.json)) as bar:
-        result = play_matches(**settings, checkpoint=args.checkpoint, resume=args.resume,
-                              progress=bar, **executor)
+        result = play_matches(**public_settings(settings, executor), checkpoint=args.checkpoint,
+                              resume=args.resume, progress=bar)
     return print_result(PROG, args, result)
 
 

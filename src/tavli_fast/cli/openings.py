@@ -12,6 +12,7 @@ import sys
 from typing import Sequence
 
 from . import (
+    public_settings,
     add_game_option,
     entry_point,
     EXIT_INTERRUPTED,
@@ -125,7 +126,7 @@ def _check_plot_available() -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    from ..jobs.openings_report import openings
+    from ..api import openings
     from ..run.progress import TqdmProgress
 
     for path, option in ((args.csv, "--csv"), (args.plot, "--plot"), (args.checkpoint, "--checkpoint")):
@@ -180,10 +181,11 @@ def run(args: argparse.Namespace) -> int:
                             saved.get("game_rules"))
     with TqdmProgress(total, enabled=not (args.no_progress or args.json)) as bar:
         if args.resume is not None:
-            result = openings(**executor, progress=bar, resume=args.resume,
+            result = openings(**public_settings({}, executor), progress=bar, resume=args.resume,
                               checkpoint=args.checkpoint)
         else:
-            result = openings(**settings, **executor, progress=bar, checkpoint=args.checkpoint)
+            result = openings(**public_settings(settings, executor), progress=bar,
+                              checkpoint=args.checkpoint)
     print(result.to_json() if args.json else str(result))
     sys.stdout.flush()
     if args.csv is not None:
@@ -198,7 +200,7 @@ def run(args: argparse.Namespace) -> int:
 
 
 def _run_replies(args: argparse.Namespace, executor: dict) -> int:
-    from ..jobs.openings_report import replies
+    from ..api import replies
     from ..run.progress import TqdmProgress
 
     unsupported = [o for o, v in (("--csv", args.csv), ("--plot", args.plot), ("--screen", args.screen),
@@ -218,8 +220,8 @@ def _run_replies(args: argparse.Namespace, executor: dict) -> int:
     if args.chunk_size is not None:
         settings["chunk_size"] = args.chunk_size
     with TqdmProgress(21 * trials, enabled=not (args.no_progress or args.json)) as bar:
-        result = replies(args.rolls.strip(), args.replies.strip(), **settings, **executor,
-                         progress=bar)
+        result = replies(args.rolls.strip(), args.replies.strip(),
+                         **public_settings(settings, executor), progress=bar)
     print(result.to_json() if args.json else str(result))
     sys.stdout.flush()
     return EXIT_INTERRUPTED if result.interrupted else 0

@@ -15,6 +15,7 @@ from typing import Any, Sequence
 from ..jobs.cubeful import DEFAULT_MAX_CUBE
 from ..errors import VariantIdError
 from . import (
+    public_settings,
     add_game_option,
     entry_point,
     OneLineParser,
@@ -243,8 +244,7 @@ def run(args: argparse.Namespace) -> int:
     with TqdmProgress(settings["trials"], enabled=not (args.no_progress or args.json)) as bar:
         try:
             result = rollout(
-                **settings,
-                **executor,
+                **public_settings(settings, executor),
                 checkpoint=args.checkpoint,
                 resume=args.resume,
                 progress=bar,
