@@ -426,6 +426,13 @@ cdef int vn_train_game(VNet* net, VarGen* v, int options, Rng* rng, double lam,
 # ---------------------------------------------------------------- Python API
 
 VARIANT_NET_INPUTS = (VNP_INPUTS, VNF_INPUTS)     # by game code: Plakoto, Fevga
+# Where each side's inputs start and where its units are (the layout at the top).
+VARIANT_INPUT_UNITS = (
+    {"side": VNP_SIDE, "pinned": VNP_PINNED, "mother": VNP_MOTHER, "exposed": VNP_EXPOSED,
+     "bear_off": VNP_BEAR, "off": VNP_OFF, "pips": VNP_PIPS},
+    {"side": VNF_SIDE, "runner": VNF_RUNNER, "prime": VNF_PRIME, "held": VNF_HELD,
+     "trap": VNF_TRAP, "bear_off": VNF_BEAR, "off": VNF_OFF, "pips": VNF_PIPS},
+)
 
 cdef class VariantNet:
     """The Plakoto (game 0) or Fevga (game 1) net, whose weights this object owns.
