@@ -84,7 +84,7 @@ def test_first_mover_figures_count_a_draw_as_nothing():
 
 @pytest.mark.parametrize("args, message", [
     (["--game", "fevga", "--rules", "portes"], "--rules is for Portes"),
-    (["--game", "plakoto", "--player", "neural"], "unknown plakoto player"),
+    (["--game", "plakoto", "--player", "pubeval"], "unknown plakoto player"),
     (["--game", "plakoto", "--rolls", "31", "--replies", "24/21"], "--replies does not support --game"),
     (["--game", "plakoto", "--rolls", "71"], "dice run from 1 to 6"),
 ])
