@@ -29,7 +29,7 @@ def test_t3_the_first_play_may_be_a_double_so_all_21_rolls_open(game):
     assert len(rolls) == 21
     assert rolls[(6, 6)] == pytest.approx(1 / 36) and rolls[(2, 1)] == pytest.approx(2 / 36)
     assert sum(rolls.values()) == pytest.approx(1.0)
-    assert request.players == ("heuristic", "heuristic")
+    assert request.players == ("neural", "neural")  # the default, as for Portes (issue 44)
 
 
 @pytest.mark.parametrize("game", ["plakoto", "fevga"])
