@@ -3,7 +3,7 @@
 Public names: Position, legal_positions, play_notation, simulate, rollout,
 resume_rollout, cube_decision, hint, match_equity, play_matches and the batch move-generation
 functions; for Plakoto and Fevga, variant_plays, PlakotoPosition, FevgaPosition and their
-rules.  The hot loops live in the compiled
+rules, evaluate_variant (each game's net) and variant_text (a readable position form).  The hot loops live in the compiled
 extension ``tavli_fast._core``.
 """
 
@@ -51,6 +51,8 @@ from .results import RolloutResult
 from .rules import FevgaRules, PlakotoRules, Rules, get_rules
 from .simulate import SimulationResult, simulate
 from .variant_games import VariantSimulationResult, simulate_variant
+from .variant_neural import evaluate_variant
+from .variant_text import variant_text
 from .variant_position import FevgaPosition, PlakotoPosition, VariantPosition, from_variant_id
 from .variants import (
     VariantPlay,
@@ -95,6 +97,7 @@ __all__ = [
     "count_plays_batch",
     "cube_decision",
     "evaluate",
+    "evaluate_variant",
     "from_variant_id",
     "generate_plays_batch",
     "generate_positions",
@@ -114,6 +117,7 @@ __all__ = [
     "simulate_variant",
     "variant_play_notation",
     "variant_plays",
+    "variant_text",
 ]
 
 
