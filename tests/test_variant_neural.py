@@ -210,6 +210,9 @@ def test_weights_file_records_its_recipe_and_refuses_damage(tmp_path):
     export_variant_net(tmp_path / "p.npz", state, "test")
     net, meta = load_variant_net(tmp_path / "p.npz", "plakoto")
     assert meta["training"]["recipe"] == state.commands and meta["training"]["seed"] == 1
+    assert meta["training"]["reproduce"] == (
+        "tavli-train --game plakoto --games 10 --seed 1 --hidden 16 --alpha 0.05 "
+        "--decay-games 200000 --lambda 0.7")
     for x, y in zip(net.arrays(), state.net.arrays()):
         np.testing.assert_array_equal(x, y)
     with pytest.raises(NeuralNetError, match="not for 'fevga'"):
@@ -234,3 +237,22 @@ def test_a_net_of_the_other_game_or_none_is_refused_by_the_game_loop():
     with pytest.raises(ValueError, match="that game's net"):
         _core.run_variant_games(board, 0, 1, 0, 1, 2, 1, 1,
                                 net=variant_net_from_seed("plakoto", 1, 8))
+
+
+def test_tavli_train_game_checkpoints_resumes_and_exports_its_recipe(tmp_path, monkeypatch):
+    from tavli_fast.cli.train import main
+
+    monkeypatch.chdir(tmp_path)
+    first = ["--game", "fevga", "--games", "30", "--seed", "2", "--hidden", "16",
+             "--checkpoint", "run.npz"]
+    assert main(first) == 0
+    second = ["--game", "fevga", "--games", "50", "--resume", "run.npz", "--export", "f.npz"]
+    assert main(second) == 0
+    net, meta = load_variant_net(tmp_path / "f.npz", "fevga")
+    assert meta["training"]["games_done"] == 50
+    assert meta["training"]["recipe"] == ["tavli-train " + " ".join(first),
+                                          "tavli-train " + " ".join(second)]
+    again = train_variant(new_run("fevga", seed=2, hidden=16), 50)
+    for x, y in zip(net.arrays(), again.net.arrays()):
+        np.testing.assert_array_equal(x, y)
+    assert main(["--game", "fevga", "--games", "60", "--resume", "f.npz"]) == 2

@@ -30,7 +30,7 @@ from .variant_neural import save_variant_net, variant_net_from_seed
 from .variants import GAME_CODES
 
 __all__ = ["VariantTrainingState", "new_run", "train_variant", "save_variant_checkpoint",
-           "load_variant_checkpoint", "export_variant_net"]
+           "load_variant_checkpoint", "export_variant_net", "reproduce_command"]
 
 log = logging.getLogger(__name__)
 CHECKPOINT_MAGIC = "tavli_fast-variant-training"
@@ -122,9 +122,19 @@ def load_variant_checkpoint(path: str | Path) -> VariantTrainingState:
         float(meta["elapsed_s"]), list(meta.get("recipe", [])))
 
 
+def reproduce_command(state: VariantTrainingState) -> str:
+    """One command that trains the same weights from scratch: a run stopped or resumed at any
+    point learns exactly as an unbroken run of its length (see the module docstring)."""
+    return (f"tavli-train --game {state.game} --games {state.games_done} --seed {state.seed} "
+            f"--hidden {state.net.hidden} --alpha {state.alpha:g} --decay-games "
+            f"{state.decay_games} --lambda {state.lam:g}")
+
+
 def export_variant_net(path: str | Path, state: VariantTrainingState, version: str) -> None:
-    """The run's net as a weights file whose ``training`` records the run and its commands."""
+    """The run's net as a weights file whose ``training`` records the run, the commands that
+    ran it (``recipe``) and one command that repeats it (``reproduce``)."""
     training = {k: v for k, v in state.meta().items() if k not in ("magic", "hidden", "inputs")}
     training["method"] = (f"TD({state.lam:g}) self-play from random weights: "
                           f"{state.games_done:,} games, seed {state.seed}")
+    training["reproduce"] = reproduce_command(state)
     save_variant_net(path, state.net, version, training=training)
