@@ -239,7 +239,7 @@ def test_a_net_of_the_other_game_or_none_is_refused_by_the_game_loop():
                                 net=variant_net_from_seed("plakoto", 1, 8))
 
 
-def test_tavli_train_game_checkpoints_resumes_and_exports_its_recipe(tmp_path, monkeypatch):
+def test_tavli_train_game_checkpoints_resumes_and_exports_its_recipe(tmp_path, monkeypatch, capsys):
     from tavli_fast.cli.train import main
 
     monkeypatch.chdir(tmp_path)
@@ -256,3 +256,19 @@ def test_tavli_train_game_checkpoints_resumes_and_exports_its_recipe(tmp_path, m
     for x, y in zip(net.arrays(), again.net.arrays()):
         np.testing.assert_array_equal(x, y)
     assert main(["--game", "fevga", "--games", "60", "--resume", "f.npz"]) == 2
+    capsys.readouterr()
+    assert main(["--game", "fevga", "--recipe", "f.npz"]) == 0
+    assert meta["training"]["reproduce"] in capsys.readouterr().out
+
+
+@pytest.mark.parametrize("game", ["plakoto", "fevga"])
+def test_the_shipped_net_beats_the_heuristic_player_and_is_the_default(game):
+    from tavli_fast import simulate
+    from tavli_fast.variant_neural import SHIPPED, default_variant_net
+
+    net = default_variant_net(game)
+    _, meta = load_variant_net(SHIPPED[game], game)
+    assert meta["training"]["reproduce"].startswith(f"tavli-train --game {game} ")
+    assert points_against(net, game, 1, 400) > 0.3       # bench: about +0.7 over 10,000 games
+    result = simulate(game=game, games=200, players=("neural", "heuristic"), seed=1)
+    assert result.rates()["points"][0] > 0

@@ -3,6 +3,7 @@
     tavli-train --game plakoto --games 3e5 --seed 1 --checkpoint p.npz     # Ctrl-C, then:
     tavli-train --game plakoto --games 3e5 --resume p.npz --checkpoint p.npz
     tavli-train --game plakoto --resume p.npz --games 3e5 --export plakoto-v1.npz --net-version v1
+    tavli-train --game plakoto --recipe            # how the shipped Plakoto net was made
 
 ``tavli-train`` hands every command line with ``--game`` to this module (``cli/train.py``
 trains the backgammon net). Progress goes to stderr every --log-every games; the seed is
@@ -26,8 +27,8 @@ log = logging.getLogger(PROG)
 def build_parser() -> argparse.ArgumentParser:
     p = OneLineParser(prog=PROG, description="Train a Plakoto or Fevga net by TD(lambda) self-play.")
     p.add_argument("--game", choices=("plakoto", "fevga"), required=True)
-    p.add_argument("--games", type=parse_count, required=True,
-                   help="total games (a resumed run counts its own)")
+    p.add_argument("--games", type=parse_count, default=None,
+                   help="total games (a resumed run counts its own); required but with --recipe")
     p.add_argument("--seed", type=int, default=None, help="seed of the weights and dice (new runs)")
     p.add_argument("--hidden", type=parse_count, default=96, help="hidden units (new runs)")
     p.add_argument("--alpha", type=float, default=0.05, help="initial learning rate (new runs)")
@@ -40,6 +41,8 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--log-every", type=parse_count, default=10_000)
     p.add_argument("--export", help="write the trained net as a weights file")
     p.add_argument("--net-version", dest="net_version", default=None, help="version name for --export")
+    p.add_argument("--recipe", nargs="?", const="", metavar="WEIGHTS",
+                   help="print how a net was made (default: the shipped net of --game)")
     p.add_argument("-v", "--verbose", action="count", default=0)
     p.add_argument("-q", "--quiet", action="count", default=0)
     p.add_argument("--version", action="version", version=f"tavli_fast {__version__}")
@@ -52,6 +55,10 @@ def run(args: argparse.Namespace, command: str) -> int:
     from ..variant_train import (export_variant_net, load_variant_checkpoint, new_run,
                                  save_variant_checkpoint, train_variant)
 
+    if args.recipe is not None:
+        return _recipe(args.game, args.recipe or None)
+    if args.games is None:
+        raise ValueError("--games is required (or --recipe)")
     if args.resume:
         state = load_variant_checkpoint(args.resume)
         if state.game != args.game:
@@ -91,6 +98,21 @@ def run(args: argparse.Namespace, command: str) -> int:
     if args.export:
         export_variant_net(args.export, state, args.net_version or f"seed{state.seed}-{state.games_done}")
     print(f"{state.game}: {state.games_done} games, seed {state.seed}, {state.elapsed_s:.0f} s")
+    return 0
+
+
+def _recipe(game: str, weights: str | None) -> int:
+    """Print the method, the commands that ran a net's training and the one that repeats it."""
+    from ..variant_neural import SHIPPED, load_variant_net
+
+    name = weights or SHIPPED[game]
+    _, meta = load_variant_net(name, game)
+    training = meta.get("training", {})
+    print(f"# {meta.get('version')} ({name}): {training.get('method', 'no training recorded')}")
+    print("# the commands that ran it:")
+    print("\n".join(training.get("recipe", [])))
+    if training.get("reproduce"):
+        print(f"# one command that repeats it:\n{training['reproduce']}")
     return 0
 
 
