@@ -20,8 +20,7 @@ PACKAGE = Path(tavli_fast.__file__).parent
 LAYERS = [
     {"_core", "_aliases", "_version", "errors", "rules", "checks"},
     {"game"},
-    {"variants"},
-    {"play", "run"},
+    {"variants", "play", "run"},    # the variants' players use the net (play/neural.py)
     {"jobs", "training"},
     {"api"},
     {"cli", "__init__", "__main__"},

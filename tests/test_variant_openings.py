@@ -29,7 +29,7 @@ def test_t3_the_first_play_may_be_a_double_so_all_21_rolls_open(game):
     assert len(rolls) == 21
     assert rolls[(6, 6)] == pytest.approx(1 / 36) and rolls[(2, 1)] == pytest.approx(2 / 36)
     assert sum(rolls.values()) == pytest.approx(1.0)
-    assert request.players == ("heuristic", "heuristic")
+    assert request.players == ("neural", "neural")  # the default, as for Portes (issue 44)
 
 
 @pytest.mark.parametrize("game", ["plakoto", "fevga"])
@@ -84,7 +84,7 @@ def test_first_mover_figures_count_a_draw_as_nothing():
 
 @pytest.mark.parametrize("args, message", [
     (["--game", "fevga", "--rules", "portes"], "--rules is for Portes"),
-    (["--game", "plakoto", "--player", "neural"], "unknown plakoto player"),
+    (["--game", "plakoto", "--player", "pubeval"], "unknown plakoto player"),
     (["--game", "plakoto", "--rolls", "31", "--replies", "24/21"], "--replies does not support --game"),
     (["--game", "plakoto", "--rolls", "71"], "dice run from 1 to 6"),
 ])

@@ -175,7 +175,7 @@ def test_cli_rolls_out_plakoto_from_its_text_id_and_echoes_the_seed():
     assert p.returncode == 0, p.stderr
     doc = json.loads(p.stdout)
     assert doc["game"] == "plakoto" and doc["seed"] == 4 and doc["trials"] == 720
-    assert doc["position_id"] == start and doc["players"] == ["heuristic", "heuristic"]
+    assert doc["position_id"] == start and doc["players"] == ["neural", "neural"]  # the default (issue 44)
     assert 0 < doc["mother_win"] < doc["win_gammon"] and doc["variant_se"]["mother_win"] > 0
 
 

@@ -3,7 +3,7 @@
 Public names: Position, legal_positions, play_notation, simulate, rollout,
 resume_rollout, cube_decision, hint, match_equity, play_matches and the batch move-generation
 functions; for Plakoto and Fevga, variant_plays, PlakotoPosition, FevgaPosition and their
-rules.  The hot loops live in the compiled
+rules, evaluate_variant (each game's net) and variant_text (a readable position form).  The hot loops live in the compiled
 extension ``tavli_fast._core``.
 """
 
@@ -53,6 +53,8 @@ from .jobs.rollout_result import RolloutResult
 from .rules import FevgaRules, PlakotoRules, Rules, get_rules
 from .play.simulate import SimulationResult
 from .variants.games import VariantSimulationResult, simulate_variant
+from .variants.neural import evaluate_variant
+from .variants.text import variant_text
 from .variants.position import FevgaPosition, PlakotoPosition, VariantPosition, from_variant_id
 from .variants.movegen import (
     VariantPlay,
@@ -101,6 +103,7 @@ __all__ = [
     "count_plays_batch",
     "cube_decision",
     "evaluate",
+    "evaluate_variant",
     "from_variant_id",
     "generate_plays_batch",
     "generate_positions",
@@ -121,6 +124,7 @@ __all__ = [
     "simulate_variant",
     "variant_play_notation",
     "variant_plays",
+    "variant_text",
 ]
 
 

@@ -26,6 +26,7 @@ include "kernels/_pubeval.pxi"
 include "kernels/_greedy.pxi"
 include "kernels/_bearoff.pxi"
 include "kernels/_neural.pxi"
+include "kernels/_variant_neural.pxi"
 include "kernels/_cube.pxi"
 include "kernels/_game.pxi"
 include "kernels/_variant_game.pxi"
@@ -257,12 +258,23 @@ def variant_count_batch(const int8_t[:, :, ::1] boards, const uint32_t[::1] pinn
     return counts
 
 
+cdef int _check_vplayer(int p, bint have_net) except -1:
+    if p < VPLAYER_RANDOM or p > VPLAYER_NEURAL_1PLY:
+        raise ValueError(f"a variant player is 0 (random), 1 (heuristic), 2 (neural) or "
+                         f"3 (neural-1ply), not {p}")
+    if p >= VPLAYER_NEURAL and not have_net:
+        raise ValueError("a neural variant player needs the game's VariantNet")
+    return 0
+
+
 def run_variant_games(const int8_t[:, ::1] board, uint32_t pinned, int game, int options,
                       Py_ssize_t n_games, int player0, int player1, uint64_t seed,
-                      const int8_t[:, ::1] first_dice=None, int8_t[::1] outcomes=None):
+                      const int8_t[:, ::1] first_dice=None, int8_t[::1] outcomes=None,
+                      VariantNet net=None):
     """Play n_games Plakoto (game 0) / Fevga (game 1) games from `board`; player 0 on roll.
 
-    Players: 0 random (uniform over the distinct results), 1 heuristic.  `pinned`: the
+    Players: 0 random (uniform over the distinct results), 1 heuristic, 2 neural and
+    3 neural-1ply (they need `net`, the game's VariantNet).  `pinned`: the
     pinned mask of the side on roll (Plakoto).  Returns int64[9]: the counts of the
     outcomes win single, win double, win by the mother rule, lose single, lose double,
     lose by the mother rule, draw (for player 0), then the sum and the sum of squares
@@ -275,8 +287,11 @@ def run_variant_games(const int8_t[:, ::1] board, uint32_t pinned, int game, int
     _load_board(board, &b)
     _check_variant(game, options)
     for p in (player0, player1):
-        if p != VPLAYER_RANDOM and p != VPLAYER_HEURISTIC:
-            raise ValueError(f"a variant player is 0 (random) or 1 (heuristic), not {p}")
+        _check_vplayer(p, net is not None)
+    cdef VNPlayers nn
+    nn.net[GAME_PLAKOTO] = nn.net[GAME_FEVGA] = NULL
+    nn.net[game] = _vnet_c(net, game)
+    nn.scratch = NULL
     cdef int players[2]
     players[0] = player0
     players[1] = player1
@@ -301,12 +316,14 @@ def run_variant_games(const int8_t[:, ::1] board, uint32_t pinned, int game, int
     cdef bint keep = outcomes is not None
     rng_seed(&rng, seed)
     try:
+        if player0 == VPLAYER_NEURAL_1PLY or player1 == VPLAYER_NEURAL_1PLY:
+            nn.scratch = _new_vargen()
         with nogil:
             for i in range(n_games):
                 if n_forced:
                     forced = &first_dice[i, 0]
                 outcome = play_variant_game(v, &b, pinned, game, options, players, &rng, &plies,
-                                            forced, n_forced)
+                                            forced, n_forced, &nn)
                 if outcome < 0:
                     failed = 1
                     break
@@ -317,6 +334,7 @@ def run_variant_games(const int8_t[:, ::1] board, uint32_t pinned, int game, int
                     outcomes[i] = <int8_t>outcome
     finally:
         free(v)
+        free(nn.scratch)
     if failed:
         raise RuntimeError("a game did not end (or overflowed the generator): a rules bug")
     return counts
@@ -839,13 +857,15 @@ def run_matches(const int8_t[:, ::1] board, Py_ssize_t n_matches, int length, in
                 MatchTableC met, BearoffTables bearoff=None, bint bearoff_play=True,
                 NeuralNet net=None, bint tavli=False, int variant_player_a=VPLAYER_HEURISTIC,
                 int variant_player_b=VPLAYER_HEURISTIC, int plakoto_options=0,
-                int fevga_options=0, bint plakoto_draw_ends_game=False):
+                int fevga_options=0, bint plakoto_draw_ends_game=False,
+                VariantNet plakoto_net=None, VariantNet fevga_net=None):
     """Play n_matches matches to `length` points from the score (score_a, score_b).
 
     Every Portes game starts from `board` (the starting position).  max_cube = 1 plays
     without the cube.  `tavli` (T1-T3, needs max_cube = 1): the games rotate Portes,
     Plakoto, Fevga, the variant games played by variant_player_a / _b (VPLAYER_*) under
-    the option bits plakoto_options / fevga_options; plakoto_draw_ends_game: P6's option,
+    the option bits plakoto_options / fevga_options (the neural ones, 2 and 3, need
+    plakoto_net and fevga_net); plakoto_draw_ends_game: P6's option,
     a draw is a game that nobody scores instead of a replay.  Returns int64[N_MATCH_TALLIES]:
     matches won by A, games, sum of games squared, sum of final cubes, A's single /
     gammon (2 points) / backgammon wins, B's, games ended by a pass, points scored by A
@@ -867,8 +887,7 @@ def run_matches(const int8_t[:, ::1] board, Py_ssize_t n_matches, int length, in
         if max_cube != 1:
             raise ValueError("a tavli match is played without the cube (T1): max_cube must be 1")
         for p in (variant_player_a, variant_player_b):
-            if p != VPLAYER_RANDOM and p != VPLAYER_HEURISTIC:
-                raise ValueError(f"a variant player is 0 (random) or 1 (heuristic), not {p}")
+            _check_vplayer(p, plakoto_net is not None and fevga_net is not None)
         _check_variant(GAME_PLAKOTO, plakoto_options)
         _check_variant(GAME_FEVGA, fevga_options)
     cdef GameOptions opt
@@ -899,6 +918,9 @@ def run_matches(const int8_t[:, ::1] board, Py_ssize_t n_matches, int length, in
     m.variant_options[0] = plakoto_options
     m.variant_options[1] = fevga_options
     m.draw_ends_game = plakoto_draw_ends_game
+    m.vnn.net[GAME_PLAKOTO] = _vnet_c(plakoto_net, GAME_PLAKOTO)
+    m.vnn.net[GAME_FEVGA] = _vnet_c(fevga_net, GAME_FEVGA)
+    m.vnn.scratch = NULL
     tally = np.zeros(N_MATCH_TALLIES, dtype=np.int64)
     cdef int64_t[::1] t = tally
     cdef Rng rng
@@ -912,6 +934,8 @@ def run_matches(const int8_t[:, ::1] board, Py_ssize_t n_matches, int length, in
             opt.scratch = _new_movegen()
         if tavli:
             v = _new_vargen()
+            if variant_player_a == VPLAYER_NEURAL_1PLY or variant_player_b == VPLAYER_NEURAL_1PLY:
+                m.vnn.scratch = _new_vargen()
         with nogil:
             for i in range(n_matches):
                 play_match(g, v, &b, &opt, players, &m, &rng, &t[0])
@@ -921,6 +945,7 @@ def run_matches(const int8_t[:, ::1] board, Py_ssize_t n_matches, int length, in
     finally:
         free(g)
         free(v)
+        free(m.vnn.scratch)
         free(opt.scratch)
     if failed:
         raise RuntimeError("a game did not finish (corrupt position?)")

@@ -13,7 +13,8 @@ roll, best first: every play's 0-ply equity, and the 1-ply equity of the best fe
 (``--top``, default 5), ranked by 1 ply where it was computed. Play equities are cubeless,
 for the mover; at a match score (an XGID's or Match ID's), with gammons and backgammons at
 the score's prices for each side, as the neural players weigh them in a match.
-``--weights FILE`` uses another weights file than the shipped one.
+``--weights FILE`` uses another weights file than the shipped one. ``--game plakoto|fevga``
+values a position of that game by its net instead (``cli/variant_evaluate.py``).
 
 Exit status: 0 ok; 2 bad usage or bad input, an unusable weights file included (one line on
 stderr).
@@ -35,6 +36,9 @@ def _parser(prog: str, description: str) -> OneLineParser:
                    help="'start', a gnubg Position ID, PositionID:MatchID or an XGID (the 'XGID=' "
                    "prefix may be left out; write --position=-b---... when the id starts with '-')")
     p.add_argument("--weights", metavar="FILE", help="a weights file (default: the shipped net)")
+    p.add_argument("--game", choices=("plakoto", "fevga"), default=None,
+                   help="a Plakoto or Fevga position (start, its text id or 'x 24:14 13:1; o "
+                   "24:15'), valued by that game's net (cli/variant_evaluate.py)")
     p.add_argument("--json", action="store_true", help="print one JSON document")
     return p
 
@@ -60,6 +64,10 @@ def _load(prog: str, args):
 @entry_point
 def eval_main(argv: Sequence[str] | None = None) -> int:
     args = _parser("tavli-eval", "The neural net's probabilities for the side on roll.").parse_args(argv)
+    if args.game:
+        from .variant_evaluate import variant_eval
+
+        return variant_eval(args)
     loaded = _load("tavli-eval", args)
     if isinstance(loaded, int):
         return loaded
@@ -135,6 +143,10 @@ def hint_main(argv: Sequence[str] | None = None) -> int:
                    "all, the cube decision before the roll)")
     p.add_argument("--top", type=int, default=5, help="plays that get the 1-ply look (default 5)")
     args = p.parse_args(argv)
+    if args.game:
+        from .variant_evaluate import variant_hint
+
+        return variant_hint(args)
     loaded = _load("tavli-hint", args)
     if isinstance(loaded, int):
         return loaded

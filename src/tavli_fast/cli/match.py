@@ -76,8 +76,9 @@ def build_parser() -> OneLineParser:
                    "game's winner starts)")
     p.add_argument("--tavli", action="store_true",
                    help="a tavli match (T1-T3): games rotate Portes, Plakoto, Fevga, no cube, the "
-                   "previous game's winner starts; in Plakoto and Fevga 'random' plays randomly "
-                   "and every other player by the variants' heuristic")
+                   "previous game's winner starts; in Plakoto and Fevga 'random' plays randomly, "
+                   "'neural' and 'neural-1ply' by the game's net, every other player by the "
+                   "variants' heuristic")
     add_game_option(p, "with --tavli, an option of Plakoto or Fevga")
     p.add_argument("--no-cube", action="store_true", help="play without the doubling cube")
     p.add_argument("--max-cube", type=int, default=None, metavar="V",

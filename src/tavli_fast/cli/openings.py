@@ -73,8 +73,8 @@ def build_parser() -> OneLineParser:
                    help="only these opening rolls, e.g. 31,62 (default: all)")
     p.add_argument("--rules", default=None, help="backgammon (default) or portes (doubles may open)")
     p.add_argument("--game", default=None, choices=("plakoto", "fevga"),
-                   help="Plakoto or Fevga instead of Portes: the 21 rolls (T3), players random or "
-                   "heuristic (the default)")
+                   help="Plakoto or Fevga instead of Portes: the 21 rolls (T3), players random, "
+                   "heuristic, neural (the default) or neural-1ply")
     add_game_option(p)
     screen = p.add_mutually_exclusive_group()
     screen.add_argument("--screen", type=_threshold, default=None, metavar="X",

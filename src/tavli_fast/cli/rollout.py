@@ -131,7 +131,8 @@ def build_parser() -> OneLineParser:
     p.add_argument("--rules", default=None, help="backgammon (default) or portes")
     p.add_argument("--game", default=None, choices=("plakoto", "fevga"),
                    help="roll out Plakoto or Fevga instead of Portes (--position: start or the "
-                   "game's text id; players random or heuristic, the default)")
+                   "game's text id or 'x 24:14 13:1; o 24:15'; players random, heuristic, neural, the "
+                   "default, or neural-1ply)")
     add_game_option(p)
     p.add_argument("--json", action="store_true", help="print one JSON document")
     p.add_argument("--no-progress", action="store_true", help="no progress bar on stderr")
@@ -231,7 +232,7 @@ def run(args: argparse.Namespace) -> int:
                              predating={"vr": False, "truncate_plies": 0})
     fill_defaults(settings, {
         "position": "start", "trials": DEFAULT_TRIALS,
-        "players": ("heuristic",) * 2 if settings["game"] else DEFAULT_PLAYERS,
+        "players": DEFAULT_PLAYERS,  # neural: for Plakoto / Fevga too, each game's net
         "rules": "backgammon", "stratify": True,
         "bearoff": True, "truncate": True, "cubeful": False, "max_cube": DEFAULT_MAX_CUBE,
     })

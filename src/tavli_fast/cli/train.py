@@ -9,6 +9,7 @@
     tavli-train --games 1e6 --seed 1 --lambda 0.7 --checkpoint run.npz    # TD(lambda)
     tavli-train --recipe neural-v17-320.npz      # how a net was made, from the first net on
     tavli-train --recipe mine.npz    # yours too: every training command records itself
+    tavli-train --game plakoto --games 3e5 --seed 1 --checkpoint p.npz   # Plakoto / Fevga nets
 
 Supervised refinement on the net's own look-ahead (issue 13; ``supervise.py``):
 
@@ -419,6 +420,10 @@ def _supervised(args: argparse.Namespace, command: str | None) -> int:
 def main(argv: list[str] | None = None) -> int:
     """Entry point of ``tavli-train``; returns the exit status."""
     argv = sys.argv[1:] if argv is None else list(argv)
+    if any(a == "--game" or a.startswith("--game=") for a in argv):
+        from .variant_train import main as variant_main    # Plakoto and Fevga (issue 44)
+
+        return variant_main(argv)
     return run_command(PROG, build_parser(), lambda args: run(args, f"{PROG} {shlex.join(argv)}"),
                        argv)
 

@@ -14,8 +14,9 @@ backgammons), and the previous game's winner starts the next one and rolls both 
 any first roll, doubles included, may be played; the first game's starter is a fair coin).
 A Plakoto game drawn by two pinned mothers (P6) is replayed with the same starter. The two
 players play Portes as named; in Plakoto and Fevga ``random`` plays as the variants'
-``random`` player and every other player as the variants' ``heuristic`` player
-(``variant_player``), as the engine has no other player for those games yet.
+``random`` player, ``neural`` and ``neural-1ply`` as the variants' players of those names
+(each game's shipped net, issue 44), and every other player as the variants' ``heuristic``
+player (``variant_player``).
 
 The unit of work is a chunk of matches (``MatchChunk``), seeded like rollout chunks, so the
 numbers depend on the seed and the chunk size, never on the number of workers. The driver
@@ -144,10 +145,31 @@ def _whole(value: object, name: str, low: int) -> int:
 
 def variant_player(name: str) -> int:
     """The Plakoto / Fevga player (the core's VPLAYER_*) of a Portes player in a tavli match:
-    ``random`` plays randomly there too, every other player by the variants' heuristic."""
+    ``random`` plays randomly there too, ``neural`` / ``neural-1ply`` by the game's net at
+    that depth, every other player by the variants' heuristic."""
+    from ..variants.games import NEURAL_VARIANT_PLAYERS, VARIANT_PLAYERS
+
+    if name == "random" or name in NEURAL_VARIANT_PLAYERS:
+        return VARIANT_PLAYERS[name]
+    return VARIANT_PLAYERS["heuristic"]
+
+
+def variant_player_name(name: str) -> str:
+    """The name of the Plakoto / Fevga player ``variant_player`` gives a Portes player."""
     from ..variants.games import VARIANT_PLAYERS
 
-    return VARIANT_PLAYERS["random" if name == "random" else "heuristic"]
+    code = variant_player(name)
+    return next(k for k, v in VARIANT_PLAYERS.items() if v == code)
+
+
+def _variant_nets(chunk: MatchChunk) -> dict:
+    """The run_matches arguments of the variant nets a tavli chunk's players need."""
+    from ..variants.games import variant_net_for
+
+    if not chunk.tavli:
+        return {}
+    return {"plakoto_net": variant_net_for("plakoto", chunk.variant_ids),
+            "fevga_net": variant_net_for("fevga", chunk.variant_ids)}
 
 
 def make_match_request(
@@ -309,7 +331,7 @@ def run_match_chunk(chunk: MatchChunk) -> MatchChunkResult:
         default_match_table(), **_resources(chunk), tavli=chunk.tavli,
         variant_player_a=chunk.variant_ids[0], variant_player_b=chunk.variant_ids[1],
         plakoto_options=chunk.plakoto_options, fevga_options=chunk.fevga_options,
-        plakoto_draw_ends_game=chunk.draw_ends_game,
+        plakoto_draw_ends_game=chunk.draw_ends_game, **_variant_nets(chunk),
     )
     return MatchChunkResult(chunk.index, chunk.n_matches, tuple(int(v) for v in tallies))
 
@@ -543,7 +565,7 @@ class MatchResult:
             f"{self._t('draws'):,}",
             *([f"Options: {', '.join(r.game_rules)}"] if r.game_rules else []),
             "Players in Plakoto and Fevga: "
-            + ", ".join(f"{name} plays {'random' if name == 'random' else 'heuristic'}"
+            + ", ".join(f"{name} plays {variant_player_name(name)}"
                         for name in dict.fromkeys(r.players)),
             f"{self.elapsed_s:.2f} s, {self.matches / self.elapsed_s if self.elapsed_s > 0 else math.nan:,.1f} "
             f"matches/s, {self.jobs} job(s)"

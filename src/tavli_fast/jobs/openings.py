@@ -337,7 +337,7 @@ def make_openings_request(
     """Validate the arguments of an openings run; raise ValueError precisely.
 
     ``game``: "plakoto" or "fevga" (the 21 rolls of T3, the variants' players, default
-    ``heuristic``; ``rules`` must then be left at backgammon / portes, which it replaces), by
+    ``neural``, the game's net, as for Portes; ``rules`` must then be left at backgammon / portes, which it replaces), by
     ``game_rules`` (a PlakotoRules / FevgaRules or option names; None: the defaults).
     ``vr``: variance reduction (see ``parallel.rollout``), on top of the common dice; every
     figure is then luck-adjusted. None: on when a neural player plays (never for Plakoto /
@@ -361,7 +361,7 @@ def make_openings_request(
         if vr or weights is not None:
             raise ValueError(f"{'variance reduction' if vr else 'weights'}: the neural net "
                              f"plays backgammon / Portes, not {game}")
-        names, ids = variant_player_ids(game, players if players is not None else "heuristic")
+        names, ids = variant_player_ids(game, players if players is not None else "neural")
         rules, bearoff, truncate = "portes", False, False  # T3 rolls; no databases there
     else:
         names, ids = player_kinds(players if players is not None else default_player())

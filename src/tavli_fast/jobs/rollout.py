@@ -575,17 +575,19 @@ def make_request(
     "fevga" rolls out that game (``position``: "start", a text id or a position of it), by
     ``game_rules`` (a PlakotoRules / FevgaRules, or option names; None: the defaults).
     ``ply``, ``vr``, ``truncate_plies`` and ``move_filter`` are the expert settings of the
-    neural players described in ``parallel.rollout``; ``weights``, a weights file for their
+    neural players described in ``parallel.rollout`` (Plakoto and Fevga take ``ply`` only); ``weights``, a weights file for their
     net instead of the shipped one (ValueError if the rollout uses no net).
     """
     if game is None and game_rules is not None:
         raise ValueError("game_rules are the options of Plakoto or Fevga: give game too")
     if game is not None:
-        given = [k for k, v in (("ply", ply), ("vr", vr), ("truncate_plies", truncate_plies),
+        given = [k for k, v in (("vr", vr), ("truncate_plies", truncate_plies),
                                 ("move_filter", move_filter), ("weights", weights)) if v]
         if given:
-            raise ValueError(f"{', '.join(given)}: settings of the neural players, who play "
-                             f"backgammon / Portes, not {game}")
+            raise ValueError(f"{', '.join(given)}: settings of the Portes neural players, not "
+                             f"of {game}'s")
+        if ply is not None:  # the variants' neural players have the same two depths
+            players = apply_ply(player_names(players if players is not None else "heuristic"), ply)
         return _variant_request(game, position, players, cubeful, game_rules,
                                 make_request("start", trials, "pubeval", seed, rules, stratify,
                                              chunk_size, target_se, min_trials, False, False))

@@ -36,6 +36,7 @@ ctypedef struct MatchOptions:
     int variant_players[2]      # A's and B's players in Plakoto and Fevga (VPLAYER_*)
     int variant_options[2]      # the core option bits of Plakoto, of Fevga
     bint draw_ends_game         # P6 option: a Plakoto draw is a game nobody scores, not replayed
+    VNPlayers vnn               # the variant nets of the neural players (VPLAYER_NEURAL*)
 
 
 cdef inline int tavli_variant_game(VarGen* v, int kind, int starter, const MatchOptions* m,
@@ -51,7 +52,8 @@ cdef inline int tavli_variant_game(VarGen* v, int kind, int starter, const Match
     players[0] = m.variant_players[starter]
     players[1] = m.variant_players[starter ^ 1]
     return play_variant_game(v, &start, 0, GAME_PLAKOTO if kind == 1 else GAME_FEVGA,
-                             m.variant_options[kind - 1], players, rng, &plies, NULL, 0)
+                             m.variant_options[kind - 1], players, rng, &plies, NULL, 0,
+                             &m.vnn)
 
 
 cdef void play_match(MoveGen* g, VarGen* v, const Board* start, GameOptions* opt,

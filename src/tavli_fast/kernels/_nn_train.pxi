@@ -62,6 +62,14 @@ cdef void nn_td_update(NeuralNetC* net, const int8_t* on_roll, const int8_t* oth
     """
     cdef tf_rows x
     cdef double f[NN_FEATURE_INPUTS]
+    _nn_rows(&x, on_roll, other, f, nn_features_of(net))
+    nn_td_step(net, &x, target, alpha)
+
+
+cdef void nn_td_step(NeuralNetC* net, const tf_rows* x, const double* target,
+                     double alpha) noexcept nogil:
+    """The gradient step of nn_td_update for the inputs `x`, whatever encoded them (the
+    Plakoto and Fevga nets of _variant_neural.pxi share it)."""
     cdef double hidden[NN_MAX_HIDDEN]
     cdef double dh[NN_MAX_HIDDEN]
     cdef double out[NN_OUTPUTS]
@@ -69,8 +77,7 @@ cdef void nn_td_update(NeuralNetC* net, const int8_t* on_roll, const int8_t* oth
     cdef int a, i, j, o, h = net.n_hidden
     cdef double s, v
     cdef double* row
-    _nn_rows(&x, on_roll, other, f, nn_features_of(net))
-    nn_forward(net, &x, hidden, out)
+    nn_forward(net, x, hidden, out)
     for o in range(NN_OUTPUTS):
         delta[o] = alpha * (target[o] - out[o])
     for j in range(h):
@@ -85,12 +92,12 @@ cdef void nn_td_update(NeuralNetC* net, const int8_t* on_roll, const int8_t* oth
         net.b2[o] += delta[o]
     for j in range(h):
         net.b1[j] += dh[j]
-    for a in range(_rows_count(&x)):
-        v = _rows_item(&x, a, &i)
+    for a in range(_rows_count(x)):
+        v = _rows_item(x, a, &i)
         row = net.w1 + i * h
         for j in range(h):
             row[j] += v * dh[j]
-    nn_sync_fast(net, &x)
+    nn_sync_fast(net, x)
 
 
 cdef int nn_train_game(NeuralNetC* net, MoveGen* g, Rng* rng, double alpha, double lam,

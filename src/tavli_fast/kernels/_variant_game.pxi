@@ -6,6 +6,8 @@
 cdef enum:
     VPLAYER_RANDOM = 0
     VPLAYER_HEURISTIC = 1
+    VPLAYER_NEURAL = 2          # the game's net, 0-ply (_variant_neural.pxi)
+    VPLAYER_NEURAL_1PLY = 3     # the same with the 1-ply look
     VMAX_PLIES = 20000          # far beyond any real game; guards an endless loop
 
 # How a game ended, for player 0 (the side on roll in the start board).
@@ -108,14 +110,19 @@ cdef double fevga_heuristic(const Board* r) noexcept nogil:
     return score
 
 
-cdef int variant_choose(VarGen* v, int n, int player, int game, uint32_t my_pinned,
+cdef int variant_choose(VarGen* v, const Board* before, int n, int player, int game,
+                        uint32_t my_pinned, int options, const VNPlayers* nn,
                         Rng* rng) noexcept nogil:
-    """Index of the chosen result among v.g.out[0:n]."""
+    """Index of the chosen result among v.g.out[0:n] (plays from `before`); `nn` holds the
+    nets of the neural players (checked by the caller)."""
     cdef int i, best = 0, end
     cdef double s, best_score = -1e300
     cdef uint32_t opp_pins
     if player == VPLAYER_RANDOM or n == 1:
         return <int>rng_below(rng, n) if n > 1 else 0
+    if player == VPLAYER_NEURAL or player == VPLAYER_NEURAL_1PLY:
+        return vn_choose(nn.net[game], before, v.g.out, n, my_pinned,
+                         nn.scratch if player == VPLAYER_NEURAL_1PLY else NULL, options)
     for i in range(n):
         if game == GAME_PLAKOTO:
             opp_pins = plakoto_pins_after(&v.g.out[i], my_pinned)
@@ -136,12 +143,14 @@ cdef int variant_choose(VarGen* v, int n, int player, int game, uint32_t my_pinn
 
 cdef int play_variant_game(VarGen* v, const Board* start, uint32_t start_pinned, int game,
                            int options, const int* players, Rng* rng, int* plies,
-                           const int8_t* forced, int n_forced) noexcept nogil:
+                           const int8_t* forced, int n_forced,
+                           const VNPlayers* nn=NULL) noexcept nogil:
     """One game from `start` (player 0 on roll); returns its outcome for player 0.
 
     forced[2j:2j+2] (j < n_forced) are the dice of turn j (a 0 pair rolls normally): the
     stratified first rolls of a rollout and the common dice of the opening statistics.
-    Any first roll may be a double (T3: the starter rolls both dice again)."""
+    Any first roll may be a double (T3: the starter rolls both dice again).  `nn`: the
+    nets of the neural players (VPLAYER_NEURAL*), NULL when there are none."""
     cdef Board b = start[0]
     cdef uint32_t pinned = start_pinned         # the mover's pinned checkers
     cdef uint32_t opp_pinned
@@ -151,7 +160,7 @@ cdef int play_variant_game(VarGen* v, const Board* start, uint32_t start_pinned,
         n = generate_variant(v, &b, game, pinned, options, d1, d2)
         if n < 0:
             return V_FAILED
-        i = variant_choose(v, n, players[side], game, pinned, rng)
+        i = variant_choose(v, &b, n, players[side], game, pinned, options, nn, rng)
         b = v.g.out[i]
         opp_pinned = plakoto_pins_after(&b, pinned) if game == GAME_PLAKOTO else 0
         end = variant_end(&b, game, pinned, opp_pinned)

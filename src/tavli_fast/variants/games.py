@@ -3,7 +3,10 @@
 Players (ours): ``random`` picks uniformly among the distinct results of the roll;
 ``heuristic`` scores every result (race progress; in Plakoto pins made and suffered, the
 opponent's mother, points made and reachable lone checkers; in Fevga points held in front of
-the opponent's rearmost checker and their longest run) and plays the best. Whole games run in
+the opponent's rearmost checker and their longest run) and plays the best; ``neural`` plays
+the result with the best equity by the game's shipped net (``variant_neural``, issue 44) and
+``neural-1ply`` the best by its 1-ply look among the few best by 0 ply, as the Portes
+players of those names do. Whole games run in
 the compiled core (``_variant_game.pxi``), from the start or any position; the first roll may
 be a double (T3: the starter rolls both dice again).
 
@@ -32,13 +35,17 @@ __all__ = [
     "OUTCOMES",
     "POINTS",
     "variant_player_ids",
+    "variant_net_for",
+    "NEURAL_VARIANT_PLAYERS",
     "play_variant_trials",
     "VariantSimulationResult",
     "simulate_variant",
     "random_game_positions",
 ]
 
-VARIANT_PLAYERS: dict[str, int] = {"random": 0, "heuristic": 1}
+VARIANT_PLAYERS: dict[str, int] = {"random": 0, "heuristic": 1, "neural": 2, "neural-1ply": 3}
+#: The players that use the game's net (``variant_neural``).
+NEURAL_VARIANT_PLAYERS = ("neural", "neural-1ply")
 #: The exclusive outcomes of a game for player 0, in the core's order, and their points.
 OUTCOMES = (
     "win_single", "win_double", "win_mother", "lose_single", "lose_double", "lose_mother", "draw",
@@ -57,6 +64,17 @@ def variant_player_ids(game: str, players: object) -> tuple[tuple[str, str], tup
     return names, (VARIANT_PLAYERS[names[0]], VARIANT_PLAYERS[names[1]])
 
 
+def variant_net_for(game: str | int, ids: tuple[int, ...]) -> _core.VariantNet | None:
+    """The shipped net of ``game`` (name or core code) if one of the players ``ids`` is a
+    neural one, else None (the net is loaded only when it plays)."""
+    if max(ids) < VARIANT_PLAYERS["neural"]:
+        return None
+    from .neural import default_variant_net
+
+    name = game if isinstance(game, str) else next(k for k, v in GAME_CODES.items() if v == game)
+    return default_variant_net(name)
+
+
 def play_variant_trials(
     board: np.ndarray, pinned: int, game: int, options: int, n_games: int,
     players: tuple[int, int], seed: int, dice: np.ndarray | None = None,
@@ -69,7 +87,8 @@ def play_variant_trials(
     """
     outcomes = np.empty(n_games, dtype=np.int8)
     counts = _core.run_variant_games(board, pinned, game, options, n_games, players[0],
-                                     players[1], seed, first_dice=dice, outcomes=outcomes)
+                                     players[1], seed, first_dice=dice, outcomes=outcomes,
+                                     net=variant_net_for(game, players))
     return counts, outcomes
 
 
@@ -159,7 +178,7 @@ def simulate_variant(
     t0 = time.perf_counter()
     counts = _core.run_variant_games(
         before.core_board(), before.pinned_mask(), GAME_CODES[game], options, n,
-        ids[0], ids[1], seed,
+        ids[0], ids[1], seed, net=variant_net_for(game, ids),
     )
     elapsed = time.perf_counter() - t0
     mean = counts[7] / n

@@ -340,8 +340,8 @@ _CLASSES: dict[str, type[VariantPosition]] = {"plakoto": PlakotoPosition, "fevga
 
 
 def variant_position(game: str, position: VariantPosition | Mapping[str, Any] | str | None = None) -> VariantPosition:
-    """The position of ``game`` ("plakoto" or "fevga") from a dict, a text id, a position of
-    that game, or None for the starting position."""
+    """The position of ``game`` ("plakoto" or "fevga") from a dict, a text id, the readable
+    form of ``variant_text``, a position of that game, or None for the starting position."""
     if game not in _CLASSES:
         raise ValueError(f"game must be one of {', '.join(GAMES)}, not {game!r}")
     cls = _CLASSES[game]
@@ -352,6 +352,10 @@ def variant_position(game: str, position: VariantPosition | Mapping[str, Any] | 
             raise InvalidPositionError(f"a {position.game} position is not a {game} position")
         return position
     if isinstance(position, str):
+        from .text import looks_like_variant_text, parse_variant_text
+
+        if looks_like_variant_text(position):  # the readable form, 'x 24:13 13:2; o 24:15'
+            return parse_variant_text(game, position)
         parsed = from_variant_id(position)
         if not isinstance(parsed, cls):
             raise InvalidPositionError(f"{position!r} is a {parsed.game} id, not a {game} one")
