@@ -451,7 +451,7 @@ def test_the_shipped_weights_load_from_the_installed_package_and_verify():
     # redone; the package holds the default alone.
     earlier = ("v2", "v3", "v4", "v5", "v6", "v7-256", "v8-320", "v10-320", "v12-320", "v13-320",
                "v15-320", "v16-320")
-    assert sorted(p.name for p in path.parent.glob("*.npz")) == [neural.DEFAULT_WEIGHTS]
+    assert sorted(p.name for p in path.parent.glob("neural-*.npz")) == [neural.DEFAULT_WEIGHTS]
     assert neural.history_nets() == tuple(f"neural-{older}.npz" for older in earlier)
     for older in earlier:
         found = neural.weights_file(f"neural-{older}.npz")
