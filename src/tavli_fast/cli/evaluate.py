@@ -185,13 +185,19 @@ def hint_main(argv: Sequence[str] | None = None) -> int:
         print(json.dumps(report, indent=2))
     else:
         basis = ("at the score's gammon prices" if report["gammon_prices"] else "money")
-        print(f"Position ID {report['position_id']}, dice {dice[0]}{dice[1]} "
-              f"(cubeless equity for the mover, {basis})")
-        print(f"  {'#':>3}  {'play':<24} {'0-ply':>8} {'1-ply':>8}")
-        for i, play in enumerate(plays, 1):
-            one = f"{play['equity_1ply']:+8.4f}" if play["equity_1ply"] is not None else f"{'':>8}"
-            print(f"  {i:>3}  {play['play']:<24} {play['equity_0ply']:+8.4f} {one}")
+        print_plays(f"Position ID {report['position_id']}, dice {dice[0]}{dice[1]} "
+                    f"(cubeless equity for the mover, {basis})", plays)
     return 0
+
+
+def print_plays(title: str, plays: list[dict]) -> None:
+    """The ranked plays of a roll as tavli-hint prints them: each play's 0-ply equity, and
+    its 1-ply one where it was looked at (backgammon and the variants alike)."""
+    print(title)
+    print(f"  {'#':>3}  {'play':<24} {'0-ply':>8} {'1-ply':>8}")
+    for i, play in enumerate(plays, 1):
+        one = f"{play['equity_1ply']:+8.4f}" if play["equity_1ply"] is not None else f"{'':>8}"
+        print(f"  {i:>3}  {play['play']:<24} {play['equity_0ply']:+8.4f} {one}")
 
 
 if __name__ == "__main__":  # pragma: no cover

@@ -68,7 +68,7 @@ def variant_eval(args) -> int:
 def variant_hint(args) -> int:
     """tavli-hint for Plakoto / Fevga: the plays of the roll by 0 and 1 ply."""
     from ..variants import variant_play_notation
-    from .evaluate import _dice
+    from .evaluate import _dice, print_plays
 
     loaded = _load("tavli-hint", args)
     if isinstance(loaded, int):
@@ -102,10 +102,6 @@ def variant_hint(args) -> int:
     if args.json:
         print(json.dumps(report, indent=2))
         return 0
-    print(f"{args.game.capitalize()} {report['position_id']}, dice {dice[0]}{dice[1]} "
-          f"(points a game for the mover)")
-    print(f"  {'#':>3}  {'play':<24} {'0-ply':>8} {'1-ply':>8}")
-    for i, row in enumerate(rows, 1):
-        o = f"{row['equity_1ply']:+8.4f}" if row["equity_1ply"] is not None else f"{'':>8}"
-        print(f"  {i:>3}  {row['play']:<24} {row['equity_0ply']:+8.4f} {o}")
+    print_plays(f"{args.game.capitalize()} {report['position_id']}, dice {dice[0]}{dice[1]} "
+                f"(points a game for the mover)", rows)
     return 0
