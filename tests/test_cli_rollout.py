@@ -43,7 +43,7 @@ def test_trials_accept_every_spelling(trials):
 
 
 def test_json_document_and_echoed_random_seed():
-    p = run("--position", "XGID=-b----E-C---eE---c-e----B-:0:0:1:31:0:0:0:0:10",
+    p = run("--position", "XGID=-b----E-C---eE---c-e----B-:0:0:1:31:0:0:0:0:10", "--no-candidates",
             "--trials", "400", "--json", "-j", "2", "--rules", "portes", "--no-stratify")
     assert p.returncode == 0, p.stderr
     doc = json.loads(p.stdout)

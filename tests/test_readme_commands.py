@@ -39,6 +39,7 @@ SCALE = {
     "--matches": lambda n: 20,
     "--games": lambda n: min(20, max(6, n // 10_000)),  # keeps a resumed run's total above its first
     "--rollouts": lambda n: 2,
+    "--rollout": lambda n: 20,  # tavli-hint --rollout TRIALS
     "--epochs": lambda n: 2,
 }
 #: Options added to a line that does not give them: a small count where it would take a long
@@ -155,7 +156,7 @@ def python_script(doc: str) -> str:
 def test_the_python_section_shows_its_parallel_calls_under_the_main_guard(doc):
     script = python_script(doc)
     guard = script.index('if __name__ == "__main__":')
-    calls = [m.start() for m in re.finditer(r"tf\.(rollout|openings|play_matches)\(", script)]
+    calls = [m.start() for m in re.finditer(r"tf\.(rollout|rollout_plays|openings|play_matches)\(", script)]
     assert calls and all(_inside_function(script, at) for at in calls) and guard > max(calls)
 
 

@@ -46,7 +46,10 @@ from .game.movegen import (
 from .play.neural import NeuralNetError, Probabilities, evaluate
 from .jobs.openings_report import OpeningsResult, RepliesResult
 from .jobs.match import MatchResult
-from .api import Executor, make_targets, openings, play_matches, replies, resume_rollout, rollout, simulate
+from .api import (Executor, make_targets, openings, play_matches, replies, resume_rollout, rollout,
+                  rollout_plays, simulate)
+from .jobs.plays import InvalidPlayError
+from .jobs.plays_report import PlayRollout, PlaysResult
 from .play.players import choose
 from .game.position import GameContext, Play, Position
 from .jobs.rollout_result import RolloutResult
@@ -75,6 +78,7 @@ __all__ = [
     "GameContext",
     "InvalidCountError",
     "InvalidDiceError",
+    "InvalidPlayError",
     "InvalidPositionError",
     "MainGuardError",
     "MatchEquityTable",
@@ -82,6 +86,8 @@ __all__ = [
     "NeuralNetError",
     "OpeningsResult",
     "Play",
+    "PlayRollout",
+    "PlaysResult",
     "PlakotoPosition",
     "PlakotoRules",
     "Position",
@@ -120,6 +126,7 @@ __all__ = [
     "replies",
     "resume_rollout",
     "rollout",
+    "rollout_plays",
     "simulate",
     "simulate_variant",
     "variant_play_notation",

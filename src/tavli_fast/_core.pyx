@@ -492,7 +492,8 @@ def run_games(const int8_t[:, ::1] board, Py_ssize_t n_games, int player0, int p
               double[::1] per_game_equity=None, NeuralNet net=None, cube_branches=None,
               MatchTableC met=None, int truncate_plies=0, double[::1] vr_moments=None,
               double[::1] per_game_luck=None, int filter_candidates=NN_1PLY_CANDIDATES,
-              double filter_window=NN_1PLY_WINDOW):
+              double filter_window=NN_1PLY_WINDOW, double[::1] per_game_cubeful=None,
+              bint cube_first_turn=False, cubeful_play=(False, False)):
     """Play n_games games from `board`; player0 is on roll first.
 
     Returns (counts int64[9], moments float64[12]):
@@ -523,6 +524,13 @@ def run_games(const int8_t[:, ::1] board, Py_ssize_t n_games, int player0, int p
     cubeless equity for player 0: paired comparisons (common random numbers)
     need the games one by one, not only their sums.
     `net`: the NeuralNet of the neural players (required when one plays).
+    `per_game_cubeful` (float64[n_games], with `cube_branches`) receives each game's cubeful
+    result of the first branch for player 0 (as in `cube`'s sums: paired comparisons).
+    `cube_first_turn`: player 0 makes a cube decision before his first roll too (the
+    position was reached by a play; without it ply 0's cube is the branches' own).
+    `cubeful_play` (a pair, player 0's then player 1's): with `cube_branches`, that side's
+    0-ply neural player picks its plays by cubeful equity at its cube (the first live
+    branch's), else by cubeless equity.
     `cube_branches`: play with the doubling cube, following up to two cube histories on
     the same games: a sequence of tuples (value, owner, max_value, jacoby, beaver, away_me,
     away_opp, crawford), each a starting cube seen by player 0 (owner 0 centre, 1 player
@@ -554,6 +562,11 @@ def run_games(const int8_t[:, ::1] board, Py_ssize_t n_games, int player0, int p
     _set_filter(&opt, filter_candidates, filter_window)
     opt.n_branches = 0
     opt.stop_on_pass = False
+    opt.cube_first_turn = cube_first_turn
+    if len(cubeful_play) != 2:
+        raise ValueError("cubeful_play is a pair: player 0's, then player 1's")
+    opt.cubeful_play[0] = bool(cubeful_play[0])
+    opt.cubeful_play[1] = bool(cubeful_play[1])
     if (opt.vr or truncate_plies > 0) and net is None:
         raise ValueError("variance reduction and truncation after N plies need a NeuralNet")
     if truncate_plies < 0:
@@ -578,6 +591,10 @@ def run_games(const int8_t[:, ::1] board, Py_ssize_t n_games, int player0, int p
         raise ValueError("truncating a cubeful rollout needs the cubeful bear-off database")
     if per_game_equity is not None and per_game_equity.shape[0] != n_games:
         raise ValueError("per_game_equity must have n_games entries")
+    if per_game_cubeful is not None and (cube_branches is None
+                                         or per_game_cubeful.shape[0] != n_games):
+        raise ValueError("per_game_cubeful needs cube_branches and n_games entries")
+    cdef double* cubefuls = &per_game_cubeful[0] if per_game_cubeful is not None and n_games else NULL
     cdef double* equities = &per_game_equity[0] if per_game_equity is not None and n_games else NULL
     cdef int n_forced = 0
     if first_dice is not None:
@@ -619,6 +636,8 @@ def run_games(const int8_t[:, ::1] board, Py_ssize_t n_games, int player0, int p
                     break
                 if opt.n_branches:
                     cube_figures(&r, &opt, v, &cubeless)
+                    if cubefuls != NULL:
+                        cubefuls[gi] = v[0]
                     cm[8] += cubeless
                     cm[9] += cubeless * cubeless
                     for k in range(opt.n_branches):
@@ -679,6 +698,8 @@ def choose(const int8_t[:, ::1] board, int die1, int die2, int player, uint64_t 
     opt.vr = False
     _set_filter(&opt, filter_candidates, filter_window)
     opt.n_branches = 0
+    opt.cube_first_turn = False
+    opt.cubeful_play[0] = opt.cubeful_play[1] = False
     opt.net = _net_c(net)
     opt.scratch = NULL
     rng_seed(&rng, seed)
@@ -858,7 +879,8 @@ def run_matches(const int8_t[:, ::1] board, Py_ssize_t n_matches, int length, in
                 NeuralNet net=None, bint tavli=False, int variant_player_a=VPLAYER_HEURISTIC,
                 int variant_player_b=VPLAYER_HEURISTIC, int plakoto_options=0,
                 int fevga_options=0, bint plakoto_draw_ends_game=False,
-                VariantNet plakoto_net=None, VariantNet fevga_net=None):
+                VariantNet plakoto_net=None, VariantNet fevga_net=None,
+                cubeful_play=(False, False)):
     """Play n_matches matches to `length` points from the score (score_a, score_b).
 
     Every Portes game starts from `board` (the starting position).  max_cube = 1 plays
@@ -866,7 +888,9 @@ def run_matches(const int8_t[:, ::1] board, Py_ssize_t n_matches, int length, in
     Plakoto, Fevga, the variant games played by variant_player_a / _b (VPLAYER_*) under
     the option bits plakoto_options / fevga_options (the neural ones, 2 and 3, need
     plakoto_net and fevga_net); plakoto_draw_ends_game: P6's option,
-    a draw is a game that nobody scores instead of a replay.  Returns int64[N_MATCH_TALLIES]:
+    a draw is a game that nobody scores instead of a replay.  `cubeful_play` (A's, then
+    B's): that player's 0-ply neural player picks its plays by cubeful equity at the match's
+    cube and score (run_games).  Returns int64[N_MATCH_TALLIES]:
     matches won by A, games, sum of games squared, sum of final cubes, A's single /
     gammon (2 points) / backgammon wins, B's, games ended by a pass, points scored by A
     and by B, then per game type (Portes, Plakoto, Fevga) games decided, A's points, B's
@@ -918,6 +942,11 @@ def run_matches(const int8_t[:, ::1] board, Py_ssize_t n_matches, int length, in
     m.variant_options[0] = plakoto_options
     m.variant_options[1] = fevga_options
     m.draw_ends_game = plakoto_draw_ends_game
+    if len(cubeful_play) != 2:
+        raise ValueError("cubeful_play is a pair: A's, then B's")
+    m.cubeful_play[0] = bool(cubeful_play[0])
+    m.cubeful_play[1] = bool(cubeful_play[1])
+    opt.cube_first_turn = False
     m.vnn.net[GAME_PLAKOTO] = _vnet_c(plakoto_net, GAME_PLAKOTO)
     m.vnn.net[GAME_FEVGA] = _vnet_c(fevga_net, GAME_FEVGA)
     m.vnn.scratch = NULL

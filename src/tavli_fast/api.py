@@ -1,4 +1,4 @@
-"""The public API of the long runs: ``rollout``, ``resume_rollout``, ``openings``,
+"""The public API of the long runs: ``rollout``, ``resume_rollout``, ``rollout_plays``, ``openings``,
 ``replies``, ``play_matches``, ``make_targets`` and ``simulate``, re-exported by ``tavli_fast``.
 
 Two knobs are shared by all of them:
@@ -37,6 +37,7 @@ from .jobs.match import (
     read_match_checkpoint,
 )
 from .jobs.openings_report import openings as _openings, replies as _replies
+from .jobs.plays_report import rollout_plays as _rollout_plays
 from .jobs.rollout_result import RolloutResult, build_result
 from .jobs.targets import make_targets as _make_targets
 from .play.simulate import simulate as _simulate
@@ -52,7 +53,7 @@ from .jobs.rollout import (
     request_from_checkpoint,
 )
 
-__all__ = ["Executor", "rollout", "resume_rollout", "openings", "replies", "play_matches",
+__all__ = ["Executor", "rollout", "resume_rollout", "rollout_plays", "openings", "replies", "play_matches",
            "make_targets", "simulate", "run_request", "default_jobs", "read_checkpoint",
            "CHECKPOINT_FORMAT"]
 
@@ -411,6 +412,7 @@ def _public(implementation: Callable[..., Any], name: str, *, runs_on_executor: 
 rollout = _public(_rollout, "rollout")
 resume_rollout = _public(_resume_rollout, "resume_rollout")
 play_matches = _public(_play_matches, "play_matches", matches=True)
+rollout_plays = _public(_rollout_plays, "rollout_plays")
 openings = _public(_openings, "openings")
 replies = _public(_replies, "replies")
 make_targets = _public(_make_targets, "make_targets")

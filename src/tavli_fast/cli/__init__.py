@@ -204,6 +204,16 @@ def public_settings(settings: dict, executor: dict) -> dict:
     return out
 
 
+def check_plot_available() -> None:
+    """UsageError saying how to install matplotlib when --plot cannot draw."""
+    try:
+        import matplotlib  # noqa: F401 - an optional dependency (the plot extra)
+    except ImportError:
+        raise UsageError(
+            "--plot needs matplotlib: pip install 'tavli_fast[plot]' (or pip install matplotlib)"
+        ) from None
+
+
 def compiled_core_status() -> str:
     """Whether the compiled core (tavli_fast._core) is importable, and from where."""
     try:

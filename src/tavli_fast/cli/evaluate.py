@@ -13,6 +13,8 @@ roll, best first: every play's 0-ply equity, and the 1-ply equity of the best fe
 (``--top``, default 5), ranked by 1 ply where it was computed. Play equities are cubeless,
 for the mover; at a match score (an XGID's or Match ID's), with gammons and backgammons at
 the score's prices for each side, as the neural players weigh them in a match.
+``--rollout [TRIALS]`` rolls the candidate plays out side by side on common dice instead, as
+``tavli-rollout --dice`` does (``cli/plays.py``).
 ``--weights FILE`` uses another weights file than the shipped one. ``--game plakoto|fevga``
 values a position of that game by its net instead (``cli/variant_evaluate.py``).
 
@@ -26,8 +28,12 @@ import json
 import sys
 from typing import Sequence
 
+from ..jobs.plays import DEFAULT_TRIALS
 from . import NET_OUTPUTS as FIGURES
-from . import OneLineParser, entry_point, print_error
+from . import (OneLineParser, UsageError, add_executor_options, entry_point, executor_settings,
+               parse_count, print_error, run_command)
+from .plays import add_plays_options, run_plays
+from .rollout import _seed
 
 
 def _parser(prog: str, description: str) -> OneLineParser:
@@ -142,7 +148,22 @@ def hint_main(argv: Sequence[str] | None = None) -> int:
     p.add_argument("--dice", help="the roll, e.g. 31 (default: the XGID's dice; with no dice at "
                    "all, the cube decision before the roll)")
     p.add_argument("--top", type=int, default=5, help="plays that get the 1-ply look (default 5)")
+    p.add_argument("--rollout", type=parse_count, nargs="?", const=DEFAULT_TRIALS, default=None,
+                   metavar="TRIALS", help="roll out the candidate plays side by side on common "
+                   f"dice, TRIALS a play at most (default {DEFAULT_TRIALS:,}); as tavli-rollout --dice")
+    rollout = p.add_argument_group("with --rollout")
+    add_plays_options(rollout, with_dice=False)
+    for option, kwargs in (("--seed", {"type": _seed}), ("--cubeful", {"action": "store_true"}),
+                           ("--checkpoint", {}), ("--resume", {}), ("--no-progress", {"action": "store_true"})):
+        rollout.add_argument(option, **kwargs)
+    add_executor_options(rollout)
     args = p.parse_args(argv)
+    if args.rollout is not None or args.resume is not None:
+        return run_command("tavli-hint", p, _hint_rollout, argv)
+    unused = [o for o, v in (("--candidates", args.candidates), ("--plays", args.plays),
+                             ("--plot", args.plot), ("--seed", args.seed)) if v is not None]
+    if unused or args.cubeful or args.no_stop or args.stop_when_decided is not None:
+        return print_error("tavli-hint", f"{', '.join(unused) or 'that option'} goes with --rollout")
     if args.game:
         from .variant_evaluate import variant_hint
 
@@ -188,6 +209,16 @@ def hint_main(argv: Sequence[str] | None = None) -> int:
         print_plays(f"Position ID {report['position_id']}, dice {dice[0]}{dice[1]} "
                     f"(cubeless equity for the mover, {basis})", plays)
     return 0
+
+
+def _hint_rollout(args) -> int:
+    """tavli-hint --rollout: the candidate plays rolled out (tavli-rollout --dice's job)."""
+    if args.game:
+        raise UsageError("--rollout: the candidate plays are rolled out for backgammon and Portes")
+    settings = {"position": args.position, "dice": args.dice, "trials": args.rollout,
+                "seed": args.seed, "cubeful": True if args.cubeful else None,
+                "weights": args.weights}
+    return run_plays("tavli-hint", args, settings, executor_settings(args))
 
 
 def print_plays(title: str, plays: list[dict]) -> None:

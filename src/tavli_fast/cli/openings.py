@@ -12,6 +12,7 @@ import sys
 from typing import Sequence
 
 from . import (
+    check_plot_available,
     public_settings,
     add_game_option,
     entry_point,
@@ -116,15 +117,6 @@ def build_parser() -> OneLineParser:
     return p
 
 
-def _check_plot_available() -> None:
-    try:
-        import matplotlib  # noqa: F401
-    except ImportError:
-        raise UsageError(
-            "--plot needs matplotlib: pip install 'tavli_fast[plot]' (or pip install matplotlib)"
-        ) from None
-
-
 def run(args: argparse.Namespace) -> int:
     from ..api import openings
     from ..run.progress import TqdmProgress
@@ -133,7 +125,7 @@ def run(args: argparse.Namespace) -> int:
         if path is not None:
             _check_writable(path, option)
     if args.plot is not None:
-        _check_plot_available()
+        check_plot_available()
     executor = executor_settings(args)
     if args.replies is not None:
         return _run_replies(args, executor)

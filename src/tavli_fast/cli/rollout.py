@@ -14,6 +14,7 @@ from typing import Any, Sequence
 
 from ..jobs.cubeful import DEFAULT_MAX_CUBE
 from ..errors import VariantIdError
+from .plays import add_plays_options, run_plays, wants_plays
 from . import (
     public_settings,
     add_game_option,
@@ -100,9 +101,10 @@ def build_parser() -> OneLineParser:
         "printed). With --checkpoint FILE, an interrupted run is continued by --resume FILE.",
     )
     p.add_argument("--position", default=None, metavar="ID",
-                   help="'start' (default), a gnubg Position ID, PositionID:MatchID or an XGID (its "
-                   "dice, if rolled, are every trial's first roll; the 'XGID=' prefix may be left "
-                   "out: write --position=-b---... when the id starts with '-')")
+                   help="'start' (default), a gnubg Position ID, PositionID:MatchID or an XGID (with "
+                   "its dice rolled, the candidate plays of that roll are rolled out, as with --dice; "
+                   "the 'XGID=' prefix may be left out: write --position=-b---... when the id starts "
+                   "with '-')")
     p.add_argument("--trials", "-n", type=parse_count, default=None, metavar="N",
                    help=f"games to play (1e6, 1_000_000 and 1000000 all work; default {DEFAULT_TRIALS:,})")
     who = p.add_mutually_exclusive_group()
@@ -165,6 +167,7 @@ def build_parser() -> OneLineParser:
                    "match winning chances); games are played to the end")
     p.add_argument("--max-cube", type=int, default=None, metavar="V",
                    help=f"with --cubeful, the highest cube value (default {DEFAULT_MAX_CUBE}, rule R23)")
+    add_plays_options(p, with_dice=True)
     p.add_argument("-v", "--verbose", action="count", default=0, help="more log output (-vv debug)")
     p.add_argument("-q", "--quiet", action="count", default=0, help="only errors in the log")
     p.add_argument("--version", action=_VersionAction)
@@ -204,6 +207,17 @@ def run(args: argparse.Namespace) -> int:
     from ..run.progress import TqdmProgress
 
     executor = executor_settings(args)
+    if wants_plays(args):
+        return run_plays(PROG, args, {
+            "position": args.position, "dice": args.dice, "trials": args.trials,
+            "players": players_from_args(args), "seed": args.seed, "rules": args.rules,
+            "min_trials": args.min_trials, "chunk_size": args.chunk_size,
+            "stratify": False if args.no_stratify else None,
+            "bearoff": False if args.no_bearoff else None,
+            "truncate": False if args.no_truncate else None, "cache_dir": args.cache_dir,
+            "cubeful": True if args.cubeful else None, "max_cube": args.max_cube,
+            "ply": _ply(args.ply), "vr": args.vr, "weights": args.weights,
+        }, executor)
     settings: dict[str, Any] = {
         "position": args.position,
         "trials": args.trials,

@@ -25,7 +25,7 @@ from ..play.cube import DOUBLING, OWNER_CODES, action_words, cube_state_args, de
 from ..errors import InvalidPositionError
 from ..game.position import Position
 
-__all__ = ["DEFAULT_MAX_CUBE", "cube_branches", "CubefulFigures", "cubeful_figures", "check_max_cube"]
+__all__ = ["DEFAULT_MAX_CUBE", "cube_of", "cube_branches", "CubefulFigures", "cubeful_figures", "check_max_cube"]
 
 #: R23: cube values stop at 64.
 DEFAULT_MAX_CUBE = 64
@@ -46,9 +46,9 @@ def _state(position: Position, max_cube: int) -> tuple:
                                    "away_opp", "crawford"))
 
 
-def cube_branches(position: Position, max_cube: int = DEFAULT_MAX_CUBE) -> tuple[tuple, ...]:
-    """The starting cube of each branch, seen by the side on roll: no double, and double/take
-    when the side on roll may double now (before its roll: an XGID with dice has rolled)."""
+def cube_of(position: Position, max_cube: int = DEFAULT_MAX_CUBE) -> tuple:
+    """The position's cube as the kernels' tuple, seen by the side on roll (checked against
+    the maximum cube and the match equity table's length)."""
     max_cube = check_max_cube(max_cube)
     ctx = position.context
     if ctx.cube_value > max_cube:
@@ -58,8 +58,14 @@ def cube_branches(position: Position, max_cube: int = DEFAULT_MAX_CUBE) -> tuple
             f"a {ctx.match_length}-point match is longer than the match equity table "
             f"({default_match_table().size} points)"
         )
-    nd = _state(position, max_cube)
-    if ctx.dice is None and _core.cube_allows_double(*nd, met=_met(position)):
+    return _state(position, max_cube)
+
+
+def cube_branches(position: Position, max_cube: int = DEFAULT_MAX_CUBE) -> tuple[tuple, ...]:
+    """The starting cube of each branch, seen by the side on roll: no double, and double/take
+    when the side on roll may double now (before its roll: an XGID with dice has rolled)."""
+    nd = cube_of(position, max_cube)
+    if position.context.dice is None and _core.cube_allows_double(*nd, met=_met(position)):
         value, _, cap, jacoby, beaver, a, b, crawford = nd
         return nd, (2 * value, OWNER_CODES["opponent"], cap, jacoby, beaver, a, b, crawford)
     return (nd,)

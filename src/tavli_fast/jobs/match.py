@@ -28,6 +28,7 @@ from __future__ import annotations
 import json
 import math
 import os
+from ..run.records import TableExport
 from dataclasses import dataclass
 from functools import partial
 from typing import Any, Iterable, Sequence
@@ -130,6 +131,9 @@ class MatchRequest:
             **({"tavli": True} if self.tavli else {}),
             **({"game_rules": list(self.game_rules)} if self.game_rules else {}),
             **(self.net.checkpoint_keys()[0] if self.net else {}),
+            # With the cube the neural players play by cubeful equity: a checkpoint from before
+            # (cubeless checker play) is not continued with other play.
+            **({"checker_play": "cubeful"} if self.max_cube > 1 else {}),
         }
 
     def to_dict(self) -> dict[str, Any]:
@@ -290,6 +294,7 @@ class MatchChunk:
     fevga_options: int = 0
     draw_ends_game: bool = False  # P6 option (PlakotoRules.draw_scores_point)
     net: NetChoice | None = None  # the neural players' net (None: the shipped one)
+    cubeful_play: bool = True  # with the cube, the 0-ply neural players play by cubeful equity
 
 
 @dataclass(frozen=True)
@@ -332,6 +337,7 @@ def run_match_chunk(chunk: MatchChunk) -> MatchChunkResult:
         variant_player_a=chunk.variant_ids[0], variant_player_b=chunk.variant_ids[1],
         plakoto_options=chunk.plakoto_options, fevga_options=chunk.fevga_options,
         plakoto_draw_ends_game=chunk.draw_ends_game, **_variant_nets(chunk),
+        cubeful_play=(chunk.cubeful_play, chunk.cubeful_play),
     )
     return MatchChunkResult(chunk.index, chunk.n_matches, tuple(int(v) for v in tallies))
 
@@ -375,7 +381,7 @@ def match_chunk_size(request: MatchRequest, c: int) -> int | None:
 
 
 @dataclass(frozen=True)
-class MatchResult:
+class MatchResult(TableExport):
     """The outcome of a match run. ``win``: the match winning chances of players A and B;
     ``se``: their standard error (the same for both). Rates are per game."""
 

@@ -6,20 +6,13 @@ rolled out: the position after the play, sides switched (the opponent on roll, r
 normally), with the players swapped accordingly. Every figure is then turned back to the first
 mover's view (win <-> lose, gammons swap, equity negated).
 
-Common random numbers: all the candidate plays of one roll are played on the same dice. Trial
-``t`` of every candidate uses the same chunk seed, the same stratified first two rolls of the
-opponent and the same forced dice for its first ``FORCED_ROLLS`` turns (games are far shorter,
-so in practice every game is played on identical dice). The per-trial equities of the
-candidates are then strongly correlated and the difference between two plays, computed trial by
-trial (a paired difference), has a far smaller standard error than either play's equity.
-
-The unit of work (``OpeningUnit``) is one roll x one chunk of trials, running the candidate
-plays of that roll; it returns plain numbers (``UnitResult``): per candidate the sums and sums
-of squares of the figures, and the sums of products of the candidates' per-trial equities, so
-the parent's memory does not grow with the trials. Units are merged in chunk order per roll,
-so the numbers depend on the seed, the trials, the chunk size and the screening settings, never
-on the number of worker processes. This module knows nothing of processes (``parallel.run_units``
-runs the units).
+Common random numbers: all the candidate plays of one roll are played on the same dice, and
+the difference between two plays is computed trial by trial (a paired difference), with a far
+smaller standard error than either play's equity (``candidates.py`` holds the unit of work,
+``CandidateUnit``, one roll x one chunk of trials, and the merged state of a roll,
+``CandidateTally``). Units are merged in chunk order per roll, so the numbers depend on the
+seed, the trials, the chunk size and the screening settings, never on the number of worker
+processes. This module knows nothing of processes (``run/driver.py`` runs the jobs).
 
 Plakoto and Fevga (``game=``) use the same job: the 21 rolls (T3: the starter rolls both dice
 again, so the first play may be a double), every distinct play of each from the game's start,
@@ -32,7 +25,6 @@ from __future__ import annotations
 import logging
 import math
 import os
-import time
 from dataclasses import dataclass
 from functools import partial
 from numbers import Real
@@ -46,12 +38,13 @@ from ..checks import check_count, check_seed
 from ..play.players import player_kinds
 from ..play.neural import NetChoice, choose_net
 from ..run.plans import ChainedPlan, UnitPlan, part_size, parts
-from ..play.players import PLAYERS, game_resources, needs_net
+from ..play.players import PLAYERS, needs_net
 from ..game.position import Position
 from ..run.progress import RolloutProgress
 from .rollout import FIGURES, chunk_seed, figures_from_moments
 from ..rules import Rules, get_rules
-from .stratify import stratified_dice
+from .candidates import (FORCED_ROLLS, CandidateTally, CandidateUnit, UnitResult,
+                         prepare_unit, run_unit)
 
 __all__ = [
     "OPENING_FIGURES",
@@ -64,6 +57,8 @@ __all__ = [
     "OpeningUnit",
     "UnitResult",
     "RollTally",
+    "CandidateUnit",
+    "CandidateTally",
     "default_player",
     "opening_rolls",
     "parse_rolls",
@@ -82,8 +77,6 @@ log = logging.getLogger(__name__)
 
 #: The figures reported for each play, for the first mover (gammons include backgammons).
 OPENING_FIGURES = FIGURES  # the same six figures, in the order of the core's moments
-_K = len(OPENING_FIGURES)
-_EQ = OPENING_FIGURES.index("equity")
 
 #: Trials per unit of work (one roll x one chunk): a whole block of stratified first two rolls.
 DEFAULT_CHUNK_SIZE = 1296
@@ -97,9 +90,9 @@ DEFAULT_TRIALS = 70 * DEFAULT_CHUNK_SIZE
 DEFAULT_SCREEN = 0.06
 DEFAULT_SCREEN_TRIALS = 10 * DEFAULT_CHUNK_SIZE
 
-#: Turns whose dice are fixed per trial (identical for every candidate play): the common dice.
-#: Games from the start last about 61 +- 18 turns, so 200 covers practically every game.
-FORCED_ROLLS = 200
+#: The names the openings' unit and tally had before the plays of any roll shared them.
+OpeningUnit = CandidateUnit
+RollTally = CandidateTally
 
 #: Preference order of the default player: the strongest the engine has.
 PREFERRED_PLAYERS = ("neural", "pubeval")
@@ -409,50 +402,6 @@ def make_openings_request(
     )
 
 
-@dataclass(frozen=True)
-class OpeningUnit:
-    """One roll x one chunk of trials, for some of the roll's candidate plays: plain data."""
-
-    roll_index: int  # index of the roll in the request
-    chunk: int
-    first_trial: int
-    n_games: int
-    candidates: tuple[int, ...]  # indices of the plays in the roll's list
-    boards: tuple[bytes, ...]  # their positions after the play, sides switched
-    roll_seed: int
-    player_on_roll: int  # the opponent of the first mover: on roll in the rolled-out positions
-    first_mover: int
-    backgammons: bool
-    stratify: bool
-    bearoff_play: bool
-    truncate: bool
-    cache_dir: str | None
-    reply: tuple[int, int] | None = None  # the opponent's first roll, forced (reply statistics)
-    vr: bool = False  # luck-adjusted figures
-    game: int = -1  # Portes (-1), or the core's Plakoto / Fevga number
-    pinned: tuple[int, ...] = ()  # Plakoto: the pinned mask of the side on roll, per board
-    variant_options: int = 0  # Plakoto / Fevga: the core's option bits
-    net: NetChoice | None = None  # the net of the neural players and vr (None: the shipped one)
-
-
-@dataclass(frozen=True)
-class UnitResult:
-    """What one unit produced, for the first mover: plain numbers.
-
-    ``moments[i]``: the sums, then the sums of squares, of candidate i's OPENING_FIGURES;
-    ``cross[i][j]``: the sum over the trials of equity_i * equity_j.
-    """
-
-    roll_index: int
-    chunk: int
-    games: int
-    candidates: tuple[int, ...]
-    moments: tuple[tuple[float, ...], ...]
-    cross: tuple[tuple[float, ...], ...]
-    truncated: tuple[int, ...]
-    plies: tuple[int, ...]
-
-
 def plan_units(request: OpeningsRequest, phase: int, survivors: Sequence[Sequence[int]] | None = None,
                done: Sequence[int] | None = None) -> ChainedPlan:
     """The units of phase 0 (the short run of every play; the whole run without screening) or
@@ -467,11 +416,11 @@ def plan_units(request: OpeningsRequest, phase: int, survivors: Sequence[Sequenc
     return ChainedPlan(plans)
 
 
-def _opening_unit(request: OpeningsRequest, ri: int, cands: tuple[int, ...], c: int) -> OpeningUnit:
+def _opening_unit(request: OpeningsRequest, ri: int, cands: tuple[int, ...], c: int) -> CandidateUnit:
     """Chunk ``c`` of roll ``ri``'s candidate plays ``cands``."""
     rp = request.rolls[ri]
     t0, n = request.chunk_bounds(c)
-    return OpeningUnit(
+    return CandidateUnit(
         roll_index=ri, chunk=c, first_trial=t0, n_games=n, candidates=cands,
         boards=tuple(rp.boards[i] for i in cands), roll_seed=_roll_seed(request.seed, rp.roll),
         player_on_roll=request.player_ids[1], first_mover=request.player_ids[0],
@@ -483,221 +432,11 @@ def _opening_unit(request: OpeningsRequest, ri: int, cands: tuple[int, ...], c: 
 
 
 def _variant_fields(request: OpeningsRequest, rp: RollPlays, cands: Sequence[int]) -> dict[str, Any]:
-    """The OpeningUnit fields of a Plakoto / Fevga run."""
+    """The CandidateUnit fields of a Plakoto / Fevga run."""
     from ..variants.movegen import GAME_CODES
 
     return {"game": GAME_CODES[request.game], "pinned": tuple(rp.pinned[i] for i in cands),  # type: ignore[index]
             "variant_options": request.variant_options}
-
-
-def common_dice(unit: OpeningUnit) -> np.ndarray:
-    """The forced dice (int8 [n_games, 2*FORCED_ROLLS]) shared by every candidate of the unit:
-    the opponent's first two rolls stratified, the later ones drawn from the chunk's seed."""
-    n = unit.n_games
-    rng = np.random.default_rng(np.random.SeedSequence(unit.roll_seed, spawn_key=(unit.chunk, 1)))
-    later = rng.integers(1, 7, size=(n, 2 * FORCED_ROLLS), dtype=np.int8)
-    if unit.stratify:
-        later[:, :4] = stratified_dice(unit.roll_seed, unit.first_trial, n)
-    if unit.reply is not None:  # the reply is forced; the next two rolls are stratified
-        later[:, 2:] = later[:, :-2].copy()
-        later[:, :2] = unit.reply
-    return np.ascontiguousarray(later)
-
-
-def _first_mover_moments(opp: np.ndarray, n: int) -> tuple[float, ...]:
-    """Sums and sums of squares of the figures for the first mover, from the opponent's."""
-    s, q = opp[:_K], opp[_K:]
-    # opponent's order: win, wg, wbg, lg, lbg, equity
-    sums = [n - s[0], s[3], s[4], s[1], s[2], -s[5]]
-    sq = [n - 2 * s[0] + q[0], q[3], q[4], q[1], q[2], q[5]]
-    return tuple(float(v) for v in (*sums, *sq))
-
-
-# Each Plakoto / Fevga outcome of the side on roll (variant_games.OUTCOMES: his win single,
-# double, mother, loss single, double, mother, draw) as the six figures of the FIRST MOVER,
-# his opponent: win, 2-point win, -, 2-point loss, -, points. A draw (P6) is 0 in all, so
-# win + loss is not 1 and the Portes conversion (_first_mover_moments) does not apply.
-_VARIANT_FIGURES = np.array(
-    [[0, 0, 0, 0, 0, -1], [0, 0, 0, 1, 0, -2], [0, 0, 0, 1, 0, -2],
-     [1, 0, 0, 0, 0, 1], [1, 1, 0, 0, 0, 2], [1, 1, 0, 0, 0, 2], [0, 0, 0, 0, 0, 0]],
-    dtype=np.float64,
-)
-
-
-def _variant_figures(unit: OpeningUnit, i: int, board: np.ndarray, seed: int,
-                     players: tuple[int, int], dice: np.ndarray) -> tuple[np.ndarray, int]:
-    """Candidate i's games of a Plakoto / Fevga unit: per game the first mover's figures
-    (float64[n_games, 6]) and the sum of the plies."""
-    from ..variants.games import play_variant_trials
-
-    counts, outcomes = play_variant_trials(board, unit.pinned[i], unit.game, unit.variant_options,
-                                           unit.n_games, players, seed, dice)
-    return _VARIANT_FIGURES[outcomes], int(counts[7])
-
-
-def unit_resources(unit: OpeningUnit, load: bool = True) -> dict:
-    """The bear-off tables and net the unit's games need (see players.game_resources)."""
-    if unit.game >= 0:
-        return {}  # the Plakoto / Fevga players need neither
-    return game_resources((unit.player_on_roll, unit.first_mover), unit.bearoff_play,
-                          unit.truncate, unit.cache_dir, load=load, net=unit.vr,
-                          weights=unit.net)
-
-
-def prepare_unit(unit: OpeningUnit) -> None:
-    """Build the bear-off databases the unit's games need, if missing, without loading them
-    (once per machine, before its workers start)."""
-    unit_resources(unit, load=False)
-
-
-def run_unit(unit: OpeningUnit) -> UnitResult:
-    """Play the unit's trials for each candidate on the same dice (C game loop, GIL released).
-    With ``unit.vr`` every figure, and the per-trial equities of the paired differences, are
-    luck-adjusted."""
-    start = time.perf_counter()
-    dice = common_dice(unit)
-    seed = chunk_seed(unit.roll_seed, unit.chunk)
-    players = (unit.player_on_roll, unit.first_mover)
-    resources = unit_resources(unit)
-    k = len(unit.candidates)
-    equities = np.empty((k, unit.n_games), dtype=np.float64)
-    luck = np.zeros((k, unit.n_games), dtype=np.float64)
-    moments, truncated, plies = [], [], []
-    for i, raw in enumerate(unit.boards):
-        board = np.frombuffer(raw, dtype=np.int8).reshape(2, 26).copy()
-        vr = np.zeros(2 * _K) if unit.vr else None
-        if unit.game >= 0:
-            figs, n_plies = _variant_figures(unit, i, board, seed, players, dice)
-            equities[i] = -figs[:, _EQ]  # the side on roll's, as run_games gives them
-            moments.append(tuple(float(v) for v in (*figs.sum(axis=0), *(figs**2).sum(axis=0))))
-            truncated.append(0)
-            plies.append(n_plies)
-            continue
-        counts, m = _core.run_games(
-            board, unit.n_games, players[0], players[1], seed, False, unit.backgammons, dice,
-            bearoff_play=unit.bearoff_play, truncate=unit.truncate,
-            given_plies=0 if unit.reply is None else 1, per_game_equity=equities[i],
-            vr_moments=vr, per_game_luck=luck[i] if unit.vr else None, **resources,
-        )
-        if vr is not None:
-            m = vr
-        if int(counts[:7].sum()) != unit.n_games:
-            raise RuntimeError(f"roll {unit.roll_index} chunk {unit.chunk}: wrong number of games")
-        moments.append(_first_mover_moments(np.asarray(m, dtype=np.float64), unit.n_games))
-        truncated.append(int(counts[6]))
-        plies.append(int(counts[7]))
-    equities -= luck
-    equities *= -1.0  # the first mover's equity
-    cross = equities @ equities.T
-    log.debug("roll %d chunk %d: %d x %d games in %.3f s", unit.roll_index, unit.chunk, k,
-              unit.n_games, time.perf_counter() - start)
-    return UnitResult(
-        roll_index=unit.roll_index, chunk=unit.chunk, games=unit.n_games,
-        candidates=unit.candidates, moments=tuple(moments),
-        cross=tuple(tuple(float(v) for v in row) for row in cross),
-        truncated=tuple(truncated), plies=tuple(plies),
-    )
-
-
-# ---------------------------------------------------------------------------------------------
-# Merging: per roll, in chunk order (fixed-size state)
-# ---------------------------------------------------------------------------------------------
-
-
-class RollTally:
-    """The merged state of one roll: per play sums, and per pair of plays the sums over the
-    trials both played (so screened-out plays still get a paired difference to the best).
-
-    Units are applied in chunk order (out-of-order results wait in a small buffer), so the sums
-    do not depend on the order in which workers finish.
-    """
-
-    def __init__(self, n_plays: int):
-        k = n_plays
-        self.n_plays = k
-        self.games = np.zeros(k, dtype=np.int64)
-        self.moments = np.zeros((k, 2 * _K), dtype=np.float64)
-        self.truncated = np.zeros(k, dtype=np.int64)
-        self.plies = np.zeros(k, dtype=np.int64)
-        self.pair_n = np.zeros((k, k), dtype=np.int64)  # trials played by both i and j
-        self.pair_sum = np.zeros((k, k), dtype=np.float64)  # sum of equity_i over those trials
-        self.pair_sq = np.zeros((k, k), dtype=np.float64)  # sum of equity_i**2 over those trials
-        self.cross = np.zeros((k, k), dtype=np.float64)  # sum of equity_i * equity_j
-        self.next_chunk = 0
-        self.buffer: dict[int, UnitResult] = {}
-        self.survivors: list[int] | None = None
-
-    def add(self, result: UnitResult) -> None:
-        if result.chunk < self.next_chunk or result.chunk in self.buffer:
-            raise RuntimeError(f"chunk {result.chunk} counted twice")
-        self.buffer[result.chunk] = result
-        while self.next_chunk in self.buffer:
-            self._apply(self.buffer.pop(self.next_chunk))
-            self.next_chunk += 1
-
-    def _apply(self, r: UnitResult) -> None:
-        c = np.asarray(r.candidates, dtype=np.intp)
-        m = np.asarray(r.moments, dtype=np.float64)
-        ix = np.ix_(c, c)
-        self.games[c] += r.games
-        self.moments[c] += m
-        self.truncated[c] += np.asarray(r.truncated, dtype=np.int64)
-        self.plies[c] += np.asarray(r.plies, dtype=np.int64)
-        self.pair_n[ix] += r.games
-        self.pair_sum[ix] += m[:, _EQ][:, None]
-        self.pair_sq[ix] += m[:, _K + _EQ][:, None]
-        self.cross[ix] += np.asarray(r.cross, dtype=np.float64)
-
-    def figures(self, i: int) -> tuple[dict[str, float], dict[str, float]]:
-        """Play i's figures and their standard errors (trials independent)."""
-        n = int(self.games[i])
-        if n == 0:
-            nan = {k: math.nan for k in OPENING_FIGURES}
-            return nan, dict(nan)
-        return figures_from_moments(self.moments[i], n)
-
-    def paired_difference(self, i: int, best: int) -> tuple[float, float, int]:
-        """Mean of equity_i - equity_best over the trials both played, its SE, and those trials."""
-        n = int(self.pair_n[i, best])
-        if n == 0:
-            return math.nan, math.nan, 0
-        if i == best:
-            return 0.0, 0.0, n
-        d = (self.pair_sum[i, best] - self.pair_sum[best, i]) / n
-        sq = (self.pair_sq[i, best] + self.pair_sq[best, i] - 2.0 * self.cross[i, best]) / n
-        return float(d), math.sqrt(max(sq - d * d, 0.0) / n), n
-
-    def choose_survivors(self, threshold: float) -> list[int]:
-        """The plays within ``threshold`` of the best equity of the short run."""
-        eq = self.moments[:, _EQ] / np.maximum(self.games, 1)
-        best = float(eq.max())
-        self.survivors = [i for i in range(self.n_plays) if eq[i] >= best - threshold]
-        return self.survivors
-
-    # Checkpoints ----------------------------------------------------------------------------
-    def to_dict(self) -> dict[str, Any]:
-        return {
-            "next_chunk": self.next_chunk,
-            "survivors": self.survivors,
-            **{name: getattr(self, name).tolist() for name in _ARRAYS},
-        }
-
-    @classmethod
-    def from_dict(cls, n_plays: int, doc: dict[str, Any]) -> "RollTally":
-        t = cls(n_plays)
-        t.next_chunk = int(doc["next_chunk"])
-        t.survivors = None if doc.get("survivors") is None else [int(i) for i in doc["survivors"]]
-        for name in _ARRAYS:
-            old = getattr(t, name)
-            new = np.asarray(doc[name], dtype=old.dtype)
-            if new.shape != old.shape:
-                raise ValueError(f"checkpoint: {name} has shape {new.shape}, expected {old.shape}")
-            setattr(t, name, new)
-        return t
-
-
-_ARRAYS = ("games", "moments", "truncated", "plies", "pair_n", "pair_sum", "pair_sq", "cross")
-
 
 
 # ---------------------------------------------------------------------------------------------
@@ -737,15 +476,15 @@ def request_from_checkpoint(doc: dict[str, Any]) -> OpeningsRequest:
 class OpeningsJob:
     """Opening statistics as a job of the driver: round 0 runs every play of every roll (the
     short run when screening, else the whole run); with screening, round 1 runs the remaining
-    chunks for the plays within the threshold of each roll's best. One ``RollTally`` per roll.
+    chunks for the plays within the threshold of each roll's best. One ``CandidateTally`` per roll.
     """
 
     worker = staticmethod(run_unit)
 
-    def __init__(self, request: OpeningsRequest, tallies: Sequence[RollTally] | None = None):
+    def __init__(self, request: OpeningsRequest, tallies: Sequence[CandidateTally] | None = None):
         self.request = request
         self.tallies = (list(tallies) if tallies is not None
-                        else [RollTally(len(rp.notations)) for rp in request.rolls])
+                        else [CandidateTally(len(rp.notations)) for rp in request.rolls])
         self.resumed_games = self._games()
         self._round = 0
 
@@ -754,13 +493,13 @@ class OpeningsJob:
         """The job with the tallies saved in checkpoint ``doc``; ValueError if they do not fit."""
         if len(doc["rolls"]) != len(request.rolls):
             raise ValueError(f"checkpoint {path}: wrong number of rolls")
-        return cls(request, [RollTally.from_dict(len(rp.notations), d)
+        return cls(request, [CandidateTally.from_dict(len(rp.notations), d)
                              for rp, d in zip(request.rolls, doc["rolls"])])
 
     def _games(self) -> int:
         return sum(int(t.games.sum()) for t in self.tallies)
 
-    def plan(self) -> Sequence[OpeningUnit]:
+    def plan(self) -> Sequence[CandidateUnit]:
         request = self.request
         done = [t.next_chunk for t in self.tallies]
         while self._round < 2:
@@ -813,7 +552,7 @@ class OpeningsJob:
 
 class RepliesJob:
     """One opening play against each reply roll of the opponent, as a job of the driver: one
-    round, one ``RollTally`` (of one play) per reply roll. No checkpoints."""
+    round, one ``CandidateTally`` (of one play) per reply roll. No checkpoints."""
 
     worker = staticmethod(run_unit)
 
@@ -822,17 +561,17 @@ class RepliesJob:
         self.request = request
         self.board = board
         self.reply_rolls = tuple(reply_rolls)
-        self.tallies = [RollTally(1) for _ in self.reply_rolls]
+        self.tallies = [CandidateTally(1) for _ in self.reply_rolls]
         self._planned = False
 
-    def plan(self) -> Sequence[OpeningUnit]:
+    def plan(self) -> Sequence[CandidateUnit]:
         if self._planned:
             return ()
         self._planned = True
         return ChainedPlan(UnitPlan(range(self.request.n_chunks), partial(self._unit, ri))
                            for ri in range(len(self.reply_rolls)))
 
-    def _unit(self, ri: int, c: int) -> OpeningUnit:
+    def _unit(self, ri: int, c: int) -> CandidateUnit:
         """Chunk ``c`` of the games against reply ``ri``."""
         request = self.request
         reply = self.reply_rolls[ri]
@@ -840,7 +579,7 @@ class RepliesJob:
         seed_r = int(np.random.SeedSequence(base, spawn_key=(10 * reply[0] + reply[1],))
                      .generate_state(1, np.uint64)[0])
         t0, n = request.chunk_bounds(c)
-        return OpeningUnit(
+        return CandidateUnit(
             roll_index=ri, chunk=c, first_trial=t0, n_games=n, candidates=(0,),
             boards=(self.board,), roll_seed=seed_r, player_on_roll=request.player_ids[1],
             first_mover=request.player_ids[0], backgammons=bool(request.rules.backgammons),

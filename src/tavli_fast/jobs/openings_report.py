@@ -13,6 +13,7 @@ import csv
 import json
 import math
 import os
+from ..run.records import TableExport
 from dataclasses import dataclass, field
 from typing import Any, Callable
 
@@ -25,7 +26,7 @@ from .openings import (
     OpeningsJob,
     OpeningsRequest,
     RepliesJob,
-    RollTally,
+    CandidateTally,
     make_openings_request,
     opening_rolls,
     read_checkpoint,
@@ -115,7 +116,7 @@ class RollStats:
                 "plays": [p.to_dict() for p in self.plays]}
 
 
-def _roll_stats(request: OpeningsRequest, index: int, tally: RollTally) -> RollStats:
+def _roll_stats(request: OpeningsRequest, index: int, tally: CandidateTally) -> RollStats:
     rp = request.rolls[index]
     survivors = set(range(len(rp.notations)) if tally.survivors is None else tally.survivors)
     figs = [tally.figures(i) for i in range(len(rp.notations))]
@@ -136,7 +137,7 @@ def _roll_stats(request: OpeningsRequest, index: int, tally: RollTally) -> RollS
 
 
 @dataclass
-class OpeningsResult:
+class OpeningsResult(TableExport):
     """Opening statistics: per roll the ranked plays, and the first mover's advantage."""
 
     rolls: list[RollStats]
@@ -279,6 +280,12 @@ class OpeningsResult:
             f"{self.trials_played:,} trials in {self.elapsed_s:.1f} s, {self.jobs} job(s)",
         ]
         return "\n".join(lines)
+
+    def to_records(self) -> list[dict[str, Any]]:
+        """One flat row a play of each roll: roll, its probability, rank, then the play's
+        figures (as in to_dict)."""
+        return [{"roll": roll_text(r.roll), "probability": r.weight, "rank": rank, **p.to_dict()}
+                for r in self.rolls for rank, p in enumerate(r.plays, 1)]
 
     def plot(self, path: str | os.PathLike) -> None:
         """One PNG: each roll's best-play equity with its 95% error bar, labelled with the play."""
@@ -441,7 +448,7 @@ class ReplyStats:
 
 
 @dataclass
-class RepliesResult:
+class RepliesResult(TableExport):
     """One opening play and the 21 replies; the mean over the replies (weighted by their
     probabilities) is the play's equity, estimated with the replies exactly stratified."""
 
@@ -475,6 +482,12 @@ class RepliesResult:
             "interrupted": self.interrupted,
             "net": self.net.to_dict() if self.net is not None else None,
         }
+
+    def to_records(self) -> list[dict[str, Any]]:
+        """One flat row a reply roll: the opening roll and play, then the reply's figures."""
+        return [{"roll": roll_text(self.roll), "play": self.play,
+                 **{f"reply_{k}" if k in ("roll", "probability") else k: v
+                    for k, v in r.to_dict().items()}} for r in self.replies]
 
     def to_json(self, indent: int | None = 2) -> str:
         return json.dumps(self.to_dict(), indent=indent)

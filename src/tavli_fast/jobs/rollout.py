@@ -147,6 +147,7 @@ class RolloutChunk:
     pinned: int = 0  # Plakoto: the pinned mask of the side on roll
     variant_options: int = 0  # Plakoto / Fevga: the core's option bits
     net: NetChoice | None = None  # the net of the neural players and vr (None: the shipped one)
+    cubeful_play: bool = True  # cubeful: the 0-ply neural players play by cubeful equity
 
 
 #: Numbers a Plakoto / Fevga chunk adds: mother-rule wins, mother-rule losses, draws.
@@ -271,7 +272,8 @@ def run_chunk(chunk: RolloutChunk) -> ChunkResult:
         return result
     resources = chunk_resources(chunk)
     if chunk.cube_branches:
-        resources.update(cube_branches=chunk.cube_branches, met=branch_met(chunk.cube_branches))
+        resources.update(cube_branches=chunk.cube_branches, met=branch_met(chunk.cube_branches),
+                         cubeful_play=(chunk.cubeful_play, chunk.cubeful_play))
     vr = np.zeros(VR_SUMS) if chunk.vr else None
     counts, moments, *cube = _core.run_games(
         board,
@@ -521,7 +523,8 @@ class RolloutRequest:
             "bearoff": self.bearoff_play,
             "truncate": self.truncate,
             # Only requests that use these carry them, so that older checkpoints still match.
-            **({"cubeful": True, "max_cube": self.max_cube} if self.cubeful else {}),
+            **({"cubeful": True, "max_cube": self.max_cube, "checker_play": "cubeful"}
+               if self.cubeful else {}),
             **({"vr": True} if self.vr else {}),
             **({"truncate_plies": self.truncate_plies} if self.truncate_plies else {}),
             **({"move_filter": list(self.move_filter)}

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import math
+from ..run.records import TableExport
 from dataclasses import dataclass, field
 from typing import Any, Iterable
 
@@ -43,7 +44,7 @@ _VARIANT_LABELS = {
 
 
 @dataclass
-class RolloutResult:
+class RolloutResult(TableExport):
     """Outcome of a rollout, for the player on roll; gammon figures include backgammons.
 
     Standard errors are the plug-in estimates from the per-game figures, treating trials as

@@ -45,15 +45,19 @@ ctypedef struct GameOptions:
     MoveFilter filter           # the 1-ply players' move filter
     const NeuralNetC* net       # the neural players' net, or NULL
     MoveGen* scratch            # a second generator for the 1-ply look ahead and the luck, or NULL
-    # The doubling cube (R21-R25).  Checker play never depends on the cube, so one game
-    # carries several cube histories at once ("branches": a cubeful rollout follows no
-    # double and double/take on the same dice).  Each branch starts from cube[k], seen by
+    # The doubling cube (R21-R25).  One game carries several cube histories at once
+    # ("branches": a cubeful rollout follows no double and double/take on the same dice);
+    # checker play is shared by them (cubeful play follows the first live branch).  Each branch starts from cube[k], seen by
     # player 0; decisions are made before each roll from ply 1 on (ply 0 is the roll the
     # position was rolled out with, or the opening roll).
     int n_branches              # 0: a cubeless game
     CubeState cube[MAX_BRANCHES]
     bint stop_on_pass           # end the game once every branch has passed (matches);
                                 # else play on to the end for the cubeless figures
+    bint cube_first_turn        # the side on roll at ply 0 makes its cube decision too (a
+                                # position reached by a play, before the opponent's turn)
+    bint cubeful_play[2]        # per side: the 0-ply neural player picks its play by
+                                # cubeful equity at the live branch's cube (else cubeless)
 
 ctypedef struct GameResult:
     int outcome                 # an Outcome
@@ -90,11 +94,14 @@ cdef inline int loser_result(const Board* b, bint backgammons) noexcept nogil:
 cdef inline int choose_play(MoveGen* g, const Board* before, int n, int player,
                             const GameOptions* opt, Rng* rng, double* next_table,
                             const double* prices=NULL,
-                            const double* reply_prices=NULL) noexcept nogil:
+                            const double* reply_prices=NULL,
+                            const CubeState* cube=NULL) noexcept nogil:
     """Index in g.out[0:n] of the play `player` picks from `before`.  `next_table` (or NULL)
     receives the opponent's roll table when the 1-ply look made one, else next_table[0] = -1.
     `prices`: in a match, the mover's gammon prices for the neural players, and
-    `reply_prices` the opponent's, for the replies of the 1-ply look (NULL: money)."""
+    `reply_prices` the opponent's, for the replies of the 1-ply look (NULL: money).
+    `cube`: the mover's cube, for the 0-ply neural player's cubeful checker play (NULL:
+    cubeless)."""
     cdef int i, best = 0
     cdef double v, best_v
     cdef bint race
@@ -108,6 +115,8 @@ cdef inline int choose_play(MoveGen* g, const Board* before, int n, int player,
         i = bearoff_choose(opt.bearoff, g, n, before)
         if i >= 0:
             return i
+    if player == PLAYER_NEURAL and cube != NULL:
+        return neural_choose_cubeful(opt, g, n, cube)
     if player == PLAYER_NEURAL:
         return neural_choose(opt.net, g, n, prices)
     if player == PLAYER_NEURAL_1PLY:
@@ -242,6 +251,38 @@ cdef inline int game_points(const Board* b, bint backgammons, const CubeState* s
     return s.value * (k + 1)
 
 
+cdef int neural_choose_cubeful(const GameOptions* opt, const MoveGen* g, int n,
+                               const CubeState* cube) noexcept nogil:
+    """Index of the play with the best cubeful 0-ply equity for the mover, whose cube is
+    `cube`.  After each play the opponent is on roll with that cube: he judges it as the
+    neural players do (the exact cubeful bear-off database where it answers, else the model on
+    the net's probabilities) and takes the better of doubling (the mover then takes or passes,
+    whichever costs less) and not doubling; the mover's value is the negative of his.  All
+    the candidates share the cube, so the equities' scale (per unit of cube; in a match the
+    score's normalised equity) is common to them."""
+    cdef NNBase base
+    cdef double p[NN_OUTPUTS]
+    cdef double q[NN_OUTPUTS]
+    cdef CubeState theirs = cube[0]
+    cdef CubeAnalysis a
+    cdef Board after
+    cdef int i, best = 0
+    cdef double v, best_v = -1e300
+    cube_switch(&theirs)
+    nn_base_prepare(opt.net, &g.root, &base)
+    for i in range(n):
+        nn_play_probs(opt.net, &base, &g.out[i], p)
+        nn_swap_sides(p, q)
+        after = g.out[i]
+        board_switch(&after)
+        cube_view(&after, PLAYER_NEURAL, q, cube_efficiency(&after), &theirs, opt.bearoff, &a)
+        v = -min(a.dt, a.dp) if wants_double(a.action) else -a.nd
+        if v > best_v:
+            best_v = v
+            best = i
+    return best
+
+
 cdef GameResult play_game(MoveGen* g, const Board* start, const GameOptions* opt, Rng* rng,
                           const int8_t* forced, int n_forced) noexcept nogil:
     """Play one game from `start` (player 0 on roll) to its end or its truncation."""
@@ -257,6 +298,7 @@ cdef GameResult play_game(MoveGen* g, const Board* start, const GameOptions* opt
     cdef double reply_prices[4]                 # and its opponent's
     cdef const double* priced
     cdef CubeState theirs
+    cdef const CubeState* live        # the cube of the mover's cubeful checker play, or NULL
     cdef GameResult r
     cdef CubeState cube[MAX_BRANCHES]
     cdef bint done[MAX_BRANCHES]
@@ -287,7 +329,7 @@ cdef GameResult play_game(MoveGen* g, const Board* start, const GameOptions* opt
         if opt.truncate_plies and r.plies >= opt.truncate_plies and r.plies >= opt.given_plies:
             truncate_by_net(&b, side, opt, &r)
             return r
-        if r.plies > 0:
+        if r.plies > 0 or opt.cube_first_turn:
             have_p = False
             for k in range(opt.n_branches):
                 if done[k]:
@@ -322,8 +364,14 @@ cdef GameResult play_game(MoveGen* g, const Board* start, const GameOptions* opt
             cube_switch(&theirs)
             gammon_prices(&theirs, reply_prices)
             priced = prices
+        live = NULL
+        if opt.cubeful_play[side]:
+            for k in range(opt.n_branches):
+                if not done[k]:
+                    live = &cube[k]
+                    break
         b = g.out[choose_play(g, &b, n, opt.players[side], opt, rng, table if opt.vr else NULL,
-                              priced, reply_prices if priced != NULL else NULL)]
+                              priced, reply_prices if priced != NULL else NULL, live)]
         r.plies += 1
         if b.c[0][0] == 15:
             k = loser_result(&b, opt.backgammons)
@@ -360,8 +408,9 @@ cdef bint truncate_cubeful(const Board* b, int side, const GameOptions* opt,
         if done[k]:
             r.cf_points[k] = r.points[k]
             continue
-        # Ply 0 has no cube action: its branches are the cube decisions rolled out.
-        if r.plies > 0 and wants_double(a[k].action):
+        # Ply 0 has no cube action (its branches are the cube decisions rolled out), unless
+        # the position was reached by a play (cube_first_turn).
+        if (r.plies > 0 or opt.cube_first_turn) and wants_double(a[k].action):
             e = min(a[k].dt, a[k].dp)
         else:
             e = a[k].nd

@@ -37,6 +37,7 @@ ctypedef struct MatchOptions:
     int variant_options[2]      # the core option bits of Plakoto, of Fevga
     bint draw_ends_game         # P6 option: a Plakoto draw is a game nobody scores, not replayed
     VNPlayers vnn               # the variant nets of the neural players (VPLAYER_NEURAL*)
+    bint cubeful_play[2]        # A's and B's 0-ply neural players play by cubeful equity
 
 
 cdef inline int tavli_variant_game(VarGen* v, int kind, int starter, const MatchOptions* m,
@@ -105,6 +106,8 @@ cdef void play_match(MoveGen* g, VarGen* v, const Board* start, GameOptions* opt
                 crawford_done = True
             opt.players[0] = players[starter]
             opt.players[1] = players[starter ^ 1]
+            opt.cubeful_play[0] = m.cubeful_play[starter]
+            opt.cubeful_play[1] = m.cubeful_play[starter ^ 1]
             opt.cube[0].value = 1
             opt.cube[0].owner = CUBE_CENTRE
             opt.cube[0].max_value = m.max_cube

@@ -5,6 +5,7 @@ from __future__ import annotations
 import math
 import os
 import time
+from ..run.records import TableExport
 from dataclasses import asdict, dataclass
 from typing import Any
 
@@ -23,7 +24,7 @@ __all__ = ["SimulationResult", "simulate"]
 
 
 @dataclass(frozen=True)
-class SimulationResult:
+class SimulationResult(TableExport):
     """Outcome counts of `games` whole games, for ``players[0]`` (on roll first).
 
     The six counts are exclusive (R19-R20): a gammon win is not also counted as

@@ -51,6 +51,8 @@ class TqdmProgress:
     def __call__(self, p: RolloutProgress) -> None:
         if self._bar is None:
             return
+        if p.trials_total != self._bar.total:  # known once the run has planned (candidates)
+            self._bar.total = p.trials_total
         # The postfix first, so that the refresh done by update() shows it.
         if not math.isnan(p.equity):
             self._bar.set_postfix_str(f"equity {p.equity:+.4f} ± {p.equity_se:.4f}", refresh=False)

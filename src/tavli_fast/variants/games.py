@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import math
 import time
+from ..run.records import TableExport
 from dataclasses import dataclass
 from typing import Any, Mapping
 
@@ -93,7 +94,7 @@ def play_variant_trials(
 
 
 @dataclass(frozen=True)
-class VariantSimulationResult:
+class VariantSimulationResult(TableExport):
     """Outcome counts of ``games`` whole games, for ``players[0]`` (on roll first).
 
     The seven counts are exclusive: ``win_single`` (borne off, the loser has borne off some:

@@ -1,0 +1,133 @@
+"""The candidate plays of a roll from the command line: ``tavli-rollout --dice 31`` (or a
+position with its dice) and ``tavli-hint --rollout``. Both call ``tavli_fast.rollout_plays``
+and print its table (gnubg's order), JSON (keys ``plays`` and ``decided``) or a plot.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+from typing import Any
+
+from ..api import rollout_plays
+from ..game.resolve import resolve_position
+from ..jobs.plays import CHECKPOINT_FORMAT, DEFAULT_STOP, DEFAULT_TRIALS, read_checkpoint
+from ..run.progress import TqdmProgress
+from . import UsageError, check_plot_available, fill_defaults, print_result, public_settings
+
+__all__ = ["add_plays_options", "wants_plays", "run_plays"]
+
+
+def _stop(text: str) -> float:
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a number") from None
+    if not value > 0 or value == float("inf"):
+        raise argparse.ArgumentTypeError(f"must be a number of standard errors > 0, got {text!r}")
+    return value
+
+
+def add_plays_options(p: argparse.ArgumentParser, *, with_dice: bool) -> None:
+    """The options of a candidate-play rollout (``with_dice``: the command has no --dice yet)."""
+    if with_dice:
+        p.add_argument("--dice", default=None, metavar="31",
+                       help="roll out the candidate plays of this roll side by side on common "
+                       "dice (an XGID with its dice does the same)")
+    p.add_argument("--candidates", type=int, default=None, metavar="N",
+                   help="the net's best N plays (default: its best two and the others within "
+                   "0.16 of the best at 1 ply, 5 at most)")
+    p.add_argument("--plays", default=None, metavar="'8/5 6/5,24/21 13/12'",
+                   help="name the candidate plays, comma-separated, in gnubg notation")
+    stop = p.add_mutually_exclusive_group()
+    stop.add_argument("--stop-when-decided", type=_stop, default=None, metavar="K",
+                      help=f"stop rolling out a play once it trails the best by more than K "
+                      f"paired SEs (default {DEFAULT_STOP})")
+    stop.add_argument("--no-stop", action="store_true",
+                      help="give every candidate every trial")
+    p.add_argument("--plot", default=None, metavar="FILE.png",
+                   help="draw the plays' equities with error bars (needs matplotlib)")
+    if with_dice:
+        p.add_argument("--no-candidates", action="store_true",
+                       help="with a position whose dice are rolled: roll out the position "
+                       "itself, its dice every trial's first roll, each player making its own "
+                       "play (not the candidate plays)")
+
+
+def _checkpoint_format(path: str) -> str | None:
+    try:
+        with open(path, encoding="utf-8") as f:
+            return json.load(f).get("format")
+    except (OSError, ValueError, AttributeError):
+        return None  # the rollout's own reader says what is wrong with it
+
+
+def wants_plays(args: argparse.Namespace) -> bool:
+    """Whether tavli-rollout's arguments ask for the candidate plays of a roll: --dice, the
+    candidate options, a position with its dice rolled, or a candidate-play checkpoint."""
+    if args.resume is not None:
+        return _checkpoint_format(args.resume) == CHECKPOINT_FORMAT
+    asked = [o for o, v in (("--dice", args.dice), ("--candidates", args.candidates),
+                            ("--plays", args.plays), ("--stop-when-decided", args.stop_when_decided),
+                            ("--no-stop", args.no_stop or None), ("--plot", args.plot)) if v is not None]
+    if asked and args.no_candidates:
+        raise UsageError(f"--no-candidates and {asked[0]}: roll out the position or its candidate plays")
+    if asked:
+        return True
+    if args.position is None or getattr(args, "game", None) or args.no_candidates:
+        return False
+    try:
+        return resolve_position(args.position)[0].context.dice is not None
+    except ValueError:
+        return False  # the rollout reports the bad position
+
+
+def _check_options(args: argparse.Namespace) -> None:
+    """Options of a plain rollout that a candidate-play rollout does not take."""
+    plain = [name for name, given in (
+        ("--target-se", getattr(args, "target_se", None)),
+        ("--truncate-plies", getattr(args, "truncate_plies", None)),
+        ("--filter-candidates", getattr(args, "filter_candidates", None)),
+        ("--filter-window", getattr(args, "filter_window", None)),
+        ("--game", getattr(args, "game", None)),
+        ("--option", getattr(args, "option", None)),
+    ) if given is not None]
+    if plain:
+        raise UsageError(f"{', '.join(plain)}: not for the candidate plays of a roll (--dice)")
+    if args.candidates is not None and args.plays is not None:
+        raise UsageError("--candidates and --plays: name the plays or say how many, not both")
+    if args.candidates is not None and args.candidates < 1:
+        raise UsageError(f"--candidates must be at least 1, got {args.candidates}")
+
+
+def run_plays(prog: str, args: argparse.Namespace, settings: dict[str, Any],
+              executor: dict[str, Any]) -> int:
+    """Roll out the candidate plays with ``settings`` (rollout_plays' keywords, None where
+    not given) and print the result; the exit status."""
+    _check_options(args)
+    from .rollout import _check_writable
+
+    for path, option in ((args.plot, "--plot"), (args.checkpoint, "--checkpoint")):
+        if path is not None:
+            _check_writable(path, option)
+    if args.plot is not None:
+        check_plot_available()
+    if args.resume is not None:
+        read_checkpoint(args.resume)  # a plays checkpoint: its settings are the run's
+        _check_writable(args.checkpoint or args.resume, "--checkpoint")
+        settings = {"position": None}
+    else:
+        settings = {**settings, "candidates": args.candidates, "plays": args.plays,
+                    "stop_when_decided": None if args.no_stop else (
+                        args.stop_when_decided if args.stop_when_decided is not None else DEFAULT_STOP)}
+        fill_defaults(settings, {"position": "start", "trials": DEFAULT_TRIALS})
+        settings = {k: v for k, v in settings.items() if v is not None or k == "stop_when_decided"}
+    total = settings.get("trials") or DEFAULT_TRIALS
+    with TqdmProgress(total, enabled=not (args.no_progress or args.json)) as bar:
+        result = rollout_plays(**public_settings(settings, executor), checkpoint=args.checkpoint,
+                               resume=args.resume, progress=bar)
+    status = print_result(prog, args, result)
+    if args.plot is not None and result.plays and result.trials_played:
+        result.plot(args.plot)
+    return status
+

@@ -1,0 +1,368 @@
+"""Candidate plays on common dice: the unit of work and the merged state of the jobs that
+compare plays (the openings, ``openings.py``; the plays of any roll, ``plays.py``).
+
+A unit is one chunk of trials for some candidate plays of one roll. Each candidate is the
+position after its play, sides switched: the opponent of the mover is on roll (player 0 of
+the core's games) and the mover is player 1. Every figure is turned back to the mover's view
+(his win is the opponent's loss, gammons swap, equity negated).
+
+Common random numbers: every candidate of a unit is played on the same dice. Trial ``t`` of
+each uses the same chunk seed, the same stratified first two rolls of the opponent and the
+same forced dice for its first ``FORCED_ROLLS`` turns (so in practice every game is played
+on identical dice). The per-trial results of the candidates are then strongly correlated,
+and the difference between two plays computed trial by trial (a paired difference) has a far
+smaller standard error than either play's result.
+
+With the cube (``CandidateUnit.cube``) each candidate's games follow that cube from the
+opponent's first turn on (he may double before his first roll), the neural players pick
+their plays by cubeful equity (``cubeful_play``), and the score compared is each trial's
+cubeful result for the mover (money: points per unit of the cube; match: his match winning
+chance), not luck-adjusted. Without it the score is the cubeless equity (luck-adjusted with
+``vr``).
+"""
+
+from __future__ import annotations
+
+import logging
+import math
+import time
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+
+from .. import _core
+from ..play.neural import NetChoice
+from ..play.players import game_resources
+from ..variants.games import play_variant_trials
+from .cubeful import branch_met
+from .rollout import FIGURES, chunk_seed, figures_from_moments
+from .stratify import stratified_dice
+
+__all__ = [
+    "FORCED_ROLLS",
+    "CandidateUnit",
+    "UnitResult",
+    "CandidateTally",
+    "common_dice",
+    "run_unit",
+    "prepare_unit",
+    "unit_resources",
+]
+
+log = logging.getLogger(__name__)
+
+_K = len(FIGURES)
+_EQ = FIGURES.index("equity")
+
+#: Turns whose dice are fixed per trial (identical for every candidate play): the common dice.
+#: Games from the start last about 61 +- 18 turns, so 200 covers practically every game.
+FORCED_ROLLS = 200
+
+
+@dataclass(frozen=True)
+class CandidateUnit:
+    """One roll x one chunk of trials, for some of the roll's candidate plays: plain data."""
+
+    roll_index: int  # index of the roll in the request
+    chunk: int
+    first_trial: int
+    n_games: int
+    candidates: tuple[int, ...]  # indices of the plays in the roll's list
+    boards: tuple[bytes, ...]  # their positions after the play, sides switched
+    roll_seed: int
+    player_on_roll: int  # the opponent of the mover: on roll in the rolled-out positions
+    first_mover: int  # the mover (named for the openings, where he moved first)
+    backgammons: bool
+    stratify: bool
+    bearoff_play: bool
+    truncate: bool
+    cache_dir: str | None
+    reply: tuple[int, int] | None = None  # the opponent's first roll, forced (reply statistics)
+    vr: bool = False  # luck-adjusted figures
+    game: int = -1  # Portes (-1), or the core's Plakoto / Fevga number
+    pinned: tuple[int, ...] = ()  # Plakoto: the pinned mask of the side on roll, per board
+    variant_options: int = 0  # Plakoto / Fevga: the core's option bits
+    net: NetChoice | None = None  # the net of the neural players and vr (None: the shipped one)
+    cube: tuple | None = None  # with the cube: the kernels' cube tuple seen by the side on roll
+    cubeful_play: bool = True  # with the cube: the 0-ply neural players play by cubeful equity
+
+
+@dataclass(frozen=True)
+class UnitResult:
+    """What one unit produced, for the mover: plain numbers.
+
+    ``moments[i]``: the sums, then the sums of squares, of candidate i's FIGURES;
+    ``scores[i]``: the sum and the sum of squares of the score compared (the cubeful result
+    with the cube, else the equity, luck-adjusted with vr); ``cross[i][j]``: the sum over the
+    trials of score_i * score_j; ``cubes[i]``: with the cube, the sum of the final cube values.
+    """
+
+    roll_index: int
+    chunk: int
+    games: int
+    candidates: tuple[int, ...]
+    moments: tuple[tuple[float, ...], ...]
+    cross: tuple[tuple[float, ...], ...]
+    truncated: tuple[int, ...]
+    plies: tuple[int, ...]
+    scores: tuple[tuple[float, float], ...] = ()
+    cubes: tuple[float, ...] = ()
+
+
+def common_dice(unit: CandidateUnit) -> np.ndarray:
+    """The forced dice (int8 [n_games, 2*FORCED_ROLLS]) shared by every candidate of the unit:
+    the opponent's first two rolls stratified, the later ones drawn from the chunk's seed."""
+    n = unit.n_games
+    rng = np.random.default_rng(np.random.SeedSequence(unit.roll_seed, spawn_key=(unit.chunk, 1)))
+    later = rng.integers(1, 7, size=(n, 2 * FORCED_ROLLS), dtype=np.int8)
+    if unit.stratify:
+        later[:, :4] = stratified_dice(unit.roll_seed, unit.first_trial, n)
+    if unit.reply is not None:  # the reply is forced; the next two rolls are stratified
+        later[:, 2:] = later[:, :-2].copy()
+        later[:, :2] = unit.reply
+    return np.ascontiguousarray(later)
+
+
+def _mover_moments(opp: np.ndarray, n: int) -> tuple[float, ...]:
+    """Sums and sums of squares of the figures for the mover, from the opponent's."""
+    s, q = opp[:_K], opp[_K:]
+    # opponent's order: win, wg, wbg, lg, lbg, equity
+    sums = [n - s[0], s[3], s[4], s[1], s[2], -s[5]]
+    sq = [n - 2 * s[0] + q[0], q[3], q[4], q[1], q[2], q[5]]
+    return tuple(float(v) for v in (*sums, *sq))
+
+
+# Each Plakoto / Fevga outcome of the side on roll (variant_games.OUTCOMES: his win single,
+# double, mother, loss single, double, mother, draw) as the six figures of the MOVER, his
+# opponent: win, 2-point win, -, 2-point loss, -, points. A draw (P6) is 0 in all, so
+# win + loss is not 1 and the Portes conversion (_mover_moments) does not apply.
+_VARIANT_FIGURES = np.array(
+    [[0, 0, 0, 0, 0, -1], [0, 0, 0, 1, 0, -2], [0, 0, 0, 1, 0, -2],
+     [1, 0, 0, 0, 0, 1], [1, 1, 0, 0, 0, 2], [1, 1, 0, 0, 0, 2], [0, 0, 0, 0, 0, 0]],
+    dtype=np.float64,
+)
+
+
+def _variant_figures(unit: CandidateUnit, i: int, board: np.ndarray, seed: int,
+                     players: tuple[int, int], dice: np.ndarray) -> tuple[np.ndarray, int]:
+    """Candidate i's games of a Plakoto / Fevga unit: per game the mover's figures
+    (float64[n_games, 6]) and the sum of the plies."""
+    counts, outcomes = play_variant_trials(board, unit.pinned[i], unit.game, unit.variant_options,
+                                           unit.n_games, players, seed, dice)
+    return _VARIANT_FIGURES[outcomes], int(counts[7])
+
+
+def _money_cube(cube: tuple | None) -> bool:
+    """A cube of a money game (its away counts are 0): the cubeful bear-off database applies."""
+    return cube is not None and cube[5] == 0
+
+
+def unit_resources(unit: CandidateUnit, load: bool = True) -> dict:
+    """The bear-off tables and net the unit's games need (see players.game_resources)."""
+    if unit.game >= 0:
+        return {}  # the Plakoto / Fevga players need neither
+    return game_resources((unit.player_on_roll, unit.first_mover), unit.bearoff_play,
+                          unit.truncate, unit.cache_dir, load=load, net=unit.vr,
+                          weights=unit.net, cubeful=_money_cube(unit.cube))
+
+
+def prepare_unit(unit: CandidateUnit) -> None:
+    """Build the bear-off databases the unit's games need, if missing, without loading them
+    (once per machine, before its workers start)."""
+    unit_resources(unit, load=False)
+
+
+def _cube_arguments(unit: CandidateUnit, cubeful: np.ndarray) -> dict[str, Any]:
+    """run_games' cube arguments for a unit with the cube (the opponent decides before his
+    first roll; the mover's neural player, player 1, and the opponent's play by cubeful
+    equity when ``cubeful_play``)."""
+    return {"cube_branches": (unit.cube,), "met": branch_met((unit.cube,)),
+            "per_game_cubeful": cubeful, "cube_first_turn": True,
+            "cubeful_play": (unit.cubeful_play, unit.cubeful_play)}
+
+
+def run_unit(unit: CandidateUnit) -> UnitResult:
+    """Play the unit's trials for each candidate on the same dice (C game loop, GIL released).
+    With ``unit.vr`` every cubeless figure, and without the cube the per-trial scores of the
+    paired differences, are luck-adjusted."""
+    start = time.perf_counter()
+    dice = common_dice(unit)
+    seed = chunk_seed(unit.roll_seed, unit.chunk)
+    players = (unit.player_on_roll, unit.first_mover)
+    resources = unit_resources(unit)
+    k = len(unit.candidates)
+    scores = np.empty((k, unit.n_games), dtype=np.float64)
+    luck = np.zeros((k, unit.n_games), dtype=np.float64)
+    cubeful = np.empty((k, unit.n_games), dtype=np.float64)
+    moments, truncated, plies, cubes = [], [], [], []
+    for i, raw in enumerate(unit.boards):
+        board = np.frombuffer(raw, dtype=np.int8).reshape(2, 26).copy()
+        vr = np.zeros(2 * _K) if unit.vr else None
+        if unit.game >= 0:
+            figs, n_plies = _variant_figures(unit, i, board, seed, players, dice)
+            scores[i] = -figs[:, _EQ]  # the side on roll's, as run_games gives them
+            moments.append(tuple(float(v) for v in (*figs.sum(axis=0), *(figs**2).sum(axis=0))))
+            truncated.append(0)
+            plies.append(n_plies)
+            continue
+        counts, m, *cube = _core.run_games(
+            board, unit.n_games, players[0], players[1], seed, False, unit.backgammons, dice,
+            bearoff_play=unit.bearoff_play, truncate=unit.truncate,
+            given_plies=0 if unit.reply is None else 1, per_game_equity=scores[i],
+            vr_moments=vr, per_game_luck=luck[i] if unit.vr else None,
+            **(_cube_arguments(unit, cubeful[i]) if unit.cube else {}), **resources,
+        )
+        if vr is not None:
+            m = vr
+        if int(counts[:7].sum()) != unit.n_games:
+            raise RuntimeError(f"roll {unit.roll_index} chunk {unit.chunk}: wrong number of games")
+        moments.append(_mover_moments(np.asarray(m, dtype=np.float64), unit.n_games))
+        truncated.append(int(counts[6]))
+        plies.append(int(counts[7]))
+        if cube:
+            cubes.append(float(cube[0][6]))
+    if unit.cube is not None:
+        # The opponent's cubeful result: money points (negated), or his MWC (1 - it).
+        scores = (1.0 - cubeful) if unit.cube[5] else -cubeful
+    else:
+        scores -= luck
+        scores *= -1.0  # the mover's equity
+    cross = scores @ scores.T
+    log.debug("roll %d chunk %d: %d x %d games in %.3f s", unit.roll_index, unit.chunk, k,
+              unit.n_games, time.perf_counter() - start)
+    return UnitResult(
+        roll_index=unit.roll_index, chunk=unit.chunk, games=unit.n_games,
+        candidates=unit.candidates, moments=tuple(moments),
+        cross=tuple(tuple(float(v) for v in row) for row in cross),
+        truncated=tuple(truncated), plies=tuple(plies),
+        # The squares from the products' diagonal: a play against itself differs by exactly 0.
+        scores=tuple((float(s.sum()), float(cross[i, i])) for i, s in enumerate(scores)),
+        cubes=tuple(cubes),
+    )
+
+
+# ---------------------------------------------------------------------------------------------
+# Merging: per roll, in chunk order (fixed-size state)
+# ---------------------------------------------------------------------------------------------
+
+
+class CandidateTally:
+    """The merged state of one roll's candidates: per play sums, and per pair of plays the
+    sums over the trials both played (so a play dropped early still gets a paired difference
+    to the best).
+
+    Units are applied in chunk order (out-of-order results wait in a small buffer), so the sums
+    do not depend on the order in which workers finish.
+    """
+
+    def __init__(self, n_plays: int):
+        k = n_plays
+        self.n_plays = k
+        self.games = np.zeros(k, dtype=np.int64)
+        self.moments = np.zeros((k, 2 * _K), dtype=np.float64)
+        self.truncated = np.zeros(k, dtype=np.int64)
+        self.plies = np.zeros(k, dtype=np.int64)
+        self.score = np.zeros((k, 2), dtype=np.float64)  # sum and sum of squares of the score
+        self.cubes = np.zeros(k, dtype=np.float64)  # sum of the final cubes (with the cube)
+        self.pair_n = np.zeros((k, k), dtype=np.int64)  # trials played by both i and j
+        self.pair_sum = np.zeros((k, k), dtype=np.float64)  # sum of score_i over those trials
+        self.pair_sq = np.zeros((k, k), dtype=np.float64)  # sum of score_i**2 over those trials
+        self.cross = np.zeros((k, k), dtype=np.float64)  # sum of score_i * score_j
+        self.next_chunk = 0
+        self.buffer: dict[int, UnitResult] = {}
+        self.survivors: list[int] | None = None
+
+    def add(self, result: UnitResult) -> None:
+        if result.chunk < self.next_chunk or result.chunk in self.buffer:
+            raise RuntimeError(f"chunk {result.chunk} counted twice")
+        self.buffer[result.chunk] = result
+        while self.next_chunk in self.buffer:
+            self._apply(self.buffer.pop(self.next_chunk))
+            self.next_chunk += 1
+
+    def _apply(self, r: UnitResult) -> None:
+        c = np.asarray(r.candidates, dtype=np.intp)
+        m = np.asarray(r.moments, dtype=np.float64)
+        s = np.asarray(r.scores, dtype=np.float64)
+        ix = np.ix_(c, c)
+        self.games[c] += r.games
+        self.moments[c] += m
+        self.truncated[c] += np.asarray(r.truncated, dtype=np.int64)
+        self.plies[c] += np.asarray(r.plies, dtype=np.int64)
+        self.score[c] += s
+        if r.cubes:
+            self.cubes[c] += np.asarray(r.cubes, dtype=np.float64)
+        self.pair_n[ix] += r.games
+        self.pair_sum[ix] += s[:, 0][:, None]
+        self.pair_sq[ix] += s[:, 1][:, None]
+        self.cross[ix] += np.asarray(r.cross, dtype=np.float64)
+
+    def figures(self, i: int) -> tuple[dict[str, float], dict[str, float]]:
+        """Play i's figures and their standard errors (trials independent)."""
+        n = int(self.games[i])
+        if n == 0:
+            nan = {k: math.nan for k in FIGURES}
+            return nan, dict(nan)
+        return figures_from_moments(self.moments[i], n)
+
+    def mean_score(self, i: int) -> tuple[float, float]:
+        """Play i's mean score (the figure the plays are ranked by) and its standard error."""
+        n = int(self.games[i])
+        if n == 0:
+            return math.nan, math.nan
+        mean = self.score[i, 0] / n
+        return float(mean), math.sqrt(max(self.score[i, 1] / n - mean * mean, 0.0) / n)
+
+    def mean_cube(self, i: int) -> float:
+        """Play i's mean final cube value (with the cube)."""
+        return float(self.cubes[i] / self.games[i]) if self.games[i] else math.nan
+
+    def paired_difference(self, i: int, best: int) -> tuple[float, float, int]:
+        """Mean of score_i - score_best over the trials both played, its SE, and those trials."""
+        n = int(self.pair_n[i, best])
+        if n == 0:
+            return math.nan, math.nan, 0
+        if i == best:
+            return 0.0, 0.0, n
+        d = (self.pair_sum[i, best] - self.pair_sum[best, i]) / n
+        sq = (self.pair_sq[i, best] + self.pair_sq[best, i] - 2.0 * self.cross[i, best]) / n
+        return float(d), math.sqrt(max(sq - d * d, 0.0) / n), n
+
+    def choose_survivors(self, threshold: float) -> list[int]:
+        """The plays within ``threshold`` of the best mean score of the short run."""
+        mean = self.score[:, 0] / np.maximum(self.games, 1)
+        best = float(mean.max())
+        self.survivors = [i for i in range(self.n_plays) if mean[i] >= best - threshold]
+        return self.survivors
+
+    # Checkpoints ----------------------------------------------------------------------------
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "next_chunk": self.next_chunk,
+            "survivors": self.survivors,
+            **{name: getattr(self, name).tolist() for name in _ARRAYS},
+        }
+
+    @classmethod
+    def from_dict(cls, n_plays: int, doc: dict[str, Any]) -> "CandidateTally":
+        t = cls(n_plays)
+        t.next_chunk = int(doc["next_chunk"])
+        t.survivors = None if doc.get("survivors") is None else [int(i) for i in doc["survivors"]]
+        for name in _ARRAYS:
+            if name not in doc and name in _LATER:
+                continue  # a checkpoint from before it: filled in below
+            old = getattr(t, name)
+            new = np.asarray(doc[name], dtype=old.dtype)
+            if new.shape != old.shape:
+                raise ValueError(f"checkpoint: {name} has shape {new.shape}, expected {old.shape}")
+            setattr(t, name, new)
+        if "score" not in doc:  # cubeless openings: the score was the equity column
+            t.score = t.moments[:, [_EQ, _K + _EQ]].copy()
+        return t
+
+
+_ARRAYS = ("games", "moments", "truncated", "plies", "score", "cubes", "pair_n", "pair_sum",
+           "pair_sq", "cross")
+#: Arrays that older openings checkpoints do not have.
+_LATER = ("score", "cubes")
