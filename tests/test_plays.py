@@ -256,3 +256,59 @@ def test_stop_setting_is_checked():
     for bad in (0, -1.0, math.inf, "2"):
         with pytest.raises(ValueError):
             make_plays_request("start", "31", stop_when_decided=bad, players="pubeval")
+
+
+def test_the_cubeful_player_takes_the_exact_cubeful_best_play_in_the_bearoff():
+    """Cubeful checker play: with the cube, the neural player's play inside the cubeful bear-off
+    database is the one that leaves the opponent the least after his cube action, as the
+    database says (cube_decision on every play's position, an independent path). One game:
+    the mover plays his given roll, then the game stops in the database at the opponent's
+    turn, counting the exact cubeful equity after the opponent's proper cube action."""
+    from tavli_fast import _core
+    from tavli_fast.jobs.cubeful import cube_of
+    from tavli_fast.play.players import game_resources, player_kinds
+
+    _, ids = player_kinds(("neural", "neural"))
+    resources = game_resources(ids, True, True, None, net=True, cubeful=True)
+    # Two of 400 random bear-offs where the cubeless choice (the one-sided database's, fewest
+    # rolls) is not the cubeful best; a centred cube, money.
+    for position_id, dice in (("nA4AAFYCAAAAAA", (3, 1)), ("RwMAAK0AAAAAAA", (6, 1))):
+        position = Position.from_id(position_id)
+        values = []
+        for play in position.plays(*dice):
+            d = cube_decision(play.position.sides_switched(), exact=True)
+            values.append(-(min(d.double_take, d.double_pass) if d.double else d.no_double))
+        got = []
+        for cubeful in (True, False):
+            out = np.zeros(1)
+            _core.run_games(np.ascontiguousarray(position.board), 1, ids[0], ids[1], 1, False,
+                            True, np.array([dice], dtype=np.int8), truncate=True, given_plies=1,
+                            cube_branches=(cube_of(position),), per_game_cubeful=out,
+                            cubeful_play=(cubeful, cubeful), **resources)
+            got.append(out[0])
+        assert got[0] == pytest.approx(max(values), abs=1e-6), position_id
+        assert got[1] < max(values) - 1e-3, position_id  # cubeless play gives some away
+
+
+def test_every_result_type_gives_records():
+    import tavli_fast as tf
+
+    r = tf.rollout("start", 200, players="pubeval", seed=1, jobs=1)
+    (row,) = r.to_records()
+    assert row["trials"] == 200 and row["equity"] == r.equity and row["se_equity"] == r.se["equity"]
+    o = tf.openings(trials=100, players="pubeval", seed=1, jobs=1, rolls="31,21", chunk_size=100)
+    rows = o.to_records()
+    assert len(rows) == sum(len(roll.plays) for roll in o.rolls)
+    assert {row["roll"] for row in rows} == {"31", "21"} and rows[0]["rank"] == 1
+    m = tf.play_matches(3, 20, ("pubeval", "pubeval"), seed=1, jobs=1)
+    (row,) = m.to_records()
+    assert row["matches"] == 20
+    s = tf.simulate("start", 50, seed=1)
+    assert s.to_records()[0]["games"] == 50
+    try:
+        import pandas
+    except ImportError:  # an optional dependency: without it the method says how to get it
+        with pytest.raises(ImportError, match="pip install pandas"):
+            o.to_dataframe()
+    else:
+        assert len(o.to_dataframe()) == len(rows)

@@ -100,8 +100,8 @@ cdef inline int choose_play(MoveGen* g, const Board* before, int n, int player,
     receives the opponent's roll table when the 1-ply look made one, else next_table[0] = -1.
     `prices`: in a match, the mover's gammon prices for the neural players, and
     `reply_prices` the opponent's, for the replies of the 1-ply look (NULL: money).
-    `cube`: the mover's cube, for the 0-ply neural player's cubeful checker play (NULL:
-    cubeless)."""
+    `cube`: the mover's cube, for the 0-ply neural player's cubeful checker play, and both
+    neural players' inside the cubeful bear-off database (NULL: cubeless)."""
     cdef int i, best = 0
     cdef double v, best_v
     cdef bint race
@@ -111,6 +111,12 @@ cdef inline int choose_play(MoveGen* g, const Board* before, int n, int player,
         return 0
     if player == PLAYER_RANDOM:
         return <int>rng_below(rng, <uint64_t>n)
+    # Inside the cubeful bear-off database the exact cubeful choice beats the one-sided
+    # database's (which races for the fewest rolls, cube or not).
+    if (cube != NULL and has_probabilities(player) and opt.bearoff != NULL
+            and opt.bearoff.cubeful != NULL and not cube_is_match(cube)
+            and bearoff2_win(opt.bearoff, before) >= 0.0):
+        return neural_choose_cubeful(opt, g, n, cube)
     if opt.bearoff != NULL and (player == PLAYER_BEAROFF or opt.bearoff_play):
         i = bearoff_choose(opt.bearoff, g, n, before)
         if i >= 0:
