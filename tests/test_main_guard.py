@@ -77,3 +77,16 @@ def test_python_c_has_no_script_to_run_again_and_runs():
     p = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120)
     assert p.returncode == 0, p.stderr
     assert "equity" in p.stdout
+
+
+def test_a_script_read_from_stdin_is_refused_with_advice():
+    """``python - < script.py``: the workers could not import the script again (it is no file),
+    guarded or not; the call stops at once with what to do, not after a crash loop of workers."""
+    code = ('import tavli_fast as tf\nif __name__ == "__main__":\n'
+            f'    print("equity", {ROLLOUT.format(extra="")}.equity)\n')
+    p = subprocess.run([sys.executable, "-"], input=code, capture_output=True, text=True,
+                       timeout=120)
+    assert p.returncode != 0
+    message = p.stderr.strip().splitlines()[-1]
+    assert message.startswith("tavli_fast.run.executors.guard.MainGuardError: ")
+    assert "<stdin>" in message and "jobs=1" in message and "died" not in p.stderr

@@ -7,12 +7,15 @@ then call it again in each worker, where multiprocessing stops it with its long
 "bootstrapping phase" error, and the pool breaks. ``check_main_guard`` sees this in the
 parent, before any process starts, by finding the line of the script's top level that led to
 the call and whether it lies inside such a guard. A REPL, ``python -c`` and notebooks have no
-script file to re-run and are never refused; nor is the ``fork`` start method.
+script file to re-run and are never refused; nor is the ``fork`` start method. A script
+read from standard input (``python - < script.py``) cannot be imported again at all, and is
+refused whatever its guard.
 """
 
 from __future__ import annotations
 
 import ast
+import os
 import sys
 from types import FrameType
 
@@ -30,6 +33,12 @@ def check_main_guard(start_method: str) -> None:
         return
     main = sys.modules.get("__main__")
     path = getattr(main, "__file__", None)
+    if path is not None and not os.path.isfile(path):
+        # e.g. "<stdin>": the workers would try to import a script that is not a file.
+        raise MainGuardError(
+            f"the main script ({path}) is not a file that worker processes ({start_method}) "
+            "can import again: save it to a file, or pass jobs=1"
+        )
     frame = _top_level_frame(vars(main)) if main is not None else None
     if path is None or frame is None:
         return
