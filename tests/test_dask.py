@@ -117,6 +117,20 @@ def test_openings_through_scheduler_are_identical_to_local(cluster):
     assert on_dask == {k: v for k, v in json.loads(local.to_json()).items() if k not in ignore}
 
 
+def test_candidate_plays_through_scheduler_are_identical_to_local(cluster):
+    address, _ = cluster
+    args = ["--dice", "62", "--plays", "24/18 13/11,13/5,24/16", "--trials", "648",
+            "--chunk-size", "324", "--player", "pubeval", "--seed", "6", "--json"]
+    p = subprocess.run([*ROLLOUT_CLI, *args, "--scheduler", address], capture_output=True,
+                       text=True, timeout=120)
+    assert p.returncode == 0, p.stderr
+    local = tavli_fast.rollout_plays("start", "62", 648, "pubeval", 6, jobs=1, chunk_size=324,
+                                     plays="24/18 13/11,13/5,24/16")
+    ignore = ("elapsed_s", "jobs")
+    on_dask = {k: v for k, v in json.loads(p.stdout).items() if k not in ignore}
+    assert on_dask == {k: v for k, v in json.loads(local.to_json()).items() if k not in ignore}
+
+
 def test_matches_and_cubeful_rollouts_through_scheduler_are_identical_to_local(cluster):
     address, client = cluster
     local = play_matches(3, 60, "pubeval,greedy", seed=5, chunk_size=20, jobs=1)
