@@ -230,3 +230,14 @@ def test_the_command_prints_the_chain_and_refuses_training_options(tmp_path):
         bad = subprocess.run(cmd + extra, capture_output=True, text=True)
         assert bad.returncode == 2 and bad.stdout == ""
         assert len(bad.stderr.strip().splitlines()) == 1 and "Traceback" not in bad.stderr
+
+
+@pytest.mark.parametrize("game", ["plakoto", "fevga"])
+def test_the_variant_nets_recipes_print_from_their_own_files(game):
+    """tavli-train --recipe works for the Plakoto and Fevga nets too: one step, from random
+    weights, whose commands train that game and export the shipped file."""
+    (step,) = training_chain(f"{game}-v1.npz")
+    assert step.file == f"{game}-v1.npz" and step.start is None
+    assert step.commands and all(c.startswith(f"tavli-train --game {game} ") for c in step.commands)
+    assert f"--export {game}-v1.npz" in step.commands[-1]
+    assert format_chain([step]).startswith(f"# v1 ({game}-v1.npz)")

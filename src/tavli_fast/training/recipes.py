@@ -24,6 +24,7 @@ import textwrap
 from dataclasses import dataclass
 from pathlib import Path
 
+from ..variants.neural import load_variant_net
 from ..play.neural import (
     NeuralNetError,
     default_weights_path,
@@ -82,7 +83,7 @@ def training_chain(weights: str | os.PathLike | None = None) -> list[RecipeStep]
     expected: str | None = None
     while True:
         if path is not None:
-            meta = load_net(path)[1]
+            meta = _weights_meta(path)
             if expected is not None and meta["sha256"] != expected:
                 raise NeuralNetError(f"{path}: not the net its successor started from (its "
                                      "SHA-256 differs from the one recorded)")
@@ -112,6 +113,18 @@ def training_chain(weights: str | os.PathLike | None = None) -> list[RecipeStep]
         beside = path.parent / step.start if path is not None else None
         name, expected = step.start, start_sha
         path = beside if beside is not None and beside.is_file() else _installed(name)
+
+
+def _weights_meta(path: Path) -> dict:
+    """The metadata of a backgammon net's file, or of a Plakoto / Fevga net's (its own format,
+    the same ``training`` record): NeuralNetError if it is neither."""
+    try:
+        return load_net(path)[1]
+    except NeuralNetError as backgammon:
+        try:
+            return load_variant_net(path)[1]
+        except NeuralNetError:
+            raise backgammon from None
 
 
 def _installed(name: str) -> Path | None:
