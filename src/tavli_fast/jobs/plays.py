@@ -485,6 +485,12 @@ class PlaysJob:
 
     @classmethod
     def from_checkpoint(cls, doc: dict[str, Any], request: PlaysRequest, path: str) -> "PlaysJob":
+        """The job with the tally of checkpoint ``doc``; ValueError if the request rebuilt from
+        it differs from the one saved (e.g. its weights file has changed since)."""
+        saved = doc["request"]
+        differ = [k for k, v in request.identity().items() if saved.get(k) != v]
+        if differ:
+            raise ValueError(f"checkpoint {path}: {', '.join(differ)} differ from the run's")
         tally = CandidateTally.from_dict(len(request.candidates), doc["tally"])
         return cls(request, tally, {int(k): int(v) for k, v in doc["dropped"].items()})
 
