@@ -33,10 +33,8 @@ and overall.
 from __future__ import annotations
 
 import argparse
-import ctypes
 import os
 import sys
-import tempfile
 import time
 from dataclasses import replace
 from pathlib import Path
@@ -52,27 +50,9 @@ ROLLS = tuple((a, b) for a in range(1, 7) for b in range(1, 7))  # as dice fall
 GAP = 0.02  # the target's threshold on the reference's gap between its best two plays
 TIME_LIMIT_S = 600.0
 
-
-def quiet_gnubg_command(command: str) -> None:
-    """Run a gnubg command with what its C code prints (fd 1 and 2) thrown away."""
-    import gnubg
-
-    libc = ctypes.CDLL(None)
-    sys.stdout.flush()
-    sys.stderr.flush()
-    libc.fflush(None)
-    saved = (os.dup(1), os.dup(2))
-    with tempfile.TemporaryFile() as sink:
-        os.dup2(sink.fileno(), 1)
-        os.dup2(sink.fileno(), 2)
-        try:
-            gnubg.command(command)
-            libc.fflush(None)
-        finally:
-            os.dup2(saved[0], 1)
-            os.dup2(saved[1], 2)
-            os.close(saved[0])
-            os.close(saved[1])
+# The gnubg oracle helpers of the tests (a test-only dependency, as here).
+sys.path.insert(0, str(REPO / "tests"))
+from gnubg_cube import gnubg_output  # noqa: E402
 
 
 def drawn_positions(seed: int):
@@ -142,7 +122,7 @@ def main(argv: list[str] | None = None) -> int:
     print(f"seed {args.seed}; reference: gnubg {args.oracle_plies}-ply cubeless "
           f"(gnubg.evaluate of every play); ours: rollout_plays at default settings, "
           f"{trials} trials a play at most, {args.jobs} jobs; load average {os.getloadavg()[0]:.2f}\n")
-    quiet_gnubg_command("set threads 1")
+    gnubg_output("set threads 1")  # what gnubg prints is thrown away
 
     print("| # | position | roll | gnubg best | gnubg eq | gap to 2nd | our best | our eq +- SE | "
           "lead over our 2nd +- SE | decided | trials | gnubg best: our rank | gnubg loss of ours | "

@@ -121,7 +121,7 @@ def _gnubg():
     return gnubg
 
 
-def _captured(command: str) -> str:
+def gnubg_output(command: str) -> str:
     """Run a gnubg command and return what its C code printed on stdout and stderr.
 
     gnubg prints results on stdout and refusals ("You cannot double.") on stderr.
@@ -151,7 +151,7 @@ def _configure() -> None:
     global _configured
     if not _configured:
         for command in _SETTINGS:
-            _captured(command)
+            gnubg_output(command)
         _configured = True
 
 
@@ -167,8 +167,8 @@ def _as_position(position: str | Position, context: GameContext | None) -> Posit
 
 
 def _money_options(context: GameContext) -> None:
-    _captured(f"set jacoby {'on' if context.jacoby else 'off'}")
-    _captured(f"set beavers {3 if context.beaver else 0}")
+    gnubg_output(f"set jacoby {'on' if context.jacoby else 'off'}")
+    gnubg_output(f"set beavers {3 if context.beaver else 0}")
 
 
 def gnubg_cube_analysis(
@@ -202,8 +202,8 @@ def gnubg_cube_analysis(
     probabilities = tuple(float(v) for v in evaluation[:5])
     match = not ctx.is_money
 
-    _captured("set output mwc off")
-    hint = _captured("hint")
+    gnubg_output("set output mwc off")
+    hint = gnubg_output("hint")
     if CANNOT_DOUBLE in hint:
         return _cannot_double(gnubg_id, ctx, probabilities, match, hint)
 
@@ -225,8 +225,8 @@ def gnubg_cube_analysis(
     cubeless_mwc = None
     text = hint
     if match:
-        _captured("set output mwc on")
-        hint_mwc = _captured("hint")
+        gnubg_output("set output mwc on")
+        hint_mwc = gnubg_output("hint")
         text += hint_mwc
         mwcs = _options(hint_mwc, percent=True)
         found = _CUBELESS_MWC.search(hint_mwc)
@@ -273,8 +273,8 @@ def _cannot_double(
     hint: str,
 ) -> GnubgCubeAnalysis:
     """No cube action: ND is gnubg's 0-ply cubeful equity from ``eval``."""
-    _captured("set output mwc off")
-    text = _captured("eval")
+    gnubg_output("set output mwc off")
+    text = gnubg_output("eval")
     found = _EVAL_CUBEFUL.search(text)
     if found is None:
         raise AssertionError(f"cannot read gnubg's eval:\n{text}")
@@ -286,8 +286,8 @@ def _cannot_double(
     mwc = None
     cubeless_mwc = None
     if match:
-        _captured("set output mwc on")
-        text_mwc = _captured("eval")
+        gnubg_output("set output mwc on")
+        text_mwc = gnubg_output("eval")
         found_mwc = _EVAL_CUBEFUL.search(text_mwc)
         if found_mwc is None or found_mwc.group(9) != "%":
             raise AssertionError(f"cannot read gnubg's MWC eval:\n{text_mwc}")

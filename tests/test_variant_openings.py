@@ -4,6 +4,7 @@
 from __future__ import annotations
 
 import json
+import re
 import subprocess
 import sys
 
@@ -122,3 +123,20 @@ def test_options_reach_every_unit_and_change_the_numbers():
 def test_the_result_reports_the_game_played_as_its_rules():
     result = openings(trials=20, rules="fevga", rolls="21", seed=4, jobs=1)
     assert result.rules == "fevga" and result.to_dict()["rules"] == "fevga"
+
+
+
+def test_the_table_has_no_backgammon_columns_for_the_variants():
+    # P7, F7: a Plakoto or Fevga game is worth 1 or 2 points, so the table drops "W bg" and
+    # "L bg" (always 0 there): three rates a play (win, W g, L g) against Portes' five.
+    def header_and_rates(result):
+        lines = str(result).splitlines()
+        at = next(i for i, line in enumerate(lines) if line.split()[:2] == ["play", "equity"])
+        rates = [t for t in lines[at + 1].split() if re.fullmatch(r"\d\.\d{3}", t)]
+        return lines[at], rates
+
+    header, rates = header_and_rates(
+        openings(trials=20, rules="plakoto", players="random", rolls="21", seed=4, jobs=1))
+    assert "bg" not in header and header.count(" g ") == 2 and len(rates) == 3
+    header, rates = header_and_rates(openings(trials=20, players="random", rolls="21", seed=4, jobs=1))
+    assert header.count(" bg ") == 2 and len(rates) == 5

@@ -245,13 +245,17 @@ class OpeningsResult(TableExport):
                 lines[-1] += f": {NOT_STARTED}"
                 continue
             lines.append(f"{'':>3} {'play':<20} {'equity':>8} {'SE':>7} {'diff':>8} {'SE':>7}"
-                         f" {'win':>6} {'W g':>6} {'W bg':>6} {'L g':>6} {'L bg':>6} {'trials':>8}")
+                         f" {'win':>6} {'W g':>6}" + ("" if self.game else f" {'W bg':>6}")
+                         + f" {'L g':>6}" + ("" if self.game else f" {'L bg':>6}") + f" {'trials':>8}")
             for rank, p in enumerate(r.plays, 1):
                 v = p.value
                 diff = "" if rank == 1 else f"{p.diff:+8.4f} {p.diff_se:7.4f}"
+                # The variants have no backgammons (P7, F7: a game is worth 1 or 2 points).
+                rates = ((v['win'], v['win_gammon'], v['lose_gammon']) if self.game else
+                         (v['win'], v['win_gammon'], v['win_backgammon'], v['lose_gammon'],
+                          v['lose_backgammon']))
                 figures = (f"{v['equity']:+8.4f} {p.se['equity']:7.4f} {diff:>16}"
-                           f" {v['win']:6.3f} {v['win_gammon']:6.3f} {v['win_backgammon']:6.3f}"
-                           f" {v['lose_gammon']:6.3f} {v['lose_backgammon']:6.3f} {p.trials:>8,}"
+                           + "".join(f" {x:6.3f}" for x in rates) + f" {p.trials:>8,}"
                            if p.trials else NOT_STARTED)
                 lines.append(f"{rank:>3} {p.play:<20} {figures}" + (" *" if p.screened else ""))
         lines += ["", "Summary: the best play of each roll"]
