@@ -3,10 +3,12 @@
     tavli-train --game plakoto --games 3e5 --seed 1 --checkpoint p.npz     # Ctrl-C, then:
     tavli-train --game plakoto --games 3e5 --resume p.npz --checkpoint p.npz
     tavli-train --game plakoto --resume p.npz --games 3e5 --export plakoto-v1.npz --net-version v1
+    tavli-train --game plakoto --refit 20000 --weights plakoto-v1.npz --seed 1 --export p2.npz
     tavli-train --game plakoto --recipe            # how the shipped Plakoto net was made
 
 ``tavli-train`` hands every command line with ``--game`` to this module (``cli/train.py``
-trains the backgammon net). Progress goes to stderr every --log-every games; the seed is
+trains the backgammon net). ``--refit GAMES`` refits a net's readouts to the outcomes of
+GAMES of its own self-play games (``training/variant_refit.py``). Progress goes to stderr every --log-every games; the seed is
 echoed. The exported file records the run and the commands that made it.
 """
 
@@ -18,6 +20,17 @@ import shlex
 import sys
 
 from .._version import __version__
+from ..checks import check_seed
+from ..training.recipes import format_chain, training_chain
+from ..training.variant_refit import export_refitted, readout_calibration, refit_readouts, self_play
+from ..training.variant_train import (
+    export_variant_net,
+    load_variant_checkpoint,
+    new_run,
+    save_variant_checkpoint,
+    train_variant,
+)
+from ..variants.neural import SHIPPED, load_variant_net
 from . import EXIT_INTERRUPTED, OneLineParser, parse_count, run_command, stop_requests
 
 PROG = "tavli-train"
@@ -41,6 +54,11 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--log-every", type=parse_count, default=10_000)
     p.add_argument("--export", help="write the trained net as a weights file")
     p.add_argument("--net-version", dest="net_version", default=None, help="version name for --export")
+    p.add_argument("--refit", type=parse_count, default=None, metavar="GAMES",
+                   help="refit the readouts of --weights (default: the shipped net) to the "
+                        "outcomes of GAMES self-play games of --seed; needs --export")
+    p.add_argument("--weights", default=None, metavar="FILE",
+                   help="the net that --refit starts from (default: the shipped net)")
     p.add_argument("--recipe", nargs="?", const="", metavar="WEIGHTS",
                    help="print how a net was made (default: the shipped net of --game)")
     p.add_argument("-v", "--verbose", action="count", default=0)
@@ -51,17 +69,10 @@ def build_parser() -> argparse.ArgumentParser:
 
 def run(args: argparse.Namespace, command: str) -> int:
     """Run the parsed command; ``command`` (its command line) goes into the recipe."""
-    from ..checks import check_seed
-    from ..training.variant_train import (
-        export_variant_net,
-        load_variant_checkpoint,
-        new_run,
-        save_variant_checkpoint,
-        train_variant,
-    )
-
     if args.recipe is not None:
         return _recipe(args.game, args.recipe or None)
+    if args.refit is not None or args.weights is not None:
+        return _refit(args, command)
     if args.games is None:
         raise ValueError("--games is required (or --recipe)")
     if args.resume:
@@ -106,18 +117,44 @@ def run(args: argparse.Namespace, command: str) -> int:
     return 0
 
 
-def _recipe(game: str, weights: str | None) -> int:
-    """Print the method, the commands that ran a net's training and the one that repeats it."""
-    from ..variants.neural import SHIPPED, load_variant_net
+def _refit(args: argparse.Namespace, command: str) -> int:
+    """``--refit GAMES``: the readouts of --weights refitted to its own self-play's outcomes."""
+    if args.refit is None:
+        raise ValueError("--weights goes with --refit (TD runs start from random weights)")
+    given = [o for o, v in (("--games", args.games), ("--resume", args.resume),
+                            ("--checkpoint", args.checkpoint)) if v is not None]
+    if given:
+        raise ValueError(f"--refit plays its own games; do not give {', '.join(given)}")
+    if not args.export:
+        raise ValueError("--refit needs --export FILE (where the refitted net goes)")
+    base = args.weights or SHIPPED[args.game]
+    seed = check_seed(args.seed)
+    net, _ = load_variant_net(base, args.game)
+    print(f"{PROG}: refitting {base} on {args.refit:,} {args.game} self-play games, seed {seed}",
+          file=sys.stderr, flush=True)
+    data = self_play(net, args.refit, seed)
+    refitted = refit_readouts(net, data)
+    before, after = readout_calibration(net, data), readout_calibration(refitted, data)
+    for name, row in (("outcomes", before["mean_outcome"]), ("before", before["mean_estimate"]),
+                      ("after", after["mean_estimate"])):
+        print(f"{PROG}: {name:>8} (mean of {data.positions:,} positions): "
+              + " ".join(f"{x:.4f}" for x in row), file=sys.stderr)
+    export_refitted(args.export, refitted, base, args.refit, seed, command,
+                    args.net_version or f"refit{seed}-{args.refit}")
+    print(f"{args.game}: readouts refitted on {args.refit:,} games ({data.positions:,} "
+          f"positions), seed {seed}; written to {args.export}")
+    return 0
 
+
+def _recipe(game: str, weights: str | None) -> int:
+    """Print the chain of steps that made a net (oldest first: each one's method and
+    commands) and one command line that repeats it all."""
     name = weights or SHIPPED[game]
     _, meta = load_variant_net(name, game)
-    training = meta.get("training", {})
-    print(f"# {meta.get('version')} ({name}): {training.get('method', 'no training recorded')}")
-    print("# the commands that ran it:")
-    print("\n".join(training.get("recipe", [])))
-    if training.get("reproduce"):
-        print(f"# one command that repeats it:\n{training['reproduce']}")
+    print(format_chain(training_chain(name)), end="")
+    reproduce = (meta.get("training") or {}).get("reproduce")
+    if reproduce:
+        print(f"# one command line that repeats it:\n{reproduce}")
     return 0
 
 

@@ -29,7 +29,7 @@ import numpy as np
 
 from .. import _core
 from ..run.atomic import atomic_file
-from ..play.neural import NeuralNetError, weights_checksum
+from ..play.neural import NeuralNetError, installed_net, weights_checksum
 from .position import VariantPosition, variant_position
 from .movegen import GAME_CODES, require_variant_in_progress
 
@@ -107,11 +107,14 @@ def _shipped_dir() -> Path:
 
 
 def variant_weights_file(name: str | os.PathLike) -> Path:
-    """The file ``name`` names: that path if it exists, else the shipped file of that bare
-    name, else the path as given (loading then reports it missing)."""
+    """The file ``name`` names: that path if it exists, else the installed file of that bare
+    name (the shipped nets, then the earlier ones of ``tavli_fast_nets``), else the path as
+    given (loading then reports it missing)."""
     path = Path(os.fspath(name))
-    if not path.exists() and path.name == os.fspath(name) and (_shipped_dir() / path.name).is_file():
-        return _shipped_dir() / path.name
+    if not path.exists() and path.name == os.fspath(name):
+        installed = installed_net(path.name)
+        if installed is not None:
+            return installed
     return path
 
 

@@ -1,0 +1,185 @@
+"""Readouts of a Plakoto or Fevga net refitted to the outcomes of its own games (issue 44).
+
+TD self-play teaches the hidden layer what to look at, but its five readouts drift from what
+really happens: the shipped v1 nets expected more wins and more 2-point games at the start
+than their own self-play gave. This is the supervised round that fixed the same fault in the
+backgammon net (``tavli-train --fit --outputs-only``), for the variants:
+
+1. play ``games`` self-play games with the net at 0 ply from the start (the first roll may be
+   a double, T3) and keep every position with a player on roll, as he sees it;
+2. label each with the outcome of its game for that player: won, won 2 points (the loser bore
+   off none, P7, F7, or the mother rule P5), won by the mother rule, lost 2 points, lost by
+   the mother rule; a Plakoto draw (P6) counts half a win and nothing else;
+3. keep the hidden layer as it is and fit each readout (a logistic regression on the hidden
+   units' values) to those labels by Newton's method, starting from the net's own readout,
+   with a small ridge penalty towards it.
+
+The games' dice come from ``seed`` (numpy's PCG64), so the same net, games and seed give the
+same weights. Only ``w2`` and ``b2`` change; the hidden layer, and so most of what the net
+knows, stays.
+"""
+
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass
+
+import numpy as np
+
+from .. import _core
+from ..checks import check_count, check_seed
+from ..variants.movegen import GAME_CODES, position_after
+from ..variants.neural import load_variant_net, save_variant_net, variant_weights_file
+from ..variants.position import PlakotoPosition, VariantPosition, variant_position
+from .recipes import with_ancestors
+
+__all__ = ["SelfPlay", "self_play", "outcome_labels", "refit_readouts", "readout_calibration",
+           "export_refitted"]
+
+#: Newton steps and the ridge penalty (towards the net's own readout) of each fit.
+NEWTON_STEPS = 8
+RIDGE = 1e-3
+_BATCH = 50_000  # positions whose inputs are encoded at once (memory, not results)
+
+
+@dataclass(frozen=True)
+class SelfPlay:
+    """The positions of self-play games and their outcomes for the player on roll."""
+
+    game: str
+    boards: np.ndarray  # int8[N, 2, 26], each seen by its player on roll
+    pinned: np.ndarray  # uint32[N]
+    labels: np.ndarray  # float64[N, 5]: win, win 2 points, win by mother, lose 2, lose by mother
+    starts: np.ndarray  # int64[games]: the index of each game's first position
+
+    @property
+    def positions(self) -> int:
+        return len(self.pinned)
+
+
+def outcome_labels(final: VariantPosition) -> np.ndarray:
+    """The five labels of a finished game for the player who made its last play (``final``
+    as he sees it, sides not switched): only he can have ended it, by bearing off his last
+    checker or by pinning the opposing mother (P5, P6 judge at the end of the pinner's turn)."""
+    if final.me_off == 15:
+        return np.array([1.0, float(final.opp_off == 0), 0.0, 0.0, 0.0])
+    if isinstance(final, PlakotoPosition):
+        mine, his = final.mother_pinned()
+        if mine and his:  # P6: a draw
+            return np.array([0.5, 0.0, 0.0, 0.0, 0.0])
+        if his:  # P5: his mother pinned and none of mine left to catch
+            return np.array([1.0, 1.0, 1.0, 0.0, 0.0])
+    raise ValueError(f"not a finished game won or drawn by its last mover: {final.variant_id()}")
+
+
+def _other_side(labels: np.ndarray) -> np.ndarray:
+    """The same outcome for the other player."""
+    win, win2, win_mother, lose2, lose_mother = labels
+    return np.array([1.0 - win, lose2, lose_mother, win2, win_mother])
+
+
+def self_play(net: _core.VariantNet, games: int, seed: int, max_plies: int = 2000) -> SelfPlay:
+    """Every position with a player on roll in ``games`` games of the net at 0 ply against
+    itself from the start, and the outcome of its game for that player."""
+    games, seed = check_count(games, "games"), check_seed(seed)
+    game = next(name for name, code in GAME_CODES.items() if code == net.game)
+    rng = np.random.Generator(np.random.PCG64(seed))
+    boards: list[np.ndarray] = []
+    pinned: list[int] = []
+    labels: list[np.ndarray] = []
+    starts = np.zeros(games, dtype=np.int64)
+    for g in range(games):
+        starts[g] = len(pinned)
+        position = variant_position(game, None)
+        for ply in range(max_plies):
+            board, mask = position.core_board(), position.pinned_mask()
+            boards.append(board)
+            pinned.append(mask)
+            d1, d2 = (int(d) for d in rng.integers(1, 7, size=2))
+            plays = _core.variant_generate(board, net.game, mask, 0, d1, d2)
+            best = net.choose(board, mask, plays) if len(plays) > 1 else 0
+            after = position_after(position, plays[best])
+            if after.is_game_over():
+                break
+            position = after.sides_switched()
+        else:  # pragma: no cover - a game that never ends is a rules bug
+            raise RuntimeError(f"a {game} self-play game did not end in {max_plies} plies")
+        last = outcome_labels(after)
+        other = _other_side(last)
+        # The last position's player made the last play; the sides alternate before it.
+        labels += [last if (ply - k) % 2 == 0 else other for k in range(ply + 1)]
+    return SelfPlay(game, np.array(boards, dtype=np.int8), np.array(pinned, dtype=np.uint32),
+                    np.array(labels), starts)
+
+
+def _hidden(net: _core.VariantNet, boards: np.ndarray, pinned: np.ndarray) -> np.ndarray:
+    """float64[N, hidden + 1]: the hidden units' values of each position and a constant 1."""
+    w1, b1, _, _ = net.arrays()
+    out = np.empty((len(pinned), net.hidden + 1))
+    out[:, -1] = 1.0
+    for lo in range(0, len(pinned), _BATCH):
+        hi = min(lo + _BATCH, len(pinned))
+        x = np.array([_core.variant_neural_inputs(net.game, boards[i], int(pinned[i]))
+                      for i in range(lo, hi)])
+        out[lo:hi, :-1] = 1.0 / (1.0 + np.exp(-(x @ w1 + b1)))
+    return out
+
+
+def _logistic_fit(h: np.ndarray, y: np.ndarray, start: np.ndarray) -> np.ndarray:
+    """Weights v of sigmoid(h @ v) fitted to ``y`` by Newton's method from ``start``,
+    penalised by RIDGE * n * |v - start|^2 / 2 (it keeps unseen readouts, e.g. Fevga's
+    mother outputs, where they were)."""
+    n = len(y)
+    v = start.copy()
+    ridge = RIDGE * n * np.eye(len(v))
+    for _ in range(NEWTON_STEPS):
+        p = 1.0 / (1.0 + np.exp(-(h @ v)))
+        grad = h.T @ (p - y) + ridge @ (v - start)
+        hess = (h * (p * (1.0 - p))[:, None]).T @ h + ridge
+        v = v - np.linalg.solve(hess, grad)
+    return v
+
+
+def refit_readouts(net: _core.VariantNet, data: SelfPlay) -> _core.VariantNet:
+    """A new net: ``net``'s hidden layer with each readout refitted to ``data``'s outcomes."""
+    w1, b1, w2, b2 = net.arrays()
+    h = _hidden(net, data.boards, data.pinned)
+    new_w2, new_b2 = w2.copy(), b2.copy()
+    for k in range(5):
+        v = _logistic_fit(h, data.labels[:, k], np.append(w2[k], b2[k]))
+        new_w2[k], new_b2[k] = v[:-1], v[-1]
+    return _core.VariantNet(net.game, w1, b1, new_w2, new_b2)
+
+
+def readout_calibration(net: _core.VariantNet, data: SelfPlay) -> dict[str, np.ndarray]:
+    """The net's mean estimate of each readout over ``data``'s positions and at the games'
+    starts, beside the outcomes' means (``*_outcome``) and their SEs at the start."""
+    probs = net.evaluate_many(data.boards, data.pinned, exact=True)
+    start = data.starts
+    return {
+        "mean_estimate": probs.mean(axis=0), "mean_outcome": data.labels.mean(axis=0),
+        "start_estimate": probs[start[0]], "start_outcome": data.labels[start].mean(axis=0),
+        "start_outcome_se": data.labels[start].std(axis=0, ddof=1) / np.sqrt(len(start)),
+    }
+
+
+def export_refitted(path: str | os.PathLike, net: _core.VariantNet, base: str | os.PathLike,
+                    games: int, seed: int, command: str, version: str) -> None:
+    """Write ``net`` (refitted from the weights file ``base`` on ``games`` self-play games of
+    ``seed``) as a weights file whose ``training`` names its start file by SHA-256 and holds
+    the whole chain that made it (``recipes.with_ancestors``), so ``tavli-train --recipe``
+    prints every step from this file alone."""
+    base_path = variant_weights_file(base)
+    _, base_meta = load_variant_net(base_path)
+    training = {
+        "method": (f"the readouts of {base_meta.get('version')} refitted to the outcomes of "
+                   f"{games:,} of its self-play games, seed {seed} (the hidden layer kept)"),
+        "recipe": [command],
+        "start": {"file": base_path.name, "sha256": base_meta["sha256"]},
+        "refit": {"games": games, "seed": seed, "newton_steps": NEWTON_STEPS, "ridge": RIDGE},
+    }
+    before = (base_meta.get("training") or {}).get("reproduce")
+    if before:  # the start net's own line, then this one
+        training["reproduce"] = (f"{before} --export {base_path.name} --net-version "
+                                 f"{base_meta.get('version')} && {command}")
+    save_variant_net(path, net, version, training=with_ancestors(training, base_path))
