@@ -1,0 +1,59 @@
+# Helpers shared by the Python-facing wrappers (the *_api.pxi files): boards in and out,
+# dice checks, the scratch move generator used while holding the GIL.
+# Included by _core.pyx after the kernels it wraps.
+
+cdef MoveGen* _new_movegen() except NULL:
+    cdef MoveGen* g = <MoveGen*>calloc(1, sizeof(MoveGen))
+    if g == NULL:
+        raise MemoryError("cannot allocate the move generator's tables")
+    g.out = g.own
+    return g
+
+
+# Scratch tables for the small calls below, used only while holding the GIL
+# (the batch and game kernels allocate their own and release the GIL).
+cdef MoveGen* _scratch = _new_movegen()
+
+
+cdef int _load_board(const int8_t[:, ::1] src, Board* b) except -1:
+    if src.shape[0] != 2 or src.shape[1] != 26:
+        raise ValueError(f"a board has shape (2, 26), not ({src.shape[0]}, {src.shape[1]})")
+    memcpy(b.c, &src[0, 0], 52)
+    return 0
+
+
+cdef int _check_die(int d) except -1:
+    if d < 1 or d > 6:
+        raise ValueError(f"a die shows 1 to 6, not {d}")
+    return 0
+
+
+cdef _results_array(MoveGen* g, int n):
+    out = np.empty((n, 2, 26), dtype=np.int8)
+    cdef int8_t[:, :, ::1] view = out
+    if n:
+        memcpy(&view[0, 0, 0], g.out, n * sizeof(Board))
+    return out
+
+
+cdef void _free_capsule(object capsule) noexcept:
+    free(PyCapsule_GetPointer(capsule, NULL))
+
+
+cdef object _adopt_boards(Board* buf, Py_ssize_t total):
+    """An int8[total, 2, 26] array over a malloc'd buffer, which it frees when collected.
+
+    Large results are handed over instead of copied (a copy of tens of MB costs
+    as much as generating them).
+    """
+    cdef cnp.npy_intp dims[3]
+    if total == 0:
+        free(buf)
+        return np.empty((0, 2, 26), dtype=np.int8)
+    buf = <Board*>realloc(buf, total * sizeof(Board))   # give back the unused tail
+    dims[0] = total
+    dims[1] = 2
+    dims[2] = 26
+    arr = cnp.PyArray_SimpleNewFromData(3, dims, cnp.NPY_INT8, buf)
+    cnp.set_array_base(arr, PyCapsule_New(buf, NULL, <PyCapsule_Destructor>_free_capsule))
+    return arr
