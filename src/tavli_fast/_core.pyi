@@ -72,6 +72,9 @@ def run_games(
     per_game_luck: npt.NDArray[np.float64] | None = ...,
     filter_candidates: int = ...,
     filter_window: float = ...,
+    per_game_cubeful: npt.NDArray[np.float64] | None = ...,
+    cube_first_turn: bool = ...,
+    cubeful_play: tuple[bool, bool] = ...,
 ) -> tuple[npt.NDArray[np.int64], npt.NDArray[np.float64]]: ...
 def choose(
     board: Board,
@@ -218,3 +221,58 @@ def rng_state(seed: int) -> npt.NDArray[np.uint64]: ...
 def fast_sigmoid(x: npt.ArrayLike) -> npt.NDArray[np.float32]: ...
 
 SIMD_KERNELS: str  # "avx2" or "baseline": the fast evaluator's kernels in this process
+
+# The doubling cube and matches (kernels/_cube_api.pxi, _match_api.pxi).
+
+class MatchTableC:
+    """A match equity table as the cube kernels read it: pre_crawford (n, n), post_crawford (n,)."""
+    def __init__(self, pre: npt.ArrayLike, post: npt.ArrayLike) -> None: ...
+    @property
+    def size(self) -> int: ...
+
+def match_mwc(met: MatchTableC, away_me: int, away_opp: int, post: bool) -> float: ...
+def cube_allows_double(
+    value: int, owner: int, max_value: int, jacoby: bool, beaver: bool, away_me: int,
+    away_opp: int, crawford: bool, met: MatchTableC | None = ...,
+) -> bool: ...
+def cube_action_code(
+    nd: float, dt: float, dp: float, win: float, win_gammon: float, can_double: bool,
+    beaver_money: bool, jacoby_centred: bool,
+) -> int: ...
+def gammon_prices_of(
+    value: int, away_me: int, away_opp: int, met: MatchTableC
+) -> tuple[float, float, float, float]: ...
+def cube_efficiency_of(board: Board) -> float: ...
+def cube_analysis(
+    probabilities: npt.NDArray[np.float64], x: float, value: int, owner: int, max_value: int,
+    jacoby: bool, beaver: bool, away_me: int, away_opp: int, crawford: bool,
+    met: MatchTableC | None = ..., board: Board | None = ..., bearoff: BearoffTables | None = ...,
+) -> tuple[float, float, float, float, float, float, float, int, bool, bool]: ...
+def run_matches(
+    board: Board,
+    n_matches: int,
+    length: int,
+    score_a: int,
+    score_b: int,
+    post_crawford: bool,
+    player_a: int,
+    player_b: int,
+    seed: int,
+    first_roll_no_doubles: bool,
+    backgammons: bool,
+    max_cube: int,
+    winner_starts: bool,
+    met: MatchTableC,
+    bearoff: BearoffTables | None = ...,
+    bearoff_play: bool = ...,
+    net: NeuralNet | None = ...,
+    tavli: bool = ...,
+    variant_player_a: int = ...,
+    variant_player_b: int = ...,
+    plakoto_options: int = ...,
+    fevga_options: int = ...,
+    plakoto_draw_ends_game: bool = ...,
+    plakoto_net: VariantNet | None = ...,
+    fevga_net: VariantNet | None = ...,
+    cubeful_play: tuple[bool, bool] = ...,
+) -> npt.NDArray[np.int64]: ...
