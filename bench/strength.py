@@ -66,7 +66,8 @@ from tavli_fast.play.bearoff import default_database
 from tavli_fast.play.neural import default_net, default_net_info, evaluator
 from tavli_fast.play.players import needs_net, player_id
 from tavli_fast.game.position import Position
-from tavli_fast.jobs.rollout import DEFAULT_MOVE_FILTER, check_move_filter
+from tavli_fast.jobs.rollout_chunks import DEFAULT_MOVE_FILTER
+from tavli_fast.jobs.rollout_request import check_move_filter
 
 MAX_FORCED = 160  # rolls forced per game; longer games are rare (mean ~55 plies)
 

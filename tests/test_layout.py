@@ -1,5 +1,6 @@
-"""The package's layout (issue 42): each layer imports only the layers below it, the old
-flat module paths still import (with a DeprecationWarning), and the root stays small."""
+"""The package's layout: each layer imports only the layers below it, the old flat module
+paths still import (with a DeprecationWarning), the root stays small and no module grows
+past one job's size."""
 
 from __future__ import annotations
 
@@ -69,6 +70,16 @@ def test_the_package_root_is_small():
     files = [p.name for p in PACKAGE.iterdir()
              if p.is_file() and not p.name.endswith((".so", ".c", ".pyd"))]
     assert len(files) <= 12, files
+
+
+MAX_LINES = 700  # a module does one job; past this it is doing several
+
+
+def test_no_module_or_kernel_file_is_over_700_lines():
+    sources = [p for p in PACKAGE.rglob("*") if p.suffix in (".py", ".pyx", ".pxi", ".pyi", ".h")]
+    long = {str(p.relative_to(PACKAGE)): n for p in sources
+            if (n := len(p.read_text().splitlines())) > MAX_LINES}
+    assert len(sources) > 50 and not long, long
 
 
 @pytest.mark.parametrize("old", sorted(MOVED))

@@ -57,7 +57,7 @@ def test_worker_log_records_reach_the_parent(caplog):
     caplog.set_level(logging.DEBUG, logger="tavli_fast")
     rollout("start", 3000, players="pubeval", seed=1, chunk_size=1000, jobs=2)
     from_workers = [rec for rec in caplog.records
-                    if rec.name == "tavli_fast.jobs.rollout" and rec.process != os.getpid()]
+                    if rec.name == "tavli_fast.jobs.rollout_chunks" and rec.process != os.getpid()]
     assert len(from_workers) == 3  # one record per chunk, each from a worker process
     assert all("games in" in rec.getMessage() for rec in from_workers)
 

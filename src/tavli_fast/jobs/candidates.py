@@ -36,7 +36,7 @@ from ..play.neural import NetChoice
 from ..play.players import game_resources
 from ..variants.games import play_variant_trials
 from .cubeful import branch_met
-from .rollout import FIGURES, chunk_seed, figures_from_moments
+from .rollout_chunks import FIGURES, chunk_seed, figures_from_moments
 from .stratify import stratified_dice
 
 __all__ = [

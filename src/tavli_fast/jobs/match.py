@@ -46,7 +46,7 @@ from ..run.plans import MissingIndices, UnitPlan, part_size, parts
 from ..play.players import game_resources, needs_net
 from ..game.position import Position
 from ..run.progress import RolloutProgress
-from .rollout import chunk_seed
+from .rollout_chunks import chunk_seed
 from ..rules import FevgaRules, PlakotoRules, Rules, game_rules, get_rules, option_names
 from ..variants.movegen import core_options
 

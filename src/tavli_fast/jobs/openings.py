@@ -41,7 +41,7 @@ from ..run.plans import ChainedPlan, UnitPlan, part_size, parts
 from ..play.players import PLAYERS, needs_net
 from ..game.position import Position
 from ..run.progress import RolloutProgress
-from .rollout import FIGURES, chunk_seed, figures_from_moments
+from .rollout_chunks import FIGURES, chunk_seed, figures_from_moments
 from ..rules import Rules, get_rules
 from .candidates import (FORCED_ROLLS, CandidateTally, CandidateUnit, UnitResult,
                          prepare_unit, run_unit)

@@ -48,7 +48,8 @@ from ..run.progress import RolloutProgress
 from .candidates import CandidateTally, CandidateUnit, UnitResult, prepare_unit, run_unit
 from .cubeful import DEFAULT_MAX_CUBE, check_max_cube, cube_of
 from .openings import default_player
-from .rollout import apply_ply, chunk_seed
+from .rollout_chunks import chunk_seed
+from .rollout_request import apply_ply
 
 __all__ = [
     "DEFAULT_CANDIDATES",

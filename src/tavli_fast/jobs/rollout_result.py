@@ -10,17 +10,17 @@ from typing import Any, Iterable
 
 from .cubeful import CubefulFigures, cubeful_figures
 from ..play.neural import NetChoice
-from .rollout import (
+from .rollout_chunks import (
     DEFAULT_CHUNK_SIZE,
     FIGURES,
     OUTCOMES,
     ChunkResult,
-    RolloutRequest,
     Totals,
     figures,
     figures_from_moments,
     merge,
 )
+from .rollout_request import RolloutRequest
 
 __all__ = ["RolloutResult", "build_result"]
 

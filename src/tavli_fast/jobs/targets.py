@@ -52,7 +52,7 @@ from ..play.neural import net_arrays, net_from_arrays, weights_checksum, with_be
 from ..run.plans import MissingIndices, UnitPlan, part_size, parts
 from ..play.players import PLAYERS, game_resources
 from ..run.progress import RolloutProgress
-from .rollout import VR_SUMS
+from .rollout_chunks import VR_SUMS
 from .stratify import ORDERED_ROLLS
 
 __all__ = ["UNIT_GAMES", "TargetsJob", "make_targets", "load_targets", "load_outcomes",

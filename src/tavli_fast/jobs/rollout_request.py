@@ -1,0 +1,388 @@
+"""What to roll out: ``make_request`` checks a rollout's arguments once and gives a
+``RolloutRequest`` (the position, players, rules, cube, variance reduction, seed, chunks),
+and ``make_chunk`` / ``plan_chunks`` cut it into the chunks of ``rollout_chunks.py``.
+
+A rollout of ``trials`` games is cut into chunks of ``chunk_size`` trials (chunk ``c`` holds
+the global trials ``c * chunk_size ...``), whatever the number of workers.
+"""
+
+from __future__ import annotations
+
+import math
+import os
+from dataclasses import dataclass, replace
+from functools import partial
+from numbers import Integral, Real
+from typing import Any, Iterable
+
+import numpy as np
+
+from .. import _core
+from ..checks import check_count, check_seed, player_names
+from ..play.players import player_kinds
+from ..game.resolve import resolve_position
+from ..run.plans import MissingIndices, UnitPlan, part_size, parts
+from ..play.players import needs_net
+from .cubeful import DEFAULT_MAX_CUBE, check_max_cube, cube_branches
+from ..play.neural import NetChoice, choose_net
+from ..game.position import GameContext, Position
+from ..rules import Rules, get_rules
+from .rollout_chunks import DEFAULT_CHUNK_SIZE, DEFAULT_MOVE_FILTER, RolloutChunk, _money_branches, chunk_seed
+
+
+def _context_notes(position: Position, cubeful: bool) -> list[str]:
+    """What the position's context holds that a cubeless money rollout does not use."""
+    notes = []
+    context = position.context
+    if cubeful:
+        if context.match_length:
+            notes.append(
+                f"match to {context.match_length} at {context.score[0]}-{context.score[1]}"
+                + (" (Crawford game)" if context.crawford else "")
+                + ": the cubeful figures are match winning chances; the cubeless ones are money"
+            )
+        return notes
+    if context.cube_value != 1:
+        notes.append(f"cube value {context.cube_value} ignored: the rollout is cubeless (--cubeful uses it)")
+    if context.match_length:
+        notes.append(
+            f"match to {context.match_length} ignored: equities are cubeless money (--cubeful gives "
+            "match winning chances)"
+        )
+    return notes
+
+
+@dataclass(frozen=True)
+class RolloutRequest:
+    """Everything that fixes a rollout's numbers (validated); jobs and progress are not here."""
+
+    position: Position
+    position_text: str  # how to rebuild it: its XGID when dice are rolled, else its Position ID
+    board: bytes
+    players: tuple[str, str]
+    player_ids: tuple[int, int]
+    rules: Rules
+    seed: int
+    trials: int
+    chunk_size: int
+    stratify: bool
+    first_roll_no_doubles: bool
+    forced_dice: tuple[int, int] | None
+    target_se: float | None = None
+    min_trials: int = 0
+    notes: tuple[str, ...] = ()
+    bearoff_play: bool = True
+    truncate: bool = False
+    cache_dir: str | None = None
+    cube_branches: tuple[tuple, ...] | None = None  # cubeful: the branches' starting cubes
+    max_cube: int = DEFAULT_MAX_CUBE
+    vr: bool = False
+    truncate_plies: int = 0
+    move_filter: tuple[int, float] = DEFAULT_MOVE_FILTER
+    game: str | None = None  # "plakoto" / "fevga"; None: Portes by ``rules``
+    pinned: int = 0  # Plakoto: the pinned mask of the side on roll
+    game_rules: tuple[str, ...] = ()  # Plakoto / Fevga: the options set (rules.game_rules)
+    variant_options: int = 0  # ... as the core's option bits
+    net: NetChoice | None = None  # the net the rollout uses (None: it uses none)
+
+    @property
+    def cubeful(self) -> bool:
+        return self.cube_branches is not None
+
+    @property
+    def n_chunks(self) -> int:
+        return parts(self.trials, self.chunk_size)
+
+    @property
+    def strata(self) -> tuple[int, ...]:
+        """Numbers of strata of the stratified rolls (e.g. (15, 36) for the R5 opening)."""
+        if not self.stratify:
+            return ()
+        opening = self.first_roll_no_doubles and self.forced_dice is None
+        return (15 if opening else 36, 36)
+
+    def identity(self) -> dict[str, Any]:
+        """The parameters that must match for a checkpoint to be resumed."""
+        return {
+            "board": list(self.board),
+            "forced_dice": list(self.forced_dice) if self.forced_dice else None,
+            "players": list(self.players),
+            "rules": self.rules.name,
+            "seed": self.seed,
+            "chunk_size": self.chunk_size,
+            "stratify": self.stratify,
+            "bearoff": self.bearoff_play,
+            "truncate": self.truncate,
+            # Only requests that use these carry them, so that older checkpoints still match.
+            **({"cubeful": True, "max_cube": self.max_cube, "checker_play": "cubeful"}
+               if self.cubeful else {}),
+            **({"vr": True} if self.vr else {}),
+            **({"truncate_plies": self.truncate_plies} if self.truncate_plies else {}),
+            **({"move_filter": list(self.move_filter)}
+               if tuple(self.move_filter) != DEFAULT_MOVE_FILTER else {}),
+            **({"game": self.game} if self.game else {}),
+            **({"game_rules": list(self.game_rules)} if self.game_rules else {}),
+            **(self.net.checkpoint_keys()[0] if self.net else {}),
+        }
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "position": self.position_text,
+            **self.identity(),
+            "trials": self.trials,
+            "target_se": self.target_se,
+            "min_trials": self.min_trials,
+            "cache_dir": self.cache_dir,
+            **(self.net.checkpoint_keys()[1] if self.net else {}),
+        }
+
+
+def make_request(
+    position: object = "start",
+    trials: object = 10_000,
+    players: object = None,
+    seed: object = None,
+    rules: object = "backgammon",
+    stratify: bool = True,
+    chunk_size: object = DEFAULT_CHUNK_SIZE,
+    target_se: object = None,
+    min_trials: object = None,
+    bearoff: bool = True,
+    truncate: bool = True,
+    cache_dir: str | os.PathLike | None = None,
+    cubeful: bool = False,
+    max_cube: object = DEFAULT_MAX_CUBE,
+    game: object = None,
+    game_rules: object = None,
+    *,
+    ply: object = None,
+    vr: bool | None = None,
+    truncate_plies: object = None,
+    move_filter: object = None,
+    weights: str | os.PathLike | None = None,
+) -> RolloutRequest:
+    """Validate the arguments of a rollout; raise ValueError / InvalidPositionError precisely.
+
+    ``players``: None means pubeval for Portes and heuristic for Plakoto / Fevga.
+    ``cubeful``: follow the doubling cube too (``cubeful.py``); games are then played to the
+    end (no truncation), and ``max_cube`` caps the cube (R23: 64). ``game``: "plakoto" or
+    "fevga" rolls out that game (``position``: "start", a text id or a position of it), by
+    ``game_rules`` (a PlakotoRules / FevgaRules, or option names; None: the defaults).
+    ``ply``, ``vr``, ``truncate_plies`` and ``move_filter`` are the expert settings of the
+    neural players described in ``parallel.rollout`` (Plakoto and Fevga take ``ply`` only); ``weights``, a weights file for their
+    net instead of the shipped one (ValueError if the rollout uses no net).
+    """
+    if game is None and game_rules is not None:
+        raise ValueError("game_rules are the options of Plakoto or Fevga: give game too")
+    if game is not None:
+        given = [k for k, v in (("vr", vr), ("truncate_plies", truncate_plies),
+                                ("move_filter", move_filter), ("weights", weights)) if v]
+        if given:
+            raise ValueError(f"{', '.join(given)}: settings of the Portes neural players, not "
+                             f"of {game}'s")
+        if ply is not None:  # the variants' neural players have the same two depths
+            players = apply_ply(player_names(players if players is not None else "heuristic"), ply)
+        return _variant_request(game, position, players, cubeful, game_rules,
+                                make_request("start", trials, "pubeval", seed, rules, stratify,
+                                             chunk_size, target_se, min_trials, False, False))
+    if players is None:
+        players = ("pubeval", "pubeval")
+    pos, is_start = resolve_position(position)
+    n = check_count(trials)
+    names, ids = player_kinds(apply_ply(player_names(players), ply))
+    rule_set = get_rules(rules)
+    seed_value = check_seed(seed)
+    size = check_count(chunk_size, "chunk_size")
+    target = None
+    if target_se is not None:
+        if isinstance(target_se, bool) or not isinstance(target_se, Real):
+            raise ValueError(f"target_se must be a positive number, got {target_se!r}")
+        target = float(target_se)
+        if not (target > 0 and math.isfinite(target)):
+            raise ValueError(f"target_se must be a positive number, got {target_se!r}")
+    minimum = min(n, 1296) if min_trials is None else check_count(min_trials, "min_trials", minimum=0)
+    forced = pos.context.dice
+    cap = check_max_cube(max_cube)
+    if cubeful and not rule_set.cube:
+        raise ValueError(f"the {rule_set.name} rules are played without the doubling cube: "
+                         "a cubeful rollout needs the backgammon rules")
+    branches = cube_branches(pos, cap) if cubeful else None
+    notes = list(_context_notes(pos, bool(cubeful)))
+    neural = needs_net(ids)
+    use_vr = (neural and not cubeful) if vr is None else bool(vr)
+    if use_vr and cubeful:
+        notes.append("cubeful: only the cubeless figures are luck-adjusted, the cube figures are not")
+    cut = check_truncate_plies(truncate_plies)
+    if cut and cubeful:
+        raise ValueError("truncate_plies cannot be combined with a cubeful rollout (the cube is "
+                         "played to the end of the game)")
+    if cut:
+        notes.append(f"truncated after {cut} plies: the net's cubeless estimate is counted there "
+                     "(fast but biased by the net's errors)")
+    filt = check_move_filter(move_filter)
+    net = choose_net(weights, needed=neural or use_vr or bool(cut))
+    if branches is not None and truncate and not _money_branches(branches):
+        truncate = False
+        notes.append("cubeful in a match: games are played to the end (the cubeful bear-off "
+                     "database is for money play)")
+    elif branches is not None and truncate:
+        notes.append("cubeful: games stop in the cubeful bear-off database and count its exact "
+                     "equity there (perfect checker and cube play from then on)")
+    if forced is not None:
+        notes.insert(0, f"every trial's first roll is {forced[0]}-{forced[1]} (the dice in the position)")
+    # The XGID keeps what the Position ID cannot: dice, cube and score.
+    text = pos.xgid() if forced is not None or pos.context != GameContext() else pos.position_id()
+    return RolloutRequest(
+        position=pos,
+        position_text=text,
+        board=np.ascontiguousarray(pos.board, dtype=np.int8).tobytes(),
+        players=names,
+        player_ids=ids,
+        rules=rule_set,
+        seed=seed_value,
+        trials=n,
+        chunk_size=size,
+        stratify=bool(stratify),
+        first_roll_no_doubles=bool(rule_set.first_roll_no_doubles and is_start),
+        forced_dice=forced,
+        target_se=target,
+        min_trials=minimum,
+        notes=tuple(notes),
+        bearoff_play=bool(bearoff),
+        truncate=bool(truncate),
+        cache_dir=None if cache_dir is None else os.fspath(cache_dir),
+        cube_branches=branches,
+        max_cube=cap,
+        vr=use_vr,
+        truncate_plies=cut,
+        move_filter=filt,
+        net=net,
+    )
+
+
+def _variant_request(game: object, position: object, players: object, cubeful: bool,
+                     options: object, checked: RolloutRequest) -> RolloutRequest:
+    """A Plakoto / Fevga request: ``checked`` holds the validated settings the games share
+    with Portes (trials, seed, chunks, stratification, the stop rule)."""
+    from ..variants.games import variant_player_ids
+    from ..variants.position import GAMES, variant_position
+    from ..rules import game_rules, option_names
+    from ..variants.movegen import GAME_CODES, core_options, require_variant_in_progress
+
+    if game not in GAME_CODES:
+        raise ValueError(f"game must be one of {', '.join(GAMES)}, not {game!r}")
+    if cubeful:
+        raise ValueError(f"{game} is played without the doubling cube (T1): no cubeful rollout")
+    if isinstance(position, str) and position.strip().lower() == "start":
+        position = None
+    pos = variant_position(str(game), position)  # type: ignore[arg-type]
+    require_variant_in_progress(pos)
+    chosen = game_rules(str(game), options)
+    names, ids = variant_player_ids(str(game), players if players is not None else "heuristic")
+    notes = ("the first roll may be a double (T3: the starter rolls both dice again)",) if (
+        pos == type(pos).initial()) else ()
+    if option_names(chosen):
+        notes += (f"{game} options: {', '.join(option_names(chosen))}",)
+    return replace(
+        checked, position=pos, position_text=pos.variant_id(),  # type: ignore[arg-type]
+        board=np.ascontiguousarray(pos.core_board(), dtype=np.int8).tobytes(),
+        players=names, player_ids=ids, first_roll_no_doubles=False, forced_dice=None,
+        notes=notes, bearoff_play=False, truncate=False, game=str(game), pinned=pos.pinned_mask(),
+        game_rules=option_names(chosen), variant_options=core_options(str(game), chosen),
+    )
+
+
+def apply_ply(names: tuple[str, str], ply: object) -> tuple[str, str]:
+    """The players' names with the neural players set to the search depth `ply`: None (as
+    named), 0 or 1 for both sides, or a pair (the side on roll first).  A depth for a player
+    that has no search (pubeval, ...) must be 0."""
+    if ply is None:
+        return names
+    pair = (ply, ply) if not isinstance(ply, (tuple, list)) else tuple(ply)
+    if len(pair) != 2:
+        raise ValueError(f"ply must be 0, 1 or a pair of them, got {ply!r}")
+    out = []
+    for name, depth in zip(names, pair):
+        if isinstance(depth, bool) or depth not in (0, 1):
+            raise ValueError(f"ply must be 0 or 1, got {depth!r}")
+        if name in ("neural", "neural-1ply"):
+            out.append("neural-1ply" if depth == 1 else "neural")
+        elif depth:
+            raise ValueError(f"ply 1 is for the neural players; {name!r} has no search depth")
+        else:
+            out.append(name)
+    return out[0], out[1]
+
+
+def check_truncate_plies(value: object) -> int:
+    """Plies after which each game stops (0 or None: played out)."""
+    if value is None or value == 0:
+        return 0
+    return check_count(value, "truncate_plies")
+
+
+def check_move_filter(value: object) -> tuple[int, float]:
+    """The 1-ply move filter (candidates, window): at most `candidates` plays, 1 to
+    MAX_FILTER_CANDIDATES, whose 0-ply equity is within `window` (>= 0) of the best play's.
+    None gives DEFAULT_MOVE_FILTER."""
+    if value is None:
+        return DEFAULT_MOVE_FILTER
+    try:
+        count, window = value  # type: ignore[misc]
+    except (TypeError, ValueError):
+        raise ValueError(f"move_filter must be (candidates, window), got {value!r}") from None
+    top = int(_core.MAX_FILTER_CANDIDATES)
+    if isinstance(count, bool) or not isinstance(count, Integral) or not 1 <= int(count) <= top:
+        raise ValueError(f"the move filter keeps 1 to {top} candidates, got {count!r}")
+    if isinstance(window, bool) or not isinstance(window, Real) or not (
+            float(window) >= 0 and math.isfinite(float(window))):
+        raise ValueError(f"the move filter's window must be an equity >= 0, got {window!r}")
+    return int(count), float(window)
+
+
+def plan_chunks(request: RolloutRequest, done: Iterable[int] = ()) -> UnitPlan:
+    """The chunks of the request not in ``done`` (their indices), in index order: made one
+    at a time when asked for, so a plan of any size costs no memory."""
+    return UnitPlan(MissingIndices(request.n_chunks, done), partial(make_chunk, request))
+
+
+def make_chunk(request: RolloutRequest, c: int) -> RolloutChunk:
+    """Chunk ``c`` of the request."""
+    first = c * request.chunk_size
+    return RolloutChunk(
+        index=c,
+        first_trial=first,
+        n_games=chunk_games(request, c),
+        board=request.board,
+        player0=request.player_ids[0],
+        player1=request.player_ids[1],
+        seed=chunk_seed(request.seed, c),
+        master_seed=request.seed,
+        first_roll_no_doubles=request.first_roll_no_doubles,
+        backgammons=bool(request.rules.backgammons),
+        stratify=request.stratify,
+        forced_dice=request.forced_dice,
+        bearoff_play=request.bearoff_play,
+        truncate=request.truncate,
+        cache_dir=request.cache_dir,
+        cube_branches=request.cube_branches,
+        vr=request.vr,
+        truncate_plies=request.truncate_plies,
+        move_filter=request.move_filter,
+        game=_game_code(request.game),
+        pinned=request.pinned,
+        variant_options=request.variant_options,
+        net=request.net,
+    )
+
+
+def chunk_games(request: RolloutRequest, c: int) -> int | None:
+    """The trials of chunk ``c`` of the request (None: the request has no such chunk)."""
+    return part_size(request.trials, request.chunk_size, c)
+
+
+def _game_code(game: str | None) -> int:
+    """The core's number of a Plakoto / Fevga game; -1 for Portes."""
+    from ..variants.movegen import GAME_CODES
+
+    return -1 if game is None else GAME_CODES[game]
