@@ -1,17 +1,14 @@
 """Shared test setup.
 
-- tests/helpers.py is importable as ``helpers`` from any test module.
+- tests/helpers.py is importable as ``helpers`` from any test module (pyproject's
+  ``pythonpath``), wherever under tests/ the module sits.
 - The bear-off databases are built once per test session in a temporary
   cache directory (TAVLI_FAST_CACHE), never in the user's cache; CLI tests run
   as subprocesses inherit it.
 """
 
 import os
-import sys
 import tempfile
-from pathlib import Path
-
-sys.path.insert(0, str(Path(__file__).parent))
 
 
 def pytest_configure(config) -> None:

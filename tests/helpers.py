@@ -6,10 +6,16 @@
 from __future__ import annotations
 
 import random
+from pathlib import Path
 
 import numpy as np
 
 from tavli_fast.game.position import Position
+
+#: The checkout (this file is tests/helpers.py) and the shared folder beside it (../shared:
+#: RULES.md, data/positions, data/met), wherever a test file sits under tests/.
+ROOT = Path(__file__).resolve().parents[1]
+SHARED = ROOT.parent / "shared"
 
 
 def pos(text: str) -> Position:

@@ -7,14 +7,14 @@ from __future__ import annotations
 import importlib.util
 import json
 import sys
-from pathlib import Path
 
 import numpy as np
 import pytest
+from helpers import ROOT
 
 from tavli_fast.play import neural
 
-BENCH = Path(__file__).resolve().parents[1] / "bench" / "strength.py"
+BENCH = ROOT / "bench" / "strength.py"
 SEQUENCES, SEED = 6, 5
 
 

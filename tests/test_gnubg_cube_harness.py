@@ -1,7 +1,7 @@
 """The gnubg cube oracle harness (tests/gnubg_cube.py) checked against itself and known facts.
 
 These tests need only gnubg, not tavli_fast's cube model: they make sure the harness reads
-gnubg's output right (the differential tests in test_cube_oracle.py rely on it).
+gnubg's output right (the differential tests in play/test_cube_oracle.py rely on it).
 """
 
 from __future__ import annotations

@@ -22,8 +22,8 @@ import sys
 from pathlib import Path
 
 import pytest
+from helpers import ROOT
 
-ROOT = Path(__file__).resolve().parents[1]
 #: Each document with commands: its path in the checkout, the heading of its command
 #: section, and the heading of its Python section.
 DOCS = {

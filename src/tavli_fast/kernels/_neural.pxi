@@ -52,7 +52,7 @@
 #   are evaluated against one base: the hidden sums of the position before the move are
 #   computed once (`nn_base_prepare`), and each play adds only the rows of the inputs it
 #   changes (a few points, the bar, borne off, pips, the hand features).  Outputs agree
-#   with the exact path to about 1e-6 (tests/test_neural.py holds them within 1e-4).
+#   with the exact path to about 1e-6 (tests/play/test_neural.py holds them within 1e-4).
 #   The players, the 1-ply look-ahead and training's choice of play all use it.
 #
 # Position classes (issue 13, as gnubg splits them): a net may carry the bear-off databases,

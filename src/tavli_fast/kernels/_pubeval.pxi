@@ -6,7 +6,7 @@
 # for racing positions and one for contact positions.  The 2 x 122 weights
 # below are Tesauro's published numbers, transcribed from pubeval.c; they are
 # checked against GNU Backgammon's copy through gnubg_nn.pub_eval_score in
-# tests/test_evaluators.py (this file contains no code from either project).
+# tests/play/test_evaluators.py (this file contains no code from either project).
 #
 # Inputs, for the side that has just moved ("me", row 0 of the Board):
 #   for each of my points p = 1..24, in group g = 24 - p (Tesauro numbers the

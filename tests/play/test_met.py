@@ -4,15 +4,15 @@ copy of it as the oracle, and every bad argument."""
 from __future__ import annotations
 
 import json
-from pathlib import Path
 
 import numpy as np
 import pytest
+from helpers import SHARED
 
 import tavli_fast
 from tavli_fast.play.met import MatchEquityTable, load_met, match_equity
 
-SHARED = Path(__file__).resolve().parents[1].parent / "shared" / "data" / "met"
+MET_DIR = SHARED / "data" / "met"
 
 
 @pytest.fixture(scope="module")
@@ -31,7 +31,7 @@ def test_default_table_is_kazaross_xg2_with_its_source(met):
 
 
 def test_shipped_table_is_the_shared_one(met):
-    shared = json.loads((SHARED / "kazaross-xg2.json").read_text())
+    shared = json.loads((MET_DIR / "kazaross-xg2.json").read_text())
     assert np.array_equal(met.pre_crawford, np.array(shared["pre_crawford"]))
     assert np.array_equal(met.post_crawford, np.array(shared["post_crawford"]))
 

@@ -12,11 +12,12 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+from helpers import ROOT
 
 from tavli_fast.play import neural
 from tavli_fast.training.recipes import format_chain, training_chain
 
-NETS_DOC = Path(__file__).resolve().parent.parent / "docs" / "nets.md"
+NETS_DOC = ROOT / "docs" / "nets.md"
 # The default's chain: every shipped default, and v16-320 (shipped as v17-320's start).
 SHIPPED = ("v2", "v3", "v4", "v5", "v6", "v7-256", "v8-320", "v10-320", "v12-320", "v13-320", "v15-320",
            "v16-320", "v17-320")

@@ -10,6 +10,7 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+from helpers import SHARED
 
 import tavli_fast
 from tavli_fast.game.position import Position
@@ -41,8 +42,7 @@ PUBLISHED = {
 
 def data_dir() -> Path:
     """../shared/data/positions from the repository root (CI clones with shared/ beside it)."""
-    repo_root = Path(__file__).resolve().parents[1]
-    return repo_root.parent / "shared" / "data" / "positions"
+    return SHARED / "data" / "positions"
 
 
 def read_ids(name: str) -> list[str]:
