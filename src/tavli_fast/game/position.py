@@ -7,7 +7,7 @@ Formats read and written here:
   its bar, one 1 bit per checker then a 0 bit. Bit i of the key is bit ``i % 8`` of byte
   ``i // 8``. (GNU Backgammon manual, "A technical description of the Position ID".)
 * XGID (eXtreme Gammon): ``XGID=<26 chars>:<cube log2>:<cube owner>:<turn>:<dice>:<score
-  bottom>:<score top>:<flag>:<match length>:<max cube log2>``; see /work/shared/RULES.md.
+  bottom>:<score top>:<flag>:<match length>:<max cube log2>``; see ../shared/RULES.md.
 * gnubg ID ``PositionID:MatchID`` (14 + 1 + 12 characters), as gnubg shows and pastes it; the
   Match ID (cube, score, turn, dice) is read and written by ``matchid.py``.
 * ``Position.parse``: a readable fixture format, ``"x 24:2 13:5 8:3 6:5; o 24:2 13:5 8:3 6:5"``.

@@ -2,7 +2,7 @@
 
 Boards are (2, 26) arrays in the layout of position.py: row 0 is the player on roll, row 1
 the opponent, each in its own numbering (0 off, 1..24 points, 25 bar). Results are boards with
-sides NOT switched. Rule ids (R7..R18) refer to /work/shared/RULES.md.
+sides NOT switched. Rule ids (R7..R18) refer to ../shared/RULES.md.
 
 A step is ``(from, to, hit)``: ``from`` 25 is the bar, ``to`` 0 is off.
 """

@@ -1,6 +1,6 @@
 """Slow, readable move generators for Plakoto and Fevga: the oracles for the Cython core.
 
-Written for clarity, rule by rule (ids refer to /work/shared/RULES.md: dice rules R7-R10,
+Written for clarity, rule by rule (ids refer to ../shared/RULES.md: dice rules R7-R10,
 bear-off rules R14-R17, Plakoto P1-P7, Fevga F1-F7). Nothing here is fast; the parity tests
 run it against ``_core`` on thousands of positions.
 
