@@ -133,7 +133,7 @@ class MatchRequest:
             **(self.net.checkpoint_keys()[0] if self.net else {}),
             # With the cube the neural players play by cubeful equity: a checkpoint from before
             # (cubeless checker play) is not continued with other play.
-            **({"checker_play": "cubeful"} if self.max_cube > 1 else {}),
+            **({"checker_play": "cubeful"} if self.cube and self.max_cube > 1 else {}),
         }
 
     def to_dict(self) -> dict[str, Any]:
@@ -372,6 +372,8 @@ def make_match_chunk(request: MatchRequest, c: int) -> MatchChunk:
         fevga_options=core_options("fevga", fevga),
         draw_ends_game=plakoto.draw_scores_point,
         net=request.net,
+        # Without a cube the neural players play cubeless at the score, as they always did.
+        cubeful_play=request.cube and request.max_cube > 1,
     )
 
 
