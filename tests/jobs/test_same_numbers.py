@@ -1,0 +1,145 @@
+"""The package's move into game/, play/, run/ and jobs/ changed no number: each job kind, run
+with the same seed, gives what the flat package gave before the move (commit acf2e87).
+
+The expected figures in ``tests/data/same_numbers.json`` were written by that older package
+running this file as a script (``python tests/jobs/test_same_numbers.py --record``, with the
+old package installed); nothing here computes them with the code under test. Cases use
+players whose play has not changed since on purpose: the Plakoto and Fevga nets were retrained
+after the move (those games use the heuristic player), and the neural players now choose their
+plays by cubeful equity when the cube is in play (so neural matches here play without it).
+Worker counts differ between cases on purpose: results do not depend on them.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import sys
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+import tavli_fast
+
+DATA = Path(__file__).resolve().parents[1] / "data" / "same_numbers.json"
+
+# Keys that describe the run, not its numbers.
+_RUN_KEYS = {"elapsed_s", "games_per_second", "jobs", "checkpoint", "notes", "worker_restarts",
+             "interrupted", "resumed_trials", "resumed_matches", "net", "request"}
+
+# name -> (public function, keywords in today's spelling)
+CASES: dict[str, tuple[str, dict[str, Any]]] = {
+    "rollout neural": ("rollout", dict(position="start", trials=3000, players="neural",
+                                       seed=11, jobs=2)),
+    "rollout neural vr": ("rollout", dict(position="4HPwATDgc/ABMA", trials=1000,
+                                          players="neural", seed=12, jobs=1, vr=True)),
+    "rollout pubeval cubeful": ("rollout", dict(position="4HPwATDgc/ABMA", trials=2000,
+                                                players="pubeval", seed=13, jobs=2,
+                                                cubeful=True)),
+    "rollout neural-1ply truncated": ("rollout", dict(position="start", trials=200,
+                                                      players="neural-1ply", seed=14, jobs=2,
+                                                      truncate_plies=8)),
+    "rollout portes": ("rollout", dict(position="start", trials=2000, players="greedy",
+                                       seed=15, jobs=1, rules="portes")),
+    "rollout plakoto": ("rollout", dict(position="start", trials=2000, players="heuristic",
+                                        seed=16, jobs=2, rules="plakoto")),
+    "rollout fevga": ("rollout", dict(position="start", trials=2000, players="heuristic",
+                                      seed=17, jobs=1, rules="fevga")),
+    "openings": ("openings", dict(trials=72, players="neural", seed=18, jobs=2,
+                                  rolls=["31", "62"])),
+    "replies": ("replies", dict(roll="31", play="8/5 6/5", trials=36, players="pubeval", seed=19, jobs=2)),
+    "match": ("play_matches", dict(length=3, matches=60, players=("pubeval", "neural"),
+                                   seed=20, jobs=2, cube=False)),
+    "match portes": ("play_matches", dict(length=3, matches=60, players=("pubeval", "greedy"),
+                                          seed=21, jobs=1, rules="portes")),
+    "tavli match": ("play_matches", dict(length=3, matches=40,
+                                         players=("pubeval", "greedy"), seed=22, jobs=2,
+                                         rules="tavli", cube=False)),
+    "simulate plakoto": ("simulate", dict(games=500, players=("heuristic", "random"), seed=23,
+                                          rules="plakoto")),
+}
+
+
+def _old_spelling(function: str, kwargs: dict[str, Any]) -> dict[str, Any]:
+    """The same call as the flat package spelled it (game=, tavli=)."""
+    kwargs = dict(kwargs)
+    rules = kwargs.get("rules")
+    if rules in ("plakoto", "fevga"):
+        kwargs["game"] = rules
+        if function == "simulate":
+            kwargs["rules"] = None
+        else:
+            del kwargs["rules"]
+    elif rules == "tavli":
+        kwargs["tavli"] = True
+        del kwargs["rules"]
+    return kwargs
+
+
+def run_case(name: str, old: bool = False) -> dict[str, Any]:
+    function, kwargs = CASES[name]
+    if old:
+        kwargs = _old_spelling(function, kwargs)
+    result = getattr(tavli_fast, function)(**kwargs)
+    return json.loads(json.dumps(result.to_dict()))
+
+
+def _differences(expected: Any, actual: Any, where: str) -> list[str]:
+    if isinstance(expected, dict):
+        if not isinstance(actual, dict):
+            return [f"{where}: {actual!r} is not a mapping"]
+        out = []
+        for key, value in expected.items():
+            if key in _RUN_KEYS:
+                continue
+            if key not in actual:
+                out.append(f"{where}.{key}: missing")
+            else:
+                out += _differences(value, actual[key], f"{where}.{key}")
+        return out
+    if isinstance(expected, list):
+        if not isinstance(actual, list) or len(actual) != len(expected):
+            return [f"{where}: {actual!r} != {expected!r}"]
+        return [d for i, (e, a) in enumerate(zip(expected, actual))
+                for d in _differences(e, a, f"{where}[{i}]")]
+    if isinstance(expected, float) and isinstance(actual, (int, float)):
+        # Same arithmetic, same order: equal to the last bits but for float summation order.
+        return [] if math.isclose(expected, actual, rel_tol=1e-12, abs_tol=1e-15) else [
+            f"{where}: {actual!r} != {expected!r}"]
+    return [] if expected == actual else [f"{where}: {actual!r} != {expected!r}"]
+
+
+def _record() -> None:
+    old = not hasattr(tavli_fast, "api")
+    figures = {name: run_case(name, old=old) for name in CASES}
+    DATA.parent.mkdir(exist_ok=True)
+    DATA.write_text(json.dumps({"recorded_with": tavli_fast.__version__, "cases": figures},
+                               indent=1, sort_keys=True) + "\n")
+    print(f"wrote {len(figures)} cases to {DATA}")
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("name", sorted(CASES))
+def test_the_move_changed_no_number(name, tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    expected = json.loads(DATA.read_text())["cases"][name]
+    assert expected, "nothing was recorded"
+    problems = _differences(expected, run_case(name), name)
+    assert not problems, "\n".join(problems[:20])
+
+
+def test_the_comparison_can_fail():
+    """A changed digit anywhere in the figures is reported, run keys are ignored."""
+    expected = {"win": 0.5, "se": {"win": 0.01}, "counts": [1, 2], "elapsed_s": 3.0}
+    assert _differences(expected, {**expected, "elapsed_s": 9.0}, "x") == []
+    assert _differences(expected, {**expected, "win": 0.5000001}, "x")
+    assert _differences(expected, {**expected, "se": {"win": 0.02}}, "x")
+    assert _differences(expected, {**expected, "counts": [1, 3]}, "x")
+    assert _differences(expected, {k: v for k, v in expected.items() if k != "win"}, "x")
+
+
+if __name__ == "__main__":
+    if sys.argv[1:] != ["--record"]:
+        sys.exit("usage: python tests/jobs/test_same_numbers.py --record")
+    _record()
