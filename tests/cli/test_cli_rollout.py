@@ -221,8 +221,9 @@ def test_progress_bar_on_a_terminal():
 
     master, slave = pty.openpty()
     fcntl.ioctl(slave, termios.TIOCSWINSZ, struct.pack("HHHH", 24, 120, 0, 0))  # 24 x 120
-    # Long enough (a second or more) for tqdm, which redraws at most every 0.1 s, to show it.
-    proc = subprocess.Popen([*CMD, "--trials", "40000", "--chunk-size", "1000", "-j", "1"],
+    # tqdm redraws at most every 0.1 s but always draws the last state (with the postfix).
+    proc = subprocess.Popen([*CMD, "--trials", "4000", "--chunk-size", "500", "-j", "1",
+                             "--player", "random"],
                             stdout=subprocess.PIPE, stderr=slave, text=True)
     os.close(slave)
     chunks = []

@@ -199,7 +199,10 @@ def test_executors_take_units_from_a_huge_plan_one_at_a_time(jobs):
     seen, completed, done = _finish_after(10)
     with time_limit(60):
         LocalExecutor(jobs).run(plan, abs, completed, done)
-    assert sorted(seen)[:10] == list(range(10))
+    # Units are taken in order, at most 2 per worker in flight: the first ten results come from
+    # the first units (with 2 workers one early unit may still be running when ten are in).
+    assert len(seen) >= 10 and len(set(seen)) == len(seen)
+    assert max(seen) < 10 + 2 * jobs, seen
 
 
 # ---------------------------------------------------------------------------------------------

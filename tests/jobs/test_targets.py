@@ -403,9 +403,9 @@ def test_rollout_labels_agree_with_the_public_rollout(positions):
             se = r.vr["se"][name]
             combined = np.hypot(r.se[name], np.sqrt(2) * se) + 1e-3  # 360 trials against 720
             assert abs(label[k] - getattr(r, name)) < 4 * combined, (name, label[k], getattr(r, name))
-    again = supervise.rollout_probs(net, picks, 360, seed=9)
-    assert np.array_equal(labels, again)  # same seed, same numbers
-    assert not np.array_equal(labels, supervise.rollout_probs(net, picks, 360, seed=10))
+    few = supervise.rollout_probs(net, picks, 36, seed=9)
+    assert np.array_equal(few, supervise.rollout_probs(net, picks, 36, seed=9))  # same seed
+    assert not np.array_equal(few, supervise.rollout_probs(net, picks, 36, seed=10))
 
 
 def test_rollout_labels_of_a_database_race_are_exact():
@@ -426,12 +426,12 @@ def test_rollout_labels_of_a_database_race_are_exact():
 
 def test_rollout_targets_job_writes_resumable_labelled_shards(tmp_path, capsys):
     net = default_net()
-    record = supervise.make_targets(tmp_path / "r", net, 2, seed=6, rollouts=12, jobs=1)
-    assert record["targets"] == "rollouts-12" and record["unit_games"] == supervise.UNIT_GAMES // 12
+    record = supervise.make_targets(tmp_path / "r", net, 1, seed=6, rollouts=6, jobs=1)
+    assert record["targets"] == "rollouts-6" and record["unit_games"] == supervise.UNIT_GAMES // 6
     boards, probs = supervise.load_targets(tmp_path / "r")
     assert len(boards) == record["positions_written"] > 0
     assert np.array_equal(probs, supervise.rollout_probs(
-        net, np.ascontiguousarray(boards), 12, supervise._unit_seed(6, 0)))
+        net, np.ascontiguousarray(boards), 6, supervise._unit_seed(6, 0)))
     with pytest.raises(ValueError, match="another net or"):  # the same directory, 1-ply labels
         supervise.make_targets(tmp_path / "r", net, 2, seed=6, jobs=1)
     with pytest.raises(ValueError, match="rollouts"):
