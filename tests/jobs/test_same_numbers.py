@@ -30,9 +30,9 @@ _RUN_KEYS = {"elapsed_s", "games_per_second", "jobs", "checkpoint", "notes", "wo
 
 # name -> (public function, keywords in today's spelling)
 CASES: dict[str, tuple[str, dict[str, Any]]] = {
-    "rollout neural": ("rollout", dict(position="start", trials=3000, players="neural",
+    "rollout neural": ("rollout", dict(position="start", trials=400, players="neural",
                                        seed=11, jobs=2)),
-    "rollout neural vr": ("rollout", dict(position="4HPwATDgc/ABMA", trials=1000,
+    "rollout neural vr": ("rollout", dict(position="4HPwATDgc/ABMA", trials=200,
                                           players="neural", seed=12, jobs=1, vr=True)),
     "rollout pubeval cubeful": ("rollout", dict(position="4HPwATDgc/ABMA", trials=2000,
                                                 players="pubeval", seed=13, jobs=2,
@@ -46,8 +46,8 @@ CASES: dict[str, tuple[str, dict[str, Any]]] = {
                                         seed=16, jobs=2, rules="plakoto")),
     "rollout fevga": ("rollout", dict(position="start", trials=2000, players="heuristic",
                                       seed=17, jobs=1, rules="fevga")),
-    "openings": ("openings", dict(trials=72, players="neural", seed=18, jobs=2,
-                                  rolls=["31", "62"])),
+    "openings": ("openings", dict(trials=36, players="neural", seed=18, jobs=2,
+                                  rolls=["31"])),
     "replies": ("replies", dict(roll="31", play="8/5 6/5", trials=36, players="pubeval", seed=19, jobs=2)),
     "match": ("play_matches", dict(length=3, matches=60, players=("pubeval", "neural"),
                                    seed=20, jobs=2, cube=False)),
