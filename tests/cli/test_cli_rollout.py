@@ -145,6 +145,7 @@ def _alive(pid: int) -> bool:
         return False
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("sig", [signal.SIGINT, signal.SIGTERM], ids=["SIGINT", "SIGTERM"])
 def test_a_stop_signal_prints_partial_result_exits_130_and_resume_completes(tmp_path, sig):
     """Ctrl-C, and SIGTERM (kill, timeout, a batch scheduler) the same way: the partial

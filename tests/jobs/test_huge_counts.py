@@ -229,6 +229,7 @@ def _ignore_sigint() -> None:
     signal.signal(signal.SIGINT, signal.SIG_IGN)  # as `cmd &` in a script leaves it
 
 
+@pytest.mark.slow
 @pytest.mark.skipif(not os.path.exists("/proc/self/status"), reason="reads /proc")
 @pytest.mark.parametrize("jobs", ["1", "2"])
 def test_ctrl_c_stops_a_rollout_of_1e12_trials_whose_memory_stays_flat(jobs):

@@ -214,6 +214,7 @@ def test_an_xgid_with_its_dice_rolls_out_the_candidates(capsys):
     assert "Candidate plays of 52" in out and "common dice" in out
 
 
+@pytest.mark.slow
 def test_hint_rollout_and_plot(tmp_path, capsys):
     png = tmp_path / "plays.png"
     assert hint_main(["--position", "start", "--dice", "62", "--rollout", "324", "--jobs", "1",

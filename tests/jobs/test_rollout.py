@@ -381,6 +381,7 @@ def gnubg_random_games(n_games: int, seed: int) -> dict[str, list[float]]:
     return {"values": values, "plies": plies_list}
 
 
+@pytest.mark.slow
 @pytest.mark.oracle
 def test_random_players_from_the_start_agree_with_gnubg_rules():
     pytest.importorskip("gnubg_nn")

@@ -385,6 +385,7 @@ def test_cli_targets_of_a_named_net_value_bear_offs_as_the_default_does(tmp_path
 OUTPUTS = FIGURES[:5]  # the rollout figures in the order of the net's outputs (not the equity)
 
 
+@pytest.mark.slow
 def test_rollout_labels_agree_with_the_public_rollout(positions):
     """Rollout labels (luck-adjusted, 0-ply self-play to the end) are estimates of the same
     figures as a neural rollout of the position by ``parallel.rollout``: they agree within 4
@@ -424,6 +425,7 @@ def test_rollout_labels_of_a_database_race_are_exact():
     assert label[0] == pytest.approx(exact, abs=1e-9) and not label[1:].any()
 
 
+@pytest.mark.slow
 def test_rollout_targets_job_writes_resumable_labelled_shards(tmp_path, capsys):
     net = default_net()
     record = supervise.make_targets(tmp_path / "r", net, 1, seed=6, rollouts=6, jobs=1)

@@ -63,6 +63,7 @@ def test_t3_first_roll_may_be_a_double_and_the_winner_starts():
     assert request.rules.name == "portes"
 
 
+@pytest.mark.slow
 def test_t3_the_previous_winner_starts_so_the_portes_winner_opens_plakoto():
     # A plays Portes far better (pubeval vs random) and both play Plakoto by the same
     # heuristic. Since the Portes winner starts the next game (T3), A nearly always moves

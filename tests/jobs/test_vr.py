@@ -59,6 +59,7 @@ def luck_run(position: Position, games: int, seed: int, kind: int, plies: int):
     return equity, luck
 
 
+@pytest.mark.slow
 def test_luck_is_zero_on_average_on_20_varied_positions():
     """The summed luck of every game, pooled over 20 positions: its mean is 0 within 3 SEs."""
     lucks = [luck_run(p, 300, 100 + i, player_id("neural"), 12)[1]
@@ -69,6 +70,7 @@ def test_luck_is_zero_on_average_on_20_varied_positions():
     assert abs(pooled.mean()) < 3 * se
 
 
+@pytest.mark.slow
 def test_vr_and_plain_rollouts_agree_on_20_positions():
     """Each position's two estimates within 4 combined SEs (40 comparisons: at 3 SEs one of
     them would fail by chance for up to one net in ten), and no bias shared by the positions:
@@ -88,6 +90,7 @@ def test_vr_and_plain_rollouts_agree_on_20_positions():
     assert np.mean(np.abs(z)) < 1.0
 
 
+@pytest.mark.slow
 def test_vr_at_1_ply_reuses_the_look_ahead_and_stays_unbiased():
     """1-ply players hand their look at the opponent's rolls to the luck of his next roll;
     the luck is still 0 on average, and the SE shrinks as at 0 ply."""
@@ -102,6 +105,7 @@ def test_vr_at_1_ply_reuses_the_look_ahead_and_stays_unbiased():
     assert sum(adjusted) < 0.5 * sum(plain)
 
 
+@pytest.mark.slow
 def test_repeated_vr_rollouts_scatter_as_their_ses_say():
     position = varied_positions(1, seed=11)[0]
     values, ses = [], []
@@ -220,6 +224,7 @@ def test_truncate_plies_is_refused_with_the_cube_and_checked():
         make_request("start", 10, players="neural", truncate_plies=-3)
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("rules", ["backgammon", "portes"])
 @pytest.mark.parametrize("player", ["neural", "neural-1ply"])
 def test_vr_from_the_starting_position_is_unbiased(player, rules):

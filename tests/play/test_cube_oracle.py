@@ -105,6 +105,7 @@ def _expected_sentence(a: GnubgCubeAnalysis) -> str:
     return f"Too good to {re}double, pass"
 
 
+@pytest.mark.slow
 def test_oracle_sentences_follow_from_its_equities(cases):
     checked = 0
     for name, q, a in cases:
@@ -165,6 +166,7 @@ def _double(action: str) -> bool:
     return action.startswith(("Double", "Redouble", "Optional double", "Optional redouble"))
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("context_name", list(CONTEXTS))
 def test_cube_decision_reproduces_gnubg_given_its_probabilities(cases, context_name):
     decide = _cube_decision()

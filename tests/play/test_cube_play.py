@@ -348,6 +348,7 @@ def test_r24_the_1ply_player_looks_ahead_at_the_score_with_each_side_at_its_own_
         _core.choose(p.board, 6, 4, one_ply, 0, net=net, prices=mine)
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("player", ["neural", "neural-1ply"])
 def test_r24_in_a_match_the_neural_players_play_at_the_score(player):
     # Checker play never depends on the cube, so the same dice give the same games in money

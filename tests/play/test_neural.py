@@ -750,6 +750,7 @@ def test_learning_rate_changes_only_at_rate_steps():
     assert train.learning_rate(0.1, 1000, 1000) == pytest.approx(0.05)
 
 
+@pytest.mark.slow
 def test_train_cli_runs_exports_and_rejects_bad_input(tmp_path):
     out = tmp_path / "w.npz"
     ck = tmp_path / "ck.npz"

@@ -113,6 +113,7 @@ def _openings(**kw):
     return openings(200, players="neural", seed=3, rolls="43", chunk_size=100, vr=False, **kw)
 
 
+@pytest.mark.slow
 def test_openings_with_a_weights_file_rank_by_that_net_in_any_number_of_workers():
     default, shipped = _openings(jobs=1), _openings(jobs=1, weights=SHIPPED)
     assert shipped.to_dict()["rolls"] == default.to_dict()["rolls"]

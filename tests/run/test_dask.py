@@ -89,6 +89,7 @@ def same_numbers(a, b) -> bool:
             == (b.games, b.counts, b.plies_sum, b.plies_sumsq, b.truncated, b.totals.moments))
 
 
+@pytest.mark.slow
 def test_rollout_through_scheduler_is_identical_to_local(cluster, reference):
     address, _ = cluster
     p = subprocess.run([*ROLLOUT_CLI, "--trials", "10000", "--chunk-size", "1000", "--seed",
@@ -199,6 +200,7 @@ def test_a_worker_with_another_version_is_refused_by_name(cluster):
         client.run(set_version, tavli_fast.__version__, workers=[address])
 
 
+@pytest.mark.slow
 def test_unreachable_scheduler_exits_2_with_one_line_within_30_s():
     start = time.monotonic()
     p = subprocess.run([*ROLLOUT_CLI, "--trials", "1000", "--scheduler",

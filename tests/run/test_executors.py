@@ -62,6 +62,7 @@ def test_worker_log_records_reach_the_parent(caplog):
     assert all("games in" in rec.getMessage() for rec in from_workers)
 
 
+@pytest.mark.slow
 def test_missing_bearoff_databases_are_built_once_in_the_parent(caplog, tmp_path, monkeypatch):
     from tavli_fast.play import bearoff
 

@@ -56,6 +56,7 @@ def test_hand_worked_play_lists_of_two_rolls():
     assert request.rolls[0].notations == ("24/20",)
 
 
+@pytest.mark.slow
 def test_common_dice_pair_the_plays_and_the_same_seed_gives_the_same_ranking():
     args = dict(trials=400, rules="plakoto", rolls="65,66", seed=3, chunk_size=200)
     one = openings(jobs=1, **args)
@@ -111,6 +112,7 @@ def test_cli_fevga_openings_as_json():
     assert all(play["trials"] == 100 for r in doc["rolls"] for play in r["plays"])
 
 
+@pytest.mark.slow
 def test_options_reach_every_unit_and_change_the_numbers():
     from tavli_fast.jobs.openings import plan_units
 

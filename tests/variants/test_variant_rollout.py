@@ -82,6 +82,7 @@ def test_t3_variant_rollouts_stratify_the_first_roll_over_all_36_rolls_doubles_i
         assert chunk.game >= 0 and chunk.first_roll_no_doubles is False
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("game", ["plakoto", "fevga"])
 def test_same_seed_same_numbers_whatever_the_jobs(game):
     one = rollout("start", 3000, rules=game, seed=5, jobs=1, chunk_size=1000)
@@ -93,6 +94,7 @@ def test_same_seed_same_numbers_whatever_the_jobs(game):
     assert sum(one.counts) + draws == one.games == 3000
 
 
+@pytest.mark.slow
 def test_rollout_agrees_with_plain_simulation_of_the_same_games():
     # Different dice (stratified vs not), the same game: the two estimates must agree.
     r = rollout("start", 8000, rules="plakoto", players="heuristic,random", seed=3, jobs=2)

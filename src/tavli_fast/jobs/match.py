@@ -15,7 +15,7 @@ any first roll, doubles included, may be played; the first game's starter is a f
 A Plakoto game drawn by two pinned mothers (P6) is replayed with the same starter. The two
 players play Portes as named; in Plakoto and Fevga ``random`` plays as the variants'
 ``random`` player, ``neural`` and ``neural-1ply`` as the variants' players of those names
-(each game's shipped net, issue 44), and every other player as the variants' ``heuristic``
+(each game's shipped net), and every other player as the variants' ``heuristic``
 player (``variant_player``).
 
 The unit of work is a chunk of matches (``MatchChunk``), seeded like rollout chunks, so the

@@ -4,7 +4,7 @@
 # ---------------------------------------------------------------- Python API
 
 NEURAL_INPUTS = NN_V2_INPUTS                # the raw inputs and v2's hand features
-NEURAL_EXTENDED_INPUTS = NN_EXTRA_INPUTS    # ... and issue 13's escapes, pip loss, dance
+NEURAL_EXTENDED_INPUTS = NN_EXTRA_INPUTS    # ... and the escapes, pip loss, dance features
 NEURAL_TIMING_INPUTS = NN_INPUTS            # ... and its containment, break contact, free pips
 NEURAL_BASE_INPUTS = NN_BASE_INPUTS
 NEURAL_OUTPUTS = NN_OUTPUTS
@@ -19,7 +19,7 @@ cdef class NeuralNet:
 
     NeuralNet(w1, b1, w2, b2, race=None, bearoff=None): w1 (I, H) input-major, b1 (H,),
     w2 (5, H), b2 (5,), where I is 198 (the raw inputs), 203 (with v2's hand features), 209
-    (with issue 13's first set too) or 215 (and its second).  The arrays are copied;
+    (with the escapes, pip loss and dance features too) or 215 (and the timing features).  The arrays are copied;
     `arrays()` returns copies of the current weights.
     `race`: a NeuralNet without a race net of its own, which then evaluates every position
     with no contact left (the class gnubg's race net covers), this one the others.

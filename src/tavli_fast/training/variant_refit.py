@@ -1,4 +1,4 @@
-"""Readouts of a Plakoto or Fevga net refitted to the outcomes of its own games (issue 44).
+"""Readouts of a Plakoto or Fevga net refitted to the outcomes of its own games.
 
 TD self-play teaches the hidden layer what to look at, but its five readouts drift from what
 really happens: the shipped v1 nets expected more wins and more 2-point games at the start

@@ -1,5 +1,5 @@
 """TD(lambda) self-play training of the Plakoto and Fevga nets, with checkpoints that resume
-exactly (issue 44).
+exactly.
 
 The games and the weight updates run in the compiled core (``VariantNet.train``, GIL
 released, ``vn_train_game``); this module schedules the learning rate and checkpoints, as
