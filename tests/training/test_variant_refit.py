@@ -13,10 +13,11 @@ from tavli_fast.training.recipes import training_chain
 from tavli_fast.training.variant_refit import (
     outcome_labels,
     readout_calibration,
+    refit_all,
     refit_readouts,
     self_play,
 )
-from tavli_fast.variants.neural import load_variant_net, variant_net_from_seed
+from tavli_fast.variants.neural import default_variant_net, load_variant_net, variant_net_from_seed
 from tavli_fast.variants.position import FevgaPosition, PlakotoPosition
 
 
@@ -111,9 +112,33 @@ def test_tavli_train_refit_writes_a_net_whose_recipe_chain_starts_from_the_first
     assert "--refit 20" in shown.stdout and meta["training"]["reproduce"] in shown.stdout
 
 
+def test_the_full_refit_changes_the_hidden_layer_fits_held_out_games_and_repeats(tmp_path):
+    """--refit-hidden fits every weight: the hidden layer moves, the net kept fits the held-out
+    games no worse than the start (an epoch that does worse is not kept), and the same games
+    and seed give the same weights; the file says what was fitted."""
+    net = default_variant_net("fevga")
+    data = self_play(net, 400, seed=3)
+    lines: list[str] = []
+    fitted = refit_all(net, data, seed=4, epochs=2, progress=lines.append)
+    losses = [float(line.split()[-1 if "epoch" in line else -4]) for line in lines]
+    assert len(losses) == 3 and "the starting net" in lines[0]
+    changed = not np.array_equal(fitted.arrays()[0], net.arrays()[0])
+    assert changed == (min(losses[1:]) < losses[0])  # kept only where it fits better
+    again = refit_all(net, data, seed=4, epochs=2)
+    assert all(np.array_equal(a, b) for a, b in zip(fitted.arrays(), again.arrays()))
+    done = run_train("--game", "fevga", "--refit", "30", "--refit-hidden", "--seed", "2",
+                     "--export", "f3.npz", cwd=tmp_path)
+    assert done.returncode == 0, done.stderr
+    assert "held-out cross-entropy" in done.stderr and "every weight" in done.stdout
+    _, meta = load_variant_net(tmp_path / "f3.npz", "fevga")
+    assert meta["training"]["refit"]["hidden"] is True
+    assert "the hidden layer too" in meta["training"]["method"]
+
+
 @pytest.mark.parametrize("args, message", [
     (["--refit", "10", "--seed", "1"], "--refit needs --export"),
     (["--weights", "fevga-v1.npz", "--export", "x.npz"], "--weights goes with --refit"),
+    (["--refit-hidden", "--export", "x.npz"], "--refit-hidden goes with --refit"),
     (["--refit", "10", "--games", "5", "--export", "x.npz"], "do not give --games"),
     (["--refit", "0", "--export", "x.npz"], "--refit: must be a whole number"),
     (["--refit", "10", "--weights", "nope.npz", "--export", "x.npz"], "no such weights file"),

@@ -8,8 +8,8 @@
 
 ``tavli-train`` hands every command line with ``--game`` to this module (``cli/train.py``
 trains the backgammon net). ``--refit GAMES`` refits a net's readouts to the outcomes of
-GAMES of its own self-play games (``training/variant_refit.py``). Progress goes to stderr every --log-every games; the seed is
-echoed. The exported file records the run and the commands that made it.
+GAMES of its own self-play games (``training/variant_refit.py``), every weight with
+``--refit-hidden``. Progress goes to stderr every --log-every games; the seed is echoed. The exported file records the run and the commands that made it.
 """
 
 from __future__ import annotations
@@ -22,7 +22,8 @@ import sys
 from .._version import __version__
 from ..checks import check_seed
 from ..training.recipes import format_chain, training_chain
-from ..training.variant_refit import export_refitted, readout_calibration, refit_readouts, self_play
+from ..training.variant_refit import (export_refitted, readout_calibration, refit_all,
+                                      refit_readouts, self_play)
 from ..training.variant_train import (
     export_variant_net,
     load_variant_checkpoint,
@@ -57,6 +58,9 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--refit", type=parse_count, default=None, metavar="GAMES",
                    help="refit the readouts of --weights (default: the shipped net) to the "
                         "outcomes of GAMES self-play games of --seed; needs --export")
+    p.add_argument("--refit-hidden", dest="refit_hidden", action="store_true",
+                   help="with --refit: fit every weight, the hidden layer too, not only the "
+                        "readouts (minibatch Adam; the epoch best on held-out games is kept)")
     p.add_argument("--weights", default=None, metavar="FILE",
                    help="the net that --refit starts from (default: the shipped net)")
     p.add_argument("--recipe", nargs="?", const="", metavar="WEIGHTS",
@@ -71,7 +75,7 @@ def run(args: argparse.Namespace, command: str) -> int:
     """Run the parsed command; ``command`` (its command line) goes into the recipe."""
     if args.recipe is not None:
         return _recipe(args.game, args.recipe or None)
-    if args.refit is not None or args.weights is not None:
+    if args.refit is not None or args.weights is not None or args.refit_hidden:
         return _refit(args, command)
     if args.games is None:
         raise ValueError("--games is required (or --recipe)")
@@ -120,7 +124,8 @@ def run(args: argparse.Namespace, command: str) -> int:
 def _refit(args: argparse.Namespace, command: str) -> int:
     """``--refit GAMES``: the readouts of --weights refitted to its own self-play's outcomes."""
     if args.refit is None:
-        raise ValueError("--weights goes with --refit (TD runs start from random weights)")
+        raise ValueError(f"{'--refit-hidden' if args.refit_hidden else '--weights'} goes with "
+                         "--refit (TD runs start from random weights)")
     given = [o for o, v in (("--games", args.games), ("--resume", args.resume),
                             ("--checkpoint", args.checkpoint)) if v is not None]
     if given:
@@ -133,15 +138,20 @@ def _refit(args: argparse.Namespace, command: str) -> int:
     print(f"{PROG}: refitting {base} on {args.refit:,} {args.game} self-play games, seed {seed}",
           file=sys.stderr, flush=True)
     data = self_play(net, args.refit, seed)
-    refitted = refit_readouts(net, data)
+    if args.refit_hidden:
+        refitted = refit_all(net, data, seed,
+                             progress=lambda line: print(f"{PROG}: {line}", file=sys.stderr))
+    else:
+        refitted = refit_readouts(net, data)
     before, after = readout_calibration(net, data), readout_calibration(refitted, data)
     for name, row in (("outcomes", before["mean_outcome"]), ("before", before["mean_estimate"]),
                       ("after", after["mean_estimate"])):
         print(f"{PROG}: {name:>8} (mean of {data.positions:,} positions): "
               + " ".join(f"{x:.4f}" for x in row), file=sys.stderr)
     export_refitted(args.export, refitted, base, args.refit, seed, command,
-                    args.net_version or f"refit{seed}-{args.refit}")
-    print(f"{args.game}: readouts refitted on {args.refit:,} games ({data.positions:,} "
+                    args.net_version or f"refit{seed}-{args.refit}", hidden=args.refit_hidden)
+    fitted = "every weight" if args.refit_hidden else "readouts"
+    print(f"{args.game}: {fitted} refitted on {args.refit:,} games ({data.positions:,} "
           f"positions), seed {seed}; written to {args.export}")
     return 0
 

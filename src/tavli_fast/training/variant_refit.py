@@ -12,17 +12,23 @@ backgammon net (``tavli-train --fit --outputs-only``), for the variants:
    the mother rule; a Plakoto draw (P6) counts half a win and nothing else;
 3. keep the hidden layer as it is and fit each readout (a logistic regression on the hidden
    units' values) to those labels by Newton's method, starting from the net's own readout,
-   with a small ridge penalty towards it.
+   with a small ridge penalty towards it;
+   or, with ``hidden=True`` (``--refit-hidden``), fit every weight, the hidden layer too, by
+   minibatch gradient descent (Adam) on the five outputs' cross-entropy, starting from the
+   net, and keep the epoch that fits a tenth of the games held out best. A fixed hidden layer
+   gets the readouts right on average but can leave positions unlike most (the start among
+   them) off; TD taught the hidden layer, this lets the outcomes correct it.
 
 The games' dice come from ``seed`` (numpy's PCG64), so the same net, games and seed give the
-same weights. Only ``w2`` and ``b2`` change; the hidden layer, and so most of what the net
-knows, stays.
+same weights (the full fit's minibatch order too). The readout fit changes only ``w2`` and
+``b2``; the hidden layer, and so most of what the net knows, stays.
 """
 
 from __future__ import annotations
 
 import os
 from dataclasses import dataclass
+from typing import Callable
 
 import numpy as np
 
@@ -33,12 +39,17 @@ from ..variants.neural import load_variant_net, save_variant_net, variant_weight
 from ..variants.position import PlakotoPosition, VariantPosition, variant_position
 from .recipes import with_ancestors
 
-__all__ = ["SelfPlay", "self_play", "outcome_labels", "refit_readouts", "readout_calibration",
-           "export_refitted"]
+__all__ = ["SelfPlay", "self_play", "outcome_labels", "refit_readouts", "refit_all",
+           "readout_calibration", "export_refitted"]
 
 #: Newton steps and the ridge penalty (towards the net's own readout) of each fit.
 NEWTON_STEPS = 8
 RIDGE = 1e-3
+#: The full fit: epochs (the best on the held-out games is kept), minibatch, Adam's step size.
+EPOCHS = 4
+MINIBATCH = 512
+RATE = 3e-4
+HELD_OUT = 10  # one game in HELD_OUT is kept out of the fit to choose the epoch
 _BATCH = 50_000  # positions whose inputs are encoded at once (memory, not results)
 
 
@@ -112,6 +123,17 @@ def self_play(net: _core.VariantNet, games: int, seed: int, max_plies: int = 200
                     np.array(labels), starts)
 
 
+def _inputs(net: _core.VariantNet, boards: np.ndarray, pinned: np.ndarray,
+            lo: int, hi: int) -> np.ndarray:
+    """float64[hi - lo, inputs]: the net's inputs of positions lo..hi."""
+    return np.array([_core.variant_neural_inputs(net.game, boards[i], int(pinned[i]))
+                     for i in range(lo, hi)])
+
+
+def _sigmoid(x: np.ndarray) -> np.ndarray:
+    return 1.0 / (1.0 + np.exp(-x))
+
+
 def _hidden(net: _core.VariantNet, boards: np.ndarray, pinned: np.ndarray) -> np.ndarray:
     """float64[N, hidden + 1]: the hidden units' values of each position and a constant 1."""
     w1, b1, _, _ = net.arrays()
@@ -119,9 +141,7 @@ def _hidden(net: _core.VariantNet, boards: np.ndarray, pinned: np.ndarray) -> np
     out[:, -1] = 1.0
     for lo in range(0, len(pinned), _BATCH):
         hi = min(lo + _BATCH, len(pinned))
-        x = np.array([_core.variant_neural_inputs(net.game, boards[i], int(pinned[i]))
-                      for i in range(lo, hi)])
-        out[lo:hi, :-1] = 1.0 / (1.0 + np.exp(-(x @ w1 + b1)))
+        out[lo:hi, :-1] = _sigmoid(_inputs(net, boards, pinned, lo, hi) @ w1 + b1)
     return out
 
 
@@ -151,6 +171,57 @@ def refit_readouts(net: _core.VariantNet, data: SelfPlay) -> _core.VariantNet:
     return _core.VariantNet(net.game, w1, b1, new_w2, new_b2)
 
 
+def _cross_entropy(params: list[np.ndarray], x: np.ndarray, y: np.ndarray) -> float:
+    w1, b1, w2, b2 = params
+    p = np.clip(_sigmoid(_sigmoid(x @ w1 + b1) @ w2.T + b2), 1e-12, 1 - 1e-12)
+    return float(-(y * np.log(p) + (1 - y) * np.log(1 - p)).sum(axis=1).mean())
+
+
+def refit_all(net: _core.VariantNet, data: SelfPlay, seed: int, epochs: int = EPOCHS,
+              progress: Callable[[str], None] | None = None) -> _core.VariantNet:
+    """A new net: every weight of ``net`` fitted to ``data``'s outcomes (the hidden layer
+    too), by Adam on minibatches of MINIBATCH positions in an order drawn from ``seed``; of
+    the ``epochs`` epochs the one whose net fits the held-out games best is returned (the
+    starting net if none does better)."""
+    game_of = np.searchsorted(data.starts, np.arange(data.positions), side="right") - 1
+    held = game_of % HELD_OUT == HELD_OUT - 1
+    x = _inputs(net, data.boards, data.pinned, 0, data.positions)
+    x_fit, y_fit = x[~held], data.labels[~held]
+    x_held, y_held = x[held], data.labels[held]
+    params = [np.array(a, dtype=np.float64) for a in net.arrays()]  # w1 (I, H), b1, w2 (5, H), b2
+    best, best_loss = [a.copy() for a in params], _cross_entropy(params, x_held, y_held)
+    if progress:
+        progress(f"held-out cross-entropy {best_loss:.5f} (the starting net)")
+    m = [np.zeros_like(a) for a in params]
+    v = [np.zeros_like(a) for a in params]
+    beta1, beta2, eps, step = 0.9, 0.999, 1e-8, 0
+    rng = np.random.Generator(np.random.PCG64(seed))
+    for epoch in range(epochs):
+        order = rng.permutation(len(x_fit))
+        for lo in range(0, len(order), MINIBATCH):
+            idx = order[lo:lo + MINIBATCH]
+            xb, yb = x_fit[idx], y_fit[idx]
+            w1, b1, w2, b2 = params
+            h = _sigmoid(xb @ w1 + b1)
+            out = _sigmoid(h @ w2.T + b2) - yb           # d(cross-entropy)/d(output's logit)
+            out /= len(idx)
+            dh = (out @ w2) * h * (1.0 - h)
+            grads = [xb.T @ dh, dh.sum(axis=0), out.T @ h, out.sum(axis=0)]
+            step += 1
+            for k, g in enumerate(grads):
+                m[k] = beta1 * m[k] + (1 - beta1) * g
+                v[k] = beta2 * v[k] + (1 - beta2) * g * g
+                m_hat = m[k] / (1 - beta1 ** step)
+                v_hat = v[k] / (1 - beta2 ** step)
+                params[k] -= RATE * m_hat / (np.sqrt(v_hat) + eps)
+        loss = _cross_entropy(params, x_held, y_held)
+        if progress:
+            progress(f"epoch {epoch + 1}: held-out cross-entropy {loss:.5f}")
+        if loss < best_loss:
+            best, best_loss = [a.copy() for a in params], loss
+    return _core.VariantNet(net.game, *best)
+
+
 def readout_calibration(net: _core.VariantNet, data: SelfPlay) -> dict[str, np.ndarray]:
     """The net's mean estimate of each readout over ``data``'s positions and at the games'
     starts, beside the outcomes' means (``*_outcome``) and their SEs at the start."""
@@ -164,19 +235,25 @@ def readout_calibration(net: _core.VariantNet, data: SelfPlay) -> dict[str, np.n
 
 
 def export_refitted(path: str | os.PathLike, net: _core.VariantNet, base: str | os.PathLike,
-                    games: int, seed: int, command: str, version: str) -> None:
+                    games: int, seed: int, command: str, version: str,
+                    hidden: bool = False) -> None:
     """Write ``net`` (refitted from the weights file ``base`` on ``games`` self-play games of
-    ``seed``) as a weights file whose ``training`` names its start file by SHA-256 and holds
-    the whole chain that made it (``recipes.with_ancestors``), so ``tavli-train --recipe``
-    prints every step from this file alone."""
+    ``seed``; with ``hidden``, every weight) as a weights file whose ``training`` names its
+    start file by SHA-256 and holds the whole chain that made it (``recipes.with_ancestors``),
+    so ``tavli-train --recipe`` prints every step from this file alone."""
     base_path = variant_weights_file(base)
     _, base_meta = load_variant_net(base_path)
+    fitted = ("every weight of {} (the hidden layer too)" if hidden else
+              "the readouts of {}").format(base_meta.get("version"))
+    kept = "" if hidden else " (the hidden layer kept)"
     training = {
-        "method": (f"the readouts of {base_meta.get('version')} refitted to the outcomes of "
-                   f"{games:,} of its self-play games, seed {seed} (the hidden layer kept)"),
+        "method": (f"{fitted} refitted to the outcomes of {games:,} of its self-play games, "
+                   f"seed {seed}{kept}"),
         "recipe": [command],
         "start": {"file": base_path.name, "sha256": base_meta["sha256"]},
-        "refit": {"games": games, "seed": seed, "newton_steps": NEWTON_STEPS, "ridge": RIDGE},
+        "refit": ({"games": games, "seed": seed, "hidden": True, "epochs": EPOCHS,
+                   "minibatch": MINIBATCH, "rate": RATE, "held_out": HELD_OUT} if hidden else
+                  {"games": games, "seed": seed, "newton_steps": NEWTON_STEPS, "ridge": RIDGE}),
     }
     before = (base_meta.get("training") or {}).get("reproduce")
     if before:  # the start net's own line, then this one
