@@ -133,6 +133,10 @@ def test_the_full_refit_changes_the_hidden_layer_fits_held_out_games_and_repeats
     _, meta = load_variant_net(tmp_path / "f3.npz", "fevga")
     assert meta["training"]["refit"]["hidden"] is True
     assert "the hidden layer too" in meta["training"]["method"]
+    # The chain from the shipped net (itself a refit): each step writes its file once.
+    steps = meta["training"]["reproduce"].split(" && ")
+    assert [step.count("--export") for step in steps] == [1] * len(steps)
+    assert steps[-1].endswith("--refit 30 --refit-hidden --seed 2 --export f3.npz")
 
 
 @pytest.mark.parametrize("args, message", [

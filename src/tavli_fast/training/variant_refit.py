@@ -46,9 +46,9 @@ __all__ = ["SelfPlay", "self_play", "outcome_labels", "refit_readouts", "refit_a
 NEWTON_STEPS = 8
 RIDGE = 1e-3
 #: The full fit: epochs (the best on the held-out games is kept), minibatch, Adam's step size.
-EPOCHS = 4
+EPOCHS = 3
 MINIBATCH = 512
-RATE = 3e-4
+RATE = 1e-4
 HELD_OUT = 10  # one game in HELD_OUT is kept out of the fit to choose the epoch
 _BATCH = 50_000  # positions whose inputs are encoded at once (memory, not results)
 
@@ -256,7 +256,8 @@ def export_refitted(path: str | os.PathLike, net: _core.VariantNet, base: str | 
                   {"games": games, "seed": seed, "newton_steps": NEWTON_STEPS, "ridge": RIDGE}),
     }
     before = (base_meta.get("training") or {}).get("reproduce")
-    if before:  # the start net's own line, then this one
-        training["reproduce"] = (f"{before} --export {base_path.name} --net-version "
-                                 f"{base_meta.get('version')} && {command}")
+    if before:  # the start net's own line (which writes the start file), then this one
+        if "--export" not in before.split(" && ")[-1]:  # a TD run's line writes no file
+            before += f" --export {base_path.name} --net-version {base_meta.get('version')}"
+        training["reproduce"] = f"{before} && {command}"
     save_variant_net(path, net, version, training=with_ancestors(training, base_path))
