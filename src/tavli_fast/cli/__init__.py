@@ -18,6 +18,11 @@ import sys
 import threading
 from typing import Any, Callable, Iterator, NoReturn, Sequence
 
+from .. import _core
+from ..api import Executor
+from ..checks import MAX_COUNT, MAX_COUNT_TEXT, check_count
+from ..errors import check_dice
+
 __all__ = [
     "EXIT_INTERRUPTED",
     "EXIT_BROKEN_PIPE",
@@ -111,9 +116,7 @@ def _join_dash_values(argv: list[str], options: Sequence[str]) -> list[str]:
 
 def parse_count(text: str) -> int:
     """A whole number from 1 to ``inputs.MAX_COUNT`` written as ``1000000``, ``1_000_000`` or
-    ``1e6``."""
-    from ..checks import MAX_COUNT_TEXT, check_count  # the same rule as the Python API's
-
+    ``1e6`` (the same rule as the Python API's)."""
     s = text.strip()
     try:
         number: int | float = int(s)
@@ -163,8 +166,6 @@ def add_game_option(p: argparse.ArgumentParser, scope: str = "an option of the g
 def positive_int(text: str) -> int:
     """An argparse type: a whole number from 1 to ``inputs.MAX_COUNT`` (written plainly: 7,
     not 7.0 or 1e1)."""
-    from ..checks import MAX_COUNT, MAX_COUNT_TEXT
-
     try:
         value = int(text)
     except ValueError:
@@ -192,8 +193,6 @@ def executor_settings(args: argparse.Namespace) -> dict:
 def public_settings(settings: dict, executor: dict) -> dict:
     """A command's settings in the public API's spelling: the game in ``rules=`` (the
     command's --game and --tavli), where it runs in ``executor=``."""
-    from ..api import Executor
-
     out = dict(settings)
     game = out.pop("game", None)
     if game:
@@ -215,12 +214,37 @@ def check_plot_available() -> None:
 
 
 def compiled_core_status() -> str:
-    """Whether the compiled core (tavli_fast._core) is importable, and from where."""
-    try:
-        from .. import _core
-    except ImportError as e:  # pragma: no cover - depends on the build
-        return f"compiled core: NOT available ({e})"
+    """Whether the compiled core (tavli_fast._core) is used, and from where (the package does
+    not import without it)."""
     return f"compiled core: yes ({_core.__file__})"
+
+
+def check_writable(path: str, option: str) -> None:
+    """UsageError unless `path` (given to `option`) can be written: its directory exists and it
+    is not a directory itself."""
+    directory = os.path.dirname(os.path.abspath(path)) or "."
+    if not os.path.isdir(directory):
+        raise UsageError(f"{option}: directory {directory} does not exist")
+    if os.path.isdir(path):
+        raise UsageError(f"{option}: {path} is a directory")
+
+
+def parse_dice(text: str) -> tuple[int, int]:
+    """The roll of a ``--dice`` option: ``31``, ``3-1`` or ``3,1``."""
+    t = text.strip().replace("-", "").replace(",", "")
+    if len(t) != 2 or not t.isdigit():
+        raise ValueError(f"--dice takes two dice such as 31 or 3-1, not {text!r}")
+    return check_dice(int(t[0]), int(t[1]))
+
+
+def print_plays(title: str, plays: list[dict]) -> None:
+    """The ranked plays of a roll as tavli-hint prints them: each play's 0-ply equity, and
+    its 1-ply one where it was looked at (backgammon and the variants alike)."""
+    print(title)
+    print(f"  {'#':>3}  {'play':<24} {'0-ply':>8} {'1-ply':>8}")
+    for i, play in enumerate(plays, 1):
+        one = f"{play['equity_1ply']:+8.4f}" if play["equity_1ply"] is not None else f"{'':>8}"
+        print(f"  {i:>3}  {play['play']:<24} {play['equity_0ply']:+8.4f} {one}")
 
 
 def print_error(prog: str, message: object) -> int:
@@ -322,14 +346,12 @@ def settings_from_checkpoint(args: argparse.Namespace, settings: dict[str, Any],
     and with --resume fill the settings not given (None) from the checkpoint's saved request.
     `tuples`: settings that JSON saved as lists; `predating`: values of settings that older
     checkpoints lack (they were saved before the setting existed)."""
-    from .rollout import _check_writable
-
     if args.resume is None:
         if args.checkpoint is not None:
-            _check_writable(args.checkpoint, "--checkpoint")
+            check_writable(args.checkpoint, "--checkpoint")
         return
     saved = {**(predating or {}), **read_request(args.resume)}
-    _check_writable(args.checkpoint or args.resume, "--checkpoint")
+    check_writable(args.checkpoint or args.resume, "--checkpoint")
     for key in settings:
         if settings[key] is None and key in saved:
             settings[key] = saved[key]

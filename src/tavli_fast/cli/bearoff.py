@@ -19,14 +19,23 @@ import sys
 import time
 from typing import Sequence
 
+from ..game.position import Position
+from ..play.bearoff import (
+    DEFAULT_TWO_SIDED_CHECKERS,
+    ROLLS_PER_EPC,
+    BearoffDatabase,
+    BearoffDatabaseError,
+    _cubeful_path,
+    _one_sided_path,
+    _two_sided_path,
+    cache_directory,
+)
 from . import OneLineParser, entry_point, print_error
 
 PROG = "tavli-bearoff"
 
 
 def build_parser() -> OneLineParser:
-    from ..play.bearoff import DEFAULT_TWO_SIDED_CHECKERS
-
     p = OneLineParser(prog=PROG, description="Exact bear-off figures from the bear-off databases.")
     p.add_argument("--position", metavar="ID", help="a gnubg Position ID or an XGID")
     p.add_argument("--json", action="store_true", help="print one JSON document")
@@ -53,9 +62,6 @@ def main(argv: Sequence[str] | None = None) -> int:
         return print_error(PROG, "give --position ID, --rebuild, or both")
     logging.basicConfig(stream=sys.stderr, level=logging.INFO,
                         format=f"{PROG}: %(message)s")
-    from ..play.bearoff import BearoffDatabase, BearoffDatabaseError
-    from ..game.position import Position
-
     try:
         position = Position.from_id(args.position) if args.position is not None else None
         if args.rebuild:
@@ -78,8 +84,6 @@ def main(argv: Sequence[str] | None = None) -> int:
 
 
 def _rebuild(args) -> None:
-    from ..play.bearoff import _cubeful_path, _one_sided_path, _two_sided_path, cache_directory
-
     directory = cache_directory(args.cache_dir)
     paths = [_one_sided_path(directory, args.points, args.checkers)]
     if args.two_sided:
@@ -89,8 +93,6 @@ def _rebuild(args) -> None:
     for path in paths:
         path.unlink(missing_ok=True)
     t0 = time.perf_counter()
-    from ..play.bearoff import BearoffDatabase
-
     BearoffDatabase(args.cache_dir, args.points, args.checkers, args.two_sided,
                     cubeful=args.cubeful)
     logging.getLogger("tavli_fast.play.bearoff").info(
@@ -123,8 +125,6 @@ def describe(db, position) -> dict:
 
 
 def _side(db, counts: list[int]) -> dict:
-    from ..play.bearoff import ROLLS_PER_EPC
-
     dist = db.rolls(counts)
     mean = db.mean_rolls(counts)
     pips = sum((i + 1) * c for i, c in enumerate(counts))

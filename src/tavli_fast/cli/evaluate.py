@@ -28,12 +28,18 @@ import json
 import sys
 from typing import Sequence
 
+from ..errors import VariantIdError
+from ..game.resolve import resolve_position
 from ..jobs.plays import DEFAULT_TRIALS
+from ..play.cube import cube_decision
+from ..play.hint import hint, prices_report
+from ..play.neural import Probabilities, evaluator
 from . import NET_OUTPUTS as FIGURES
 from . import (OneLineParser, UsageError, add_executor_options, entry_point, executor_settings,
-               parse_count, print_error, run_command)
+               parse_count, parse_dice, print_error, print_plays, run_command)
 from .plays import add_plays_options, run_plays
 from .rollout import _seed
+from .variant_evaluate import variant_eval, variant_hint
 
 
 def _parser(prog: str, description: str) -> OneLineParser:
@@ -51,10 +57,6 @@ def _parser(prog: str, description: str) -> OneLineParser:
 
 def _load(prog: str, args):
     """(position, net) or an exit status."""
-    from ..errors import VariantIdError
-    from ..game.resolve import resolve_position
-    from ..play.neural import evaluator
-
     try:
         position, _ = resolve_position(args.position)
         net = evaluator(args.weights)  # an unusable weights file: NeuralNetError, a ValueError
@@ -71,15 +73,11 @@ def _load(prog: str, args):
 def eval_main(argv: Sequence[str] | None = None) -> int:
     args = _parser("tavli-eval", "The neural net's probabilities for the side on roll.").parse_args(argv)
     if args.game:
-        from .variant_evaluate import variant_eval
-
         return variant_eval(args)
     loaded = _load("tavli-eval", args)
     if isinstance(loaded, int):
         return loaded
     position, net = loaded
-    from ..play.neural import Probabilities
-
     p = Probabilities.from_array(net.evaluate(position.board))
     cube = _cube(position, p)
     report = {"position_id": position.position_id(), **{k: getattr(p, k) for k in FIGURES},
@@ -104,8 +102,6 @@ def eval_main(argv: Sequence[str] | None = None) -> int:
 def _cube(position, probabilities):
     """The cube analysis (exact in the cubeful bear-off database, else the 0-ply model on the
     net's probabilities), or None once dice are rolled."""
-    from ..play.cube import cube_decision
-
     if position.context.dice is not None:
         return None
     return cube_decision(position, probabilities=[getattr(probabilities, k) for k in FIGURES],
@@ -132,15 +128,6 @@ def print_cube(decision) -> None:
     print(f"  Proper cube action: {decision.action}")
 
 
-def _dice(text: str) -> tuple[int, int]:
-    from ..errors import check_dice
-
-    t = text.strip().replace("-", "").replace(",", "")
-    if len(t) != 2 or not t.isdigit():
-        raise ValueError(f"--dice takes two dice such as 31 or 3-1, not {text!r}")
-    return check_dice(int(t[0]), int(t[1]))
-
-
 @entry_point
 def hint_main(argv: Sequence[str] | None = None) -> int:
     p = _parser("tavli-hint", "The cube decision before the roll, or the plays of a roll, by the "
@@ -165,8 +152,6 @@ def hint_main(argv: Sequence[str] | None = None) -> int:
     if unused or args.cubeful or args.no_stop or args.stop_when_decided is not None:
         return print_error("tavli-hint", f"{', '.join(unused) or 'that option'} goes with --rollout")
     if args.game:
-        from .variant_evaluate import variant_hint
-
         return variant_hint(args)
     loaded = _load("tavli-hint", args)
     if isinstance(loaded, int):
@@ -174,7 +159,7 @@ def hint_main(argv: Sequence[str] | None = None) -> int:
     position, net = loaded
     try:
         if args.dice is not None:
-            dice = _dice(args.dice)
+            dice = parse_dice(args.dice)
         elif position.context.dice is not None:
             dice = tuple(position.context.dice)
         else:
@@ -184,8 +169,6 @@ def hint_main(argv: Sequence[str] | None = None) -> int:
     except ValueError as e:
         return print_error("tavli-hint", e)
     if dice is None:
-        from ..play.neural import Probabilities
-
         decision = _cube(position, Probabilities.from_array(net.evaluate(position.board)))
         if args.json:
             print(json.dumps({"position_id": position.position_id(), "xgid": position.xgid(),
@@ -194,8 +177,6 @@ def hint_main(argv: Sequence[str] | None = None) -> int:
             print(f"Position ID {position.position_id()}   {position.xgid()}")
             print_cube(decision)
         return 0
-    from ..play.hint import hint, prices_report
-
     try:
         plays = [p.to_dict() for p in hint(position, dice[0], dice[1], top=args.top, net=net)]
     except ValueError as e:             # a finished game
@@ -219,16 +200,6 @@ def _hint_rollout(args) -> int:
                 "seed": args.seed, "cubeful": True if args.cubeful else None,
                 "weights": args.weights}
     return run_plays("tavli-hint", args, settings, executor_settings(args))
-
-
-def print_plays(title: str, plays: list[dict]) -> None:
-    """The ranked plays of a roll as tavli-hint prints them: each play's 0-ply equity, and
-    its 1-ply one where it was looked at (backgammon and the variants alike)."""
-    print(title)
-    print(f"  {'#':>3}  {'play':<24} {'0-ply':>8} {'1-ply':>8}")
-    for i, play in enumerate(plays, 1):
-        one = f"{play['equity_1ply']:+8.4f}" if play["equity_1ply"] is not None else f"{'':>8}"
-        print(f"  {i:>3}  {play['play']:<24} {play['equity_0ply']:+8.4f} {one}")
 
 
 if __name__ == "__main__":  # pragma: no cover

@@ -32,7 +32,10 @@ from . import (
     run_command,
     settings_from_checkpoint,
 )
+from ..api import play_matches
 from ..jobs.cubeful import DEFAULT_MAX_CUBE
+from ..jobs.match import read_match_checkpoint
+from ..run.progress import TqdmProgress
 from .rollout import _known_players, _seed, _VersionAction
 
 PROG = "tavli-match"
@@ -106,10 +109,6 @@ def build_parser() -> OneLineParser:
 
 
 def run(args: argparse.Namespace) -> int:
-    from ..jobs.match import read_match_checkpoint
-    from ..api import play_matches
-    from ..run.progress import TqdmProgress
-
     executor = executor_settings(args)
     settings: dict[str, Any] = {
         "length": args.length,

@@ -11,8 +11,12 @@ import argparse
 import sys
 from typing import Sequence
 
+from .. import api
+from ..jobs.openings_report import read_checkpoint
+from ..run.progress import TqdmProgress
 from . import (
     check_plot_available,
+    check_writable,
     public_settings,
     add_game_option,
     entry_point,
@@ -25,13 +29,14 @@ from . import (
     players_from_args,
     run_command,
 )
-from .rollout import _check_writable, _seed
+from .rollout import _seed
 
 from ..jobs.openings import (
     DEFAULT_CHUNK_SIZE,
     DEFAULT_SCREEN,
     DEFAULT_SCREEN_TRIALS,
     DEFAULT_TRIALS,
+    play_trials,
 )
 
 PROG = "tavli-openings"
@@ -118,12 +123,9 @@ def build_parser() -> OneLineParser:
 
 
 def run(args: argparse.Namespace) -> int:
-    from ..api import openings
-    from ..run.progress import TqdmProgress
-
     for path, option in ((args.csv, "--csv"), (args.plot, "--plot"), (args.checkpoint, "--checkpoint")):
         if path is not None:
-            _check_writable(path, option)
+            check_writable(path, option)
     if args.plot is not None:
         check_plot_available()
     executor = executor_settings(args)
@@ -161,23 +163,19 @@ def run(args: argparse.Namespace) -> int:
     )
     if args.chunk_size is not None:
         settings["chunk_size"] = args.chunk_size
-    from ..jobs.openings import play_trials
-
     if args.resume is None:
         total = play_trials(trials, settings["rules"], args.rolls, args.game, args.option)
     else:
-        from ..jobs.openings_report import read_checkpoint
-
         saved = read_checkpoint(args.resume)["request"]
         total = play_trials(saved["trials"], saved["rules"], ",".join(saved["rolls"]), saved.get("game"),
                             saved.get("game_rules"))
     with TqdmProgress(total, enabled=not (args.no_progress or args.json)) as bar:
         if args.resume is not None:
-            result = openings(**public_settings({}, executor), progress=bar, resume=args.resume,
-                              checkpoint=args.checkpoint)
+            result = api.openings(**public_settings({}, executor), progress=bar,
+                                  resume=args.resume, checkpoint=args.checkpoint)
         else:
-            result = openings(**public_settings(settings, executor), progress=bar,
-                              checkpoint=args.checkpoint)
+            result = api.openings(**public_settings(settings, executor), progress=bar,
+                                  checkpoint=args.checkpoint)
     print(result.to_json() if args.json else str(result))
     sys.stdout.flush()
     if args.csv is not None:
@@ -192,9 +190,6 @@ def run(args: argparse.Namespace) -> int:
 
 
 def _run_replies(args: argparse.Namespace, executor: dict) -> int:
-    from ..api import replies
-    from ..run.progress import TqdmProgress
-
     unsupported = [o for o, v in (("--csv", args.csv), ("--plot", args.plot), ("--screen", args.screen),
                                   ("--no-screen", args.no_screen or None), ("--game", args.game),
                                   ("--checkpoint", args.checkpoint), ("--resume", args.resume))
@@ -212,8 +207,8 @@ def _run_replies(args: argparse.Namespace, executor: dict) -> int:
     if args.chunk_size is not None:
         settings["chunk_size"] = args.chunk_size
     with TqdmProgress(21 * trials, enabled=not (args.no_progress or args.json)) as bar:
-        result = replies(args.rolls.strip(), args.replies.strip(),
-                         **public_settings(settings, executor), progress=bar)
+        result = api.replies(args.rolls.strip(), args.replies.strip(),
+                             **public_settings(settings, executor), progress=bar)
     print(result.to_json() if args.json else str(result))
     sys.stdout.flush()
     return EXIT_INTERRUPTED if result.interrupted else 0

@@ -13,7 +13,8 @@ from ..api import rollout_plays
 from ..game.resolve import resolve_position
 from ..jobs.plays import CHECKPOINT_FORMAT, DEFAULT_STOP, DEFAULT_TRIALS, read_checkpoint
 from ..run.progress import TqdmProgress
-from . import UsageError, check_plot_available, fill_defaults, print_result, public_settings
+from . import (UsageError, check_plot_available, check_writable, fill_defaults, print_result,
+               public_settings)
 
 __all__ = ["add_plays_options", "wants_plays", "run_plays"]
 
@@ -105,16 +106,14 @@ def run_plays(prog: str, args: argparse.Namespace, settings: dict[str, Any],
     """Roll out the candidate plays with ``settings`` (rollout_plays' keywords, None where
     not given) and print the result; the exit status."""
     _check_options(args)
-    from .rollout import _check_writable
-
     for path, option in ((args.plot, "--plot"), (args.checkpoint, "--checkpoint")):
         if path is not None:
-            _check_writable(path, option)
+            check_writable(path, option)
     if args.plot is not None:
         check_plot_available()
     if args.resume is not None:
         read_checkpoint(args.resume)  # a plays checkpoint: its settings are the run's
-        _check_writable(args.checkpoint or args.resume, "--checkpoint")
+        check_writable(args.checkpoint or args.resume, "--checkpoint")
         settings = {"position": None}
     else:
         settings = {**settings, "candidates": args.candidates, "plays": args.plays,

@@ -8,12 +8,17 @@ completed so far is printed first (and saved, with --checkpoint, so --resume can
 from __future__ import annotations
 
 import argparse
-import os
+import importlib.metadata
 import sys
 from typing import Any, Sequence
 
+from .._version import __version__
+from ..api import read_checkpoint, rollout
 from ..jobs.cubeful import DEFAULT_MAX_CUBE
+from ..jobs.rollout import DEFAULT_MOVE_FILTER
 from ..errors import VariantIdError
+from ..play.players import PLAYERS
+from ..run.progress import TqdmProgress
 from .plays import add_plays_options, run_plays, wants_plays
 from . import (
     public_settings,
@@ -54,13 +59,9 @@ class _VersionAction(argparse.Action):
 
 def _version() -> str:
     try:
-        from importlib.metadata import version
-
-        return version("tavli_fast")
+        return importlib.metadata.version("tavli_fast")
     except Exception:  # not installed as a distribution (e.g. run from a source tree)
-        import tavli_fast
-
-        return str(getattr(tavli_fast, "__version__", "unknown"))
+        return __version__
 
 
 def _positive_float(text: str) -> float:
@@ -84,10 +85,6 @@ def _seed(text: str) -> int:
 
 
 def _known_players() -> str:
-    try:
-        from ..play.players import PLAYERS
-    except ImportError:  # no compiled core: --version says so
-        return "see the README"
     return ", ".join(PLAYERS)
 
 
@@ -174,14 +171,6 @@ def build_parser() -> OneLineParser:
     return p
 
 
-def _check_writable(path: str, option: str) -> None:
-    directory = os.path.dirname(os.path.abspath(path)) or "."
-    if not os.path.isdir(directory):
-        raise UsageError(f"{option}: directory {directory} does not exist")
-    if os.path.isdir(path):
-        raise UsageError(f"{option}: {path} is a directory")
-
-
 def _ply(values: list[int] | None) -> int | tuple[int, int] | None:
     """--ply given once (both sides) or twice (the side on roll, then the opponent)."""
     if values is None:
@@ -195,17 +184,12 @@ def _move_filter(args: argparse.Namespace) -> tuple[int, float] | None:
     """(candidates, window) from --filter-candidates / --filter-window (None: the defaults)."""
     if args.filter_candidates is None and args.filter_window is None:
         return None
-    from ..jobs.rollout import DEFAULT_MOVE_FILTER
-
     count, window = DEFAULT_MOVE_FILTER
     return (count if args.filter_candidates is None else args.filter_candidates,
             window if args.filter_window is None else args.filter_window)
 
 
 def run(args: argparse.Namespace) -> int:
-    from ..api import read_checkpoint, rollout
-    from ..run.progress import TqdmProgress
-
     executor = executor_settings(args)
     if wants_plays(args):
         return run_plays(PROG, args, {

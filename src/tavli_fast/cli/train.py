@@ -30,12 +30,23 @@ Progress goes to stderr (every --log-every games); the seed is echoed.
 from __future__ import annotations
 
 import argparse
+import logging
 import os
 import shlex
 import sys
 from typing import Callable
 
+import numpy as np
+
+from .. import _core
 from .._version import __version__
+from ..checks import check_seed
+from ..jobs import targets as supervise
+from ..play import neural
+from ..play.bearoff import default_database
+from ..run.progress import TqdmProgress
+from ..training import train
+from ..training.recipes import format_chain, training_chain, with_ancestors
 from . import NET_OUTPUTS as READOUTS
 from . import (
     EXIT_INTERRUPTED,
@@ -47,6 +58,7 @@ from . import (
     run_command,
     stop_requests,
 )
+from .variant_train import main as variant_main    # Plakoto and Fevga (issue 44)
 
 PROG = "tavli-train"
 
@@ -191,12 +203,6 @@ def build_parser() -> argparse.ArgumentParser:
 def run(args: argparse.Namespace, command: str | None = None) -> int:
     """Run the parsed command; `command` is its command line, which every training run
     (TD, --targets, --fit, --average) records for the recipe of the nets it makes."""
-    from .. import _core
-    from ..play import neural
-    from ..training import train
-    from ..checks import check_seed
-    from ..training.recipes import with_ancestors
-
     if args.recipe is not None:
         return _recipe(args)
     if args.method is not None and not (args.fit and args.export):
@@ -276,8 +282,6 @@ def _supervised_options_given(args: argparse.Namespace) -> list[str]:
 
 
 def _recipe(args: argparse.Namespace) -> int:
-    from ..training.recipes import format_chain, training_chain
-
     if any(x is not None for x in (args.games, args.targets, args.fit, args.average, args.resume,
                                    args.init_from, args.export, args.method)):
         raise ValueError("--recipe prints a net's recipe: it takes no training options")
@@ -287,8 +291,6 @@ def _recipe(args: argparse.Namespace) -> int:
 
 def _race_net(path: str | None):
     """The race net of the weights file `path` (None without one)."""
-    from ..play import neural
-
     if path is None:
         return None
     race = neural.load_net(path)[0].race
@@ -298,16 +300,6 @@ def _race_net(path: str | None):
 
 
 def _supervised(args: argparse.Namespace, command: str | None) -> int:
-    import logging
-
-    import numpy as np
-
-    from .. import _core
-    from ..play import neural
-    from ..jobs import targets as supervise
-    from ..checks import check_seed
-    from ..training.recipes import with_ancestors
-
     if args.targets and args.fit:
         raise ValueError("--targets makes the data, --fit uses it: give one of them")
     if args.resume or args.average or args.race_from:
@@ -318,8 +310,6 @@ def _supervised(args: argparse.Namespace, command: str | None) -> int:
     if args.init_from and args.targets:
         # The targets' games and look-ahead value bear-offs by the databases, as the
         # players (and the shipped default) do: a net's targets do not depend on how it is named.
-        from ..play.bearoff import default_database
-
         net = neural.with_bearoff(net, default_database().tables)
     # The net that --fit trains: the race net with --race, else the net itself.
     fitted = net
@@ -343,8 +333,6 @@ def _supervised(args: argparse.Namespace, command: str | None) -> int:
             raise ValueError("--race and --contact keep opposite positions: give one of them")
         resumed = os.path.exists(os.path.join(args.targets, supervise.TARGETS_RECORD))
         seed = args.seed if resumed else check_seed(args.seed)
-        from ..run.progress import TqdmProgress
-
         with TqdmProgress(int(args.games), enabled=not args.quiet) as bar:  # (on a terminal)
             record = supervise.make_targets(args.targets, net, args.games, seed, args.explore,
                                             plies=args.plies, rollouts=args.rollouts,
@@ -421,8 +409,6 @@ def main(argv: list[str] | None = None) -> int:
     """Entry point of ``tavli-train``; returns the exit status."""
     argv = sys.argv[1:] if argv is None else list(argv)
     if any(a == "--game" or a.startswith("--game=") for a in argv):
-        from .variant_train import main as variant_main    # Plakoto and Fevga (issue 44)
-
         return variant_main(argv)
     return run_command(PROG, build_parser(), lambda args: run(args, f"{PROG} {shlex.join(argv)}"),
                        argv)

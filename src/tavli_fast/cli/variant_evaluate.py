@@ -18,17 +18,17 @@ import json
 
 import numpy as np
 
-from . import print_error
+from ..variants import require_variant_in_progress, variant_play_notation
+from ..variants.neural import evaluate_variant, variant_net
+from ..variants.position import variant_position
+from ..variants.text import variant_text
+from . import parse_dice, print_error, print_plays
 
 FIGURES = ("win", "win_double", "win_mother", "lose_double", "lose_mother")
 
 
 def _load(prog: str, args):
     """(position, net) or an exit status."""
-    from ..variants.neural import variant_net
-    from ..variants.position import variant_position
-    from ..variants import require_variant_in_progress
-
     try:
         text = None if args.position.strip().lower() == "start" else args.position
         position = variant_position(args.game, text)
@@ -41,9 +41,6 @@ def _load(prog: str, args):
 
 def variant_eval(args) -> int:
     """tavli-eval for Plakoto / Fevga."""
-    from ..variants.neural import evaluate_variant
-    from ..variants.text import variant_text
-
     loaded = _load("tavli-eval", args)
     if isinstance(loaded, int):
         return loaded
@@ -67,9 +64,6 @@ def variant_eval(args) -> int:
 
 def variant_hint(args) -> int:
     """tavli-hint for Plakoto / Fevga: the plays of the roll by 0 and 1 ply."""
-    from ..variants import variant_play_notation
-    from .evaluate import _dice, print_plays
-
     loaded = _load("tavli-hint", args)
     if isinstance(loaded, int):
         return loaded
@@ -77,7 +71,7 @@ def variant_hint(args) -> int:
     try:
         if args.dice is None:
             raise ValueError("--dice is needed with --game (no cube in Plakoto or Fevga, T1)")
-        dice = _dice(args.dice)
+        dice = parse_dice(args.dice)
         if args.top < 0:
             raise ValueError(f"--top must be 0 or more, not {args.top}")
     except ValueError as e:

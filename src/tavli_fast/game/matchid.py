@@ -36,7 +36,7 @@ import binascii
 import re
 
 from ..errors import InvalidPositionError
-from .position import GameContext
+from .context import GameContext
 
 __all__ = ["parse_match_id", "format_match_id", "MATCH_ID_LENGTH"]
 

@@ -8,6 +8,8 @@ move at all there; counting the pass as one play is what a game loop needs.)
 
 The work happens in the compiled core (``_core.pyx``); this module checks the
 arguments and converts between Position IDs, ``Position`` and board arrays.
+``generate_positions`` and ``require_game_in_progress`` are defined in ``position`` (for
+``Position.plays``) and given here too.
 """
 
 from __future__ import annotations
@@ -19,7 +21,7 @@ import numpy as np
 from .. import _core
 from ..errors import InvalidPositionError, check_dice
 from .notation import format_play
-from .position import Position
+from .position import Position, generate_positions, require_game_in_progress
 
 __all__ = [
     "ALL_ROLLS",
@@ -49,26 +51,6 @@ def legal_positions_checked(position_id: str, die1: int, die2: int) -> list[str]
     d1, d2 = check_dice(die1, die2)
     position = Position.from_id(position_id)
     return [p.position_id() for p in generate_positions(position, d1, d2)]
-
-
-def require_game_in_progress(position: Position) -> None:
-    """Raise InvalidPositionError for a finished game (a side has borne off all 15)."""
-    if position.is_game_over():
-        raise InvalidPositionError(
-            f"the game is over in {position.position_id()}: a side has borne off all 15 checkers"
-        )
-
-
-def generate_positions(position: Position, die1: int, die2: int) -> list[Position]:
-    """The distinct ``Position``s reachable with (die1, die2), sides not switched.
-
-    A play that bears off the last checker gives a finished position (the
-    mover with 15 off); a finished position itself has no plays.
-    """
-    d1, d2 = check_dice(die1, die2)
-    require_game_in_progress(position)
-    boards = _core.generate(position.board, d1, d2)
-    return [Position.from_board(board) for board in boards]
 
 
 def play_notation(position_id: str, die1: int, die2: int) -> dict[str, str]:

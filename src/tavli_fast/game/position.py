@@ -1,4 +1,5 @@
-"""The immutable Position (seen from the player on roll), its GameContext, and the text ids.
+"""The immutable Position (seen from the player on roll), its GameContext (``context.py``),
+and the text ids.
 
 Formats read and written here:
 
@@ -16,13 +17,15 @@ Formats read and written here:
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass, replace
-from typing import TYPE_CHECKING, Callable, Literal
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Callable
 
 import numpy as np
 
 from .. import _core
-from ..errors import InvalidDiceError, InvalidPositionError, VariantIdError, check_dice
+from ..errors import InvalidPositionError, VariantIdError, check_dice
+from .context import GameContext
+from .matchid import format_match_id, parse_match_id
 
 if TYPE_CHECKING:  # pragma: no cover
     from numpy.typing import ArrayLike
@@ -33,114 +36,8 @@ OFF = 0  #: board index of the borne-off checkers
 BAR = 25  #: board index of the bar
 CHECKERS = 15  #: checkers per side
 
-CubeOwner = Literal["centre", "me", "opponent"]
-_CUBE_OWNERS = ("centre", "me", "opponent")
 _B64_ALPHABET = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/"
 _B64_CHARS = re.compile(r"[A-Za-z0-9+/]*")
-
-
-def _is_int(value: object) -> bool:
-    return isinstance(value, (int, np.integer)) and not isinstance(value, (bool, np.bool_))
-
-
-def _is_power_of_two(value: int) -> bool:
-    return value >= 1 and value & (value - 1) == 0
-
-
-@dataclass(frozen=True)
-class GameContext:
-    """What an XGID carries beyond the checkers, relative to the player on roll.
-
-    ``cube_value`` is the cube's value (1, 2, 4, ...) and ``max_cube`` the largest value the
-    cube may reach, also as a value: the XGID stores both as log2, so the XGID default max-cube
-    field ``10`` is ``max_cube=1024``. ``score`` is (mine, opponent's); ``match_length`` 0 is
-    money play. ``crawford`` only exists in a match, ``jacoby`` and ``beaver`` only in money
-    play. ``dice`` is None when the player on roll has not rolled yet.
-    """
-
-    cube_value: int = 1
-    cube_owner: CubeOwner = "centre"
-    dice: tuple[int, int] | None = None
-    score: tuple[int, int] = (0, 0)
-    match_length: int = 0
-    crawford: bool = False
-    jacoby: bool = False
-    beaver: bool = False
-    max_cube: int = 1024
-
-    def __post_init__(self) -> None:
-        for name in ("cube_value", "max_cube", "match_length"):
-            if not _is_int(getattr(self, name)):
-                raise InvalidPositionError(f"{name} must be an int, got {getattr(self, name)!r}")
-        for name in ("crawford", "jacoby", "beaver"):
-            if not isinstance(getattr(self, name), bool):
-                raise InvalidPositionError(f"{name} must be a bool, got {getattr(self, name)!r}")
-        if not _is_power_of_two(self.max_cube):
-            raise InvalidPositionError(f"max_cube must be a power of two, got {self.max_cube}")
-        if not _is_power_of_two(self.cube_value):
-            raise InvalidPositionError(
-                f"cube value must be a power of two (1, 2, 4, ...), got {self.cube_value}"
-            )
-        if self.cube_value > self.max_cube:
-            raise InvalidPositionError(
-                f"cube value {self.cube_value} is above the maximum cube {self.max_cube}"
-            )
-        if self.cube_owner not in _CUBE_OWNERS:
-            raise InvalidPositionError(
-                f"cube owner must be one of {_CUBE_OWNERS}, got {self.cube_owner!r}"
-            )
-        if self.cube_owner != "centre" and self.cube_value == 1:
-            raise InvalidPositionError("an owned cube has been turned: its value cannot be 1")
-        if self.dice is not None:
-            if not isinstance(self.dice, tuple) or len(self.dice) != 2:
-                raise InvalidDiceError(f"dice must be None or a pair, got {self.dice!r}")
-            object.__setattr__(self, "dice", check_dice(*self.dice))
-        if (
-            not isinstance(self.score, tuple)
-            or len(self.score) != 2
-            or not all(_is_int(s) and s >= 0 for s in self.score)
-        ):
-            raise InvalidPositionError(
-                f"score must be a pair of non-negative ints, got {self.score!r}"
-            )
-        object.__setattr__(self, "score", (int(self.score[0]), int(self.score[1])))
-        if self.match_length < 0:
-            raise InvalidPositionError(f"match length cannot be negative, got {self.match_length}")
-        if self.match_length == 0:
-            if self.score != (0, 0):
-                raise InvalidPositionError(
-                    f"money play (match length 0) has no score, got {self.score}"
-                )
-            if self.crawford:
-                raise InvalidPositionError("the Crawford rule only exists in match play")
-        else:
-            if max(self.score) >= self.match_length:
-                raise InvalidPositionError(
-                    f"score {self.score[0]}-{self.score[1]} has already won a "
-                    f"{self.match_length}-point match"
-                )
-            if self.jacoby or self.beaver:
-                raise InvalidPositionError("Jacoby and beavers only exist in money play")
-            if self.crawford:
-                if max(self.score) != self.match_length - 1:
-                    raise InvalidPositionError(
-                        f"a Crawford game needs a player 1 point from winning the "
-                        f"{self.match_length}-point match, score is "
-                        f"{self.score[0]}-{self.score[1]}"
-                    )
-                if self.cube_value != 1 or self.cube_owner != "centre":
-                    raise InvalidPositionError("the cube is not used in the Crawford game")
-
-    @property
-    def is_money(self) -> bool:
-        return self.match_length == 0
-
-    def sides_switched(self) -> GameContext:
-        """The context seen by the opponent: owner and score swapped, dice cleared."""
-        owner = {"centre": "centre", "me": "opponent", "opponent": "me"}[self.cube_owner]
-        return replace(
-            self, cube_owner=owner, score=(self.score[1], self.score[0]), dice=None  # type: ignore[arg-type]
-        )
 
 
 @dataclass(frozen=True)
@@ -227,8 +124,6 @@ class Position:
     @classmethod
     def from_gnubg_id(cls, text: str) -> Position:
         """Read gnubg's ``PositionID:MatchID``; the player on roll in the Match ID is on roll."""
-        from .matchid import parse_match_id
-
         if not isinstance(text, str):
             raise InvalidPositionError(f"a gnubg ID is a str, got {type(text).__name__}")
         parts = text.strip().split(":")
@@ -310,8 +205,7 @@ class Position:
     def plays(self, die1: int, die2: int) -> list[Play]:
         """Every distinct legal play with these dice; each ``Play.position`` is the result with
         sides NOT switched (as ``movegen.generate_positions`` returns it)."""
-        from .movegen import generate_positions  # lazy: movegen imports this module
-        from .notation import format_plays
+        from .notation import format_plays  # notation imports this module (being reworked)
 
         results = generate_positions(self, die1, die2)
         texts = format_plays(self, die1, die2)  # one pass instead of format_play per result
@@ -324,8 +218,6 @@ class Position:
 
     def match_id(self) -> str:
         """gnubg's Match ID (12 characters) of the context; the side on roll is player 1."""
-        from .matchid import format_match_id
-
         return format_match_id(self._context)
 
     def gnubg_id(self) -> str:
@@ -346,6 +238,29 @@ class Position:
 
 
 # --------------------------------------------------------------------- validation
+# --------------------------------------------------------------------- move generation
+# movegen's generate_positions and require_game_in_progress live here, beside the Position
+# whose plays() needs them (movegen imports this module); movegen gives them under its name.
+def require_game_in_progress(position: Position) -> None:
+    """Raise InvalidPositionError for a finished game (a side has borne off all 15)."""
+    if position.is_game_over():
+        raise InvalidPositionError(
+            f"the game is over in {position.position_id()}: a side has borne off all 15 checkers"
+        )
+
+
+def generate_positions(position: Position, die1: int, die2: int) -> list[Position]:
+    """The distinct ``Position``s reachable with (die1, die2), sides not switched.
+
+    A play that bears off the last checker gives a finished position (the
+    mover with 15 off); a finished position itself has no plays.
+    """
+    d1, d2 = check_dice(die1, die2)
+    require_game_in_progress(position)
+    boards = _core.generate(position.board, d1, d2)
+    return [Position.from_board(board) for board in boards]
+
+
 def _validated_board(board: ArrayLike) -> np.ndarray:
     """A C-contiguous int8 copy of ``board`` after every rule of a legal position is checked."""
     try:

@@ -48,6 +48,7 @@ from ..game.position import Position
 from ..run.progress import RolloutProgress
 from .rollout_chunks import chunk_seed
 from ..rules import FevgaRules, PlakotoRules, Rules, game_rules, get_rules, option_names
+from ..variants.games import NEURAL_VARIANT_PLAYERS, VARIANT_PLAYERS, variant_net_for
 from ..variants.movegen import core_options
 
 __all__ = [
@@ -151,8 +152,6 @@ def variant_player(name: str) -> int:
     """The Plakoto / Fevga player (the core's VPLAYER_*) of a Portes player in a tavli match:
     ``random`` plays randomly there too, ``neural`` / ``neural-1ply`` by the game's net at
     that depth, every other player by the variants' heuristic."""
-    from ..variants.games import NEURAL_VARIANT_PLAYERS, VARIANT_PLAYERS
-
     if name == "random" or name in NEURAL_VARIANT_PLAYERS:
         return VARIANT_PLAYERS[name]
     return VARIANT_PLAYERS["heuristic"]
@@ -160,16 +159,12 @@ def variant_player(name: str) -> int:
 
 def variant_player_name(name: str) -> str:
     """The name of the Plakoto / Fevga player ``variant_player`` gives a Portes player."""
-    from ..variants.games import VARIANT_PLAYERS
-
     code = variant_player(name)
     return next(k for k, v in VARIANT_PLAYERS.items() if v == code)
 
 
 def _variant_nets(chunk: MatchChunk) -> dict:
     """The run_matches arguments of the variant nets a tavli chunk's players need."""
-    from ..variants.games import variant_net_for
-
     if not chunk.tavli:
         return {}
     return {"plakoto_net": variant_net_for("plakoto", chunk.variant_ids),

@@ -36,13 +36,15 @@ from .. import _core
 from ..run.checkpoint import read_checkpoint as _read_checkpoint
 from ..checks import check_count, check_seed
 from ..play.players import player_kinds
-from ..play.neural import NetChoice, choose_net
+from ..play.neural import NetChoice, choose_net, default_net
 from ..run.plans import ChainedPlan, UnitPlan, part_size, parts
 from ..play.players import PLAYERS, needs_net
 from ..game.position import Position
 from ..run.progress import RolloutProgress
 from .rollout_chunks import FIGURES, chunk_seed, figures_from_moments
-from ..rules import Rules, get_rules
+from ..rules import Rules, game_rules as make_rules, get_rules, option_names
+from ..variants.games import variant_player_ids
+from ..variants.movegen import GAME_CODES, core_options, variant_play_notation
 from .candidates import (FORCED_ROLLS, CandidateTally, CandidateUnit, UnitResult,
                          prepare_unit, run_unit)
 
@@ -106,8 +108,6 @@ def default_player() -> str:
             continue
         if name == "neural":
             try:
-                from ..play.neural import default_net
-
                 default_net()
             except Exception as e:  # noqa: BLE001 - any failure to load means "not available"
                 log.warning("the neural player is not usable (%s); using pubeval", e)
@@ -212,9 +212,6 @@ def roll_plays(roll: tuple[int, int], weight: float = 1.0, game: str | None = No
     of Portes or of ``game`` ("plakoto", "fevga", by ``game_rules``: see rules.game_rules);
     for those the ids are the variant text ids."""
     if game is not None:
-        from ..rules import game_rules as make_rules
-        from ..variants.movegen import variant_play_notation
-
         vplays = variant_play_notation(game, None, *roll, make_rules(game, game_rules))  # sorted
         vafter = [p.position.sides_switched() for p in vplays]
         return RollPlays(
@@ -342,10 +339,6 @@ def make_openings_request(
     if game is None and game_rules is not None:
         raise ValueError("game_rules are the options of Plakoto or Fevga: give game too")
     if game is not None:
-        from ..rules import game_rules as make_rules, option_names
-        from ..variants.games import variant_player_ids
-        from ..variants.movegen import GAME_CODES, core_options
-
         if game not in GAME_CODES:
             raise ValueError(f"game must be one of {', '.join(GAME_CODES)}, not {game!r}")
         chosen_rules = make_rules(game, game_rules)
@@ -433,8 +426,6 @@ def _opening_unit(request: OpeningsRequest, ri: int, cands: tuple[int, ...], c: 
 
 def _variant_fields(request: OpeningsRequest, rp: RollPlays, cands: Sequence[int]) -> dict[str, Any]:
     """The CandidateUnit fields of a Plakoto / Fevga run."""
-    from ..variants.movegen import GAME_CODES
-
     return {"game": GAME_CODES[request.game], "pinned": tuple(rp.pinned[i] for i in cands),  # type: ignore[index]
             "variant_options": request.variant_options}
 

@@ -17,6 +17,11 @@ from ..run.records import TableExport
 from dataclasses import dataclass, field
 from typing import Any, Callable
 
+import numpy as np
+
+from .. import _core
+from ..game.notation import format_play
+from ..play.players import game_resources
 from ..run.driver import run_job
 from ..run.executors import check_jobs, make_executor
 from .openings import (
@@ -528,12 +533,6 @@ class RepliesResult(TableExport):
 def _reply_play(board: bytes, roll: tuple[int, int], player: int, bearoff_play: bool,
                 cache_dir: str | None, net: NetChoice | None) -> str:
     """The notation of the play ``player`` makes with ``roll`` on ``board`` (on roll)."""
-    import numpy as np
-
-    from .. import _core
-    from ..game.notation import format_play
-    from ..play.players import game_resources
-
     before = np.frombuffer(board, dtype=np.int8).reshape(2, 26).copy()
     after = _core.choose(before, roll[0], roll[1], player, 0, bearoff_play=bearoff_play,
                          **game_resources((player,), bearoff_play, cache_dir=cache_dir,

@@ -29,6 +29,7 @@ from ..play.players import game_resources
 from .cubeful import branch_met
 from ..play.neural import NetChoice
 from .stratify import stratified_dice
+from ..variants.games import play_variant_trials
 
 log = logging.getLogger(__name__)
 
@@ -196,8 +197,6 @@ def prepare_chunk(chunk: RolloutChunk) -> None:
 
 def _variant_chunk_result(chunk: RolloutChunk, dice: np.ndarray | None) -> ChunkResult:
     """Play a Plakoto / Fevga chunk and fold its seven outcomes into a ChunkResult."""
-    from ..variants.games import play_variant_trials
-
     board = np.frombuffer(chunk.board, dtype=np.int8).reshape(2, 26).copy()
     c, _ = play_variant_trials(board, chunk.pinned, chunk.game, chunk.variant_options,
                                chunk.n_games, (chunk.player0, chunk.player1), chunk.seed, dice)

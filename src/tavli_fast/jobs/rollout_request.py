@@ -26,7 +26,10 @@ from ..play.players import needs_net
 from .cubeful import DEFAULT_MAX_CUBE, check_max_cube, cube_branches
 from ..play.neural import NetChoice, choose_net
 from ..game.position import GameContext, Position
-from ..rules import Rules, get_rules
+from ..rules import Rules, game_rules, get_rules, option_names
+from ..variants.games import variant_player_ids
+from ..variants.movegen import GAME_CODES, core_options, require_variant_in_progress
+from ..variants.position import GAMES, variant_position
 from .rollout_chunks import DEFAULT_CHUNK_SIZE, DEFAULT_MOVE_FILTER, RolloutChunk, _money_branches, chunk_seed
 
 
@@ -264,11 +267,6 @@ def _variant_request(game: object, position: object, players: object, cubeful: b
                      options: object, checked: RolloutRequest) -> RolloutRequest:
     """A Plakoto / Fevga request: ``checked`` holds the validated settings the games share
     with Portes (trials, seed, chunks, stratification, the stop rule)."""
-    from ..variants.games import variant_player_ids
-    from ..variants.position import GAMES, variant_position
-    from ..rules import game_rules, option_names
-    from ..variants.movegen import GAME_CODES, core_options, require_variant_in_progress
-
     if game not in GAME_CODES:
         raise ValueError(f"game must be one of {', '.join(GAMES)}, not {game!r}")
     if cubeful:
@@ -383,6 +381,4 @@ def chunk_games(request: RolloutRequest, c: int) -> int | None:
 
 def _game_code(game: str | None) -> int:
     """The core's number of a Plakoto / Fevga game; -1 for Portes."""
-    from ..variants.movegen import GAME_CODES
-
     return -1 if game is None else GAME_CODES[game]

@@ -40,8 +40,10 @@ from dataclasses import dataclass
 from pathlib import Path
 
 import numpy as np
+import platformdirs
 
 from .. import _core
+from .._version import __version__
 from ..run.atomic import atomic_file
 from ..errors import check_dice
 from ..game.position import Position
@@ -123,8 +125,6 @@ def cache_directory(cache_dir: str | os.PathLike | None = None) -> Path:
     env = os.environ.get(ENV_CACHE)
     if env:
         return Path(env)
-    import platformdirs  # a runtime dependency only of the bear-off databases
-
     return Path(platformdirs.user_cache_dir("tavli_fast"))
 
 
@@ -254,8 +254,6 @@ def _build_and_write(path: Path, kind: str, meta: dict, build) -> None:
 
 
 def _version() -> str:
-    from .._version import __version__
-
     return f"tavli_fast {__version__}"
 
 

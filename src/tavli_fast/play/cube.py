@@ -28,6 +28,10 @@ import numpy as np
 from .. import _core
 from ..errors import InvalidPositionError
 from ..game.position import GameContext, Position
+from .bearoff import default_database, in_two_sided
+from .met import load_met
+from .neural import default_net
+from .players import PLAYERS
 
 __all__ = ["CubeDecision", "cube_decision", "cube_state_args", "ACTIONS", "DOUBLING", "OWNER_CODES",
            "default_match_table", "check_probabilities", "resolve_pre_roll", "gammon_prices"]
@@ -142,8 +146,6 @@ def check_probabilities(probabilities: Sequence[float]) -> np.ndarray:
 
 def default_match_table() -> _core.MatchTableC:
     """The default match equity table (Kazaross-XG2) as the kernels read it."""
-    from .met import load_met
-
     return load_met().kernel
 
 
@@ -182,8 +184,6 @@ def gammon_prices(context: GameContext,
 
 
 def _probabilities_of(pos: Position, player: str) -> np.ndarray:
-    from .players import PLAYERS
-
     if player not in PLAYERS:
         raise ValueError(f"unknown player {player!r}: choose one of {', '.join(PLAYERS)}")
     if player not in ("neural", "neural-1ply"):
@@ -191,8 +191,6 @@ def _probabilities_of(pos: Position, player: str) -> np.ndarray:
             f"player {player!r} gives no probabilities: cube decisions need the neural "
             "evaluator (player 'neural') or probabilities given"
         )
-    from .neural import default_net
-
     return np.asarray(default_net().evaluate(pos.board), dtype=np.float64)
 
 
@@ -263,8 +261,6 @@ def cube_decision(position: str | Position, *, probabilities: Sequence[float] | 
 def _exact_tables(pos: Position) -> _core.BearoffTables | None:
     """The bear-off tables with the cubeful database when `pos` is a money position inside
     it (the database is built on first use), else None."""
-    from .bearoff import default_database, in_two_sided
-
     if pos.context.match_length or not in_two_sided(pos.board):
         return None
     return default_database(cubeful=True).tables

@@ -13,6 +13,7 @@ from dataclasses import asdict, dataclass
 
 from .. import _core
 from .cube import gammon_prices
+from .neural import default_net
 from ..errors import check_dice
 from ..game.resolve import resolve_position
 from ..game.position import Position
@@ -42,8 +43,6 @@ def hint(position: str | Position, die1: int, die2: int, *, top: int = 5,
     """The plays of (die1, die2) from `position` ("start", a Position ID, an XGID or a
     Position), best first, by `net` (default the shipped one with the bear-off databases).
     Raises InvalidDiceError, InvalidPositionError (a finished game) or ValueError (top < 0)."""
-    from .neural import default_net
-
     if top < 0:
         raise ValueError(f"top must be 0 or more, not {top}")
     d1, d2 = check_dice(die1, die2)

@@ -46,6 +46,7 @@ import numpy as np
 from .. import _core
 from ..run.atomic import atomic_file
 from ..game.position import Position
+from .bearoff import default_database
 
 __all__ = [
     "NeuralNetError",
@@ -236,8 +237,6 @@ def default_net(bearoff: bool = True) -> _core.NeuralNet:
     net = _load_default()[0]
     if not bearoff:
         return net
-    from .bearoff import default_database
-
     return with_bearoff(net, default_database().tables)
 
 
@@ -247,8 +246,6 @@ def evaluator(weights: str | os.PathLike | None = None) -> _core.NeuralNet:
     the default cache. NeuralNetError if the file cannot be used."""
     if weights is None:
         return default_net()
-    from .bearoff import default_database
-
     return with_bearoff(load_net(weights)[0], default_database().tables)
 
 

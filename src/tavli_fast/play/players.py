@@ -43,6 +43,11 @@ from typing import TYPE_CHECKING, Any
 
 from .. import _core
 from ..checks import player_names
+from ..errors import check_dice
+from ..game.movegen import require_game_in_progress
+from ..game.position import Position
+from .bearoff import build_missing_databases, default_database
+from .neural import net_of_choice, with_bearoff
 
 if TYPE_CHECKING:
     from .neural import NetChoice
@@ -102,15 +107,11 @@ def game_resources(kinds: tuple[int, ...], bearoff_play: bool, truncate: bool = 
     resources: dict[str, Any] = {"bearoff": None, "net": None}
     if cubeful or truncate or needs_bearoff(tuple(kinds) * (2 if len(kinds) == 1 else 1),
                                             bearoff_play):
-        from .bearoff import build_missing_databases, default_database
-
         if not load:
             build_missing_databases(cache_dir, cubeful=cubeful)
             return resources
         resources["bearoff"] = default_database(cache_dir, cubeful=cubeful).tables
     if load and (net or needs_net(tuple(kinds))):
-        from .neural import net_of_choice, with_bearoff
-
         # With the databases loaded, they also value the bear-offs the net would estimate.
         plain = net_of_choice(weights)
         tables = resources["bearoff"]
@@ -128,10 +129,6 @@ def choose(position_id: str, die1: int, die2: int, player: str = "neural", *, se
     are played by the bear-off databases (as in games).  Raises InvalidDiceError,
     InvalidPositionError or ValueError (unknown player, finished game).
     """
-    from ..errors import check_dice
-    from ..game.movegen import require_game_in_progress
-    from ..game.position import Position
-
     kind = player_id(player)
     d1, d2 = check_dice(die1, die2)
     pos = Position.from_id(position_id)

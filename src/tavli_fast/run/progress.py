@@ -7,6 +7,8 @@ import sys
 from dataclasses import dataclass
 from typing import Any, TextIO
 
+from tqdm import tqdm
+
 __all__ = ["RolloutProgress", "TqdmProgress"]
 
 
@@ -27,7 +29,7 @@ class TqdmProgress:
     """A progress callback drawing a tqdm bar (trials, games/s, equity +- SE, time left).
 
     Use as a context manager. The bar is off (the callback does nothing) when ``enabled`` is
-    false or the stream is not a terminal. tqdm is imported only when a bar is drawn.
+    false or the stream is not a terminal.
     """
 
     def __init__(self, total: int, *, enabled: bool = True, stream: TextIO | None = None):
@@ -40,8 +42,6 @@ class TqdmProgress:
 
     def __enter__(self) -> "TqdmProgress":
         if self.enabled:
-            from tqdm import tqdm
-
             self._bar = tqdm(
                 total=self.total, unit="games", unit_scale=True, file=self.stream,
                 dynamic_ncols=True, leave=False,

@@ -34,6 +34,7 @@ import numpy as np
 from .. import _core
 from ..run.atomic import atomic_file
 from ..checks import check_count, check_seed
+from ..play.neural import load_net
 
 __all__ = ["TrainingState", "train", "initial_state", "add_features", "set_rate",
            "average_checkpoints", "save_checkpoint", "load_checkpoint", "learning_rate",
@@ -180,8 +181,6 @@ def average_checkpoints(paths: list[str | os.PathLike]) -> tuple[_core.NeuralNet
 def _start_from_weights(state: TrainingState, path: str | os.PathLike,
                         features: bool) -> TrainingState:
     """The new run `state` with its random net replaced by the net of a weights file."""
-    from ..play.neural import load_net
-
     net, meta = load_net(path)
     if net.race is not None:
         log.warning("%s: TD training trains one net for every position; its race net is "

@@ -1,7 +1,8 @@
 """Executors: where the units of work of a long run go (see ``driver.Executor``).
 
 - ``local``: a pool of worker processes on this machine, or this process for one job.
-- ``dask``: the workers of a Dask distributed cluster (imported only when asked for).
+- ``dask``: the workers of a Dask distributed cluster (Dask itself is imported only when one
+  is made).
 
 ``make_executor`` picks one from the arguments of the public functions.
 """
@@ -10,6 +11,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from .dask import DaskExecutor
 from .guard import MainGuardError
 from .local import LocalExecutor, check_jobs, default_jobs
 
@@ -32,6 +34,4 @@ def make_executor(jobs: object = None, start_method: str | None = None, *,
     if jobs is not None or start_method is not None:
         raise ValueError("jobs and start_method are for the local pool; on a Dask cluster its "
                          "workers run the units")
-    from .dask import DaskExecutor
-
     return DaskExecutor(scheduler=scheduler, client=client)

@@ -23,6 +23,7 @@ an executor is made; without it installed the error says ``pip install 'tavli_fa
 
 from __future__ import annotations
 
+import importlib
 import logging
 import time
 import uuid
@@ -68,8 +69,6 @@ def _engine_identity() -> dict[str, Any]:
 
     def identity() -> dict[str, Any]:
         try:
-            import importlib
-
             tf = importlib.import_module("tavli_fast")
             core = importlib.import_module("tavli_fast._core")
             sim = tf.simulate("start", games=20, players=("pubeval", "random"), seed=20261130,
