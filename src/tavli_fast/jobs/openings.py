@@ -32,16 +32,14 @@ from typing import Any, Sequence
 
 import numpy as np
 
-from .. import _core
-from ..run.checkpoint import read_checkpoint as _read_checkpoint
 from ..checks import check_count, check_seed
-from ..play.players import player_kinds
-from ..play.neural import NetChoice, choose_net, default_net
-from ..run.plans import ChainedPlan, UnitPlan, part_size, parts
-from ..play.players import PLAYERS, needs_net
 from ..game.position import Position
+from ..play.neural import NetChoice, choose_net, default_net
+from ..play.players import PLAYERS, needs_net, player_kinds
+from ..run.checkpoint import read_checkpoint as _read_checkpoint
+from ..run.plans import ChainedPlan, UnitPlan, part_size, parts
 from ..run.progress import RolloutProgress
-from .rollout_chunks import FIGURES, chunk_seed, figures_from_moments
+from .rollout_chunks import FIGURES, chunk_seed
 from ..rules import Rules, game_rules as make_rules, get_rules, option_names
 from ..variants.games import variant_player_ids
 from ..variants.movegen import GAME_CODES, core_options, variant_play_notation
