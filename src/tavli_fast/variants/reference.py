@@ -19,10 +19,11 @@ A step is ``(from, to)`` in my numbering, ``to`` 0 meaning borne off.
 
 from __future__ import annotations
 
-from typing import Callable, Iterable, NamedTuple
+from typing import Callable, Iterable
 
 from ..errors import check_dice
 from ..rules import FevgaRules, PlakotoRules
+from .board import VariantBoard, across
 
 __all__ = [
     "VariantBoard",
@@ -37,20 +38,6 @@ __all__ = [
 Step = tuple[int, int]
 HOME = range(1, 7)
 START = 24
-
-
-class VariantBoard(NamedTuple):
-    """Counts seen by the player on roll: index 0 borne off, 1..24 the side's own points."""
-
-    me: tuple[int, ...]
-    opp: tuple[int, ...]
-    me_pinned: frozenset[int] = frozenset()
-    opp_pinned: frozenset[int] = frozenset()
-
-
-def across(point: int) -> int:
-    """Fevga (F1): the opponent's number for my point (and mine for his)."""
-    return ((point + 11) % 24) + 1
 
 
 def _moved(counts: tuple[int, ...], source: int, target: int) -> tuple[int, ...]:
