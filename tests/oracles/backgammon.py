@@ -1,4 +1,8 @@
-"""A slow, readable move generator: the second oracle for the Cython core.
+"""A slow, readable move generator: the second oracle for the Cython core (gnubg is the first).
+
+A test oracle, not part of the package: written rule by rule and independently of the core and
+of ``tavli_fast.game.steps`` (which finds the steps of a play the core found legal), so that the
+differential tests compare two implementations. Tests import it as ``oracles.backgammon``.
 
 Boards are (2, 26) arrays in the layout of position.py: row 0 is the player on roll, row 1
 the opponent, each in its own numbering (0 off, 1..24 points, 25 bar). Results are boards with
@@ -13,7 +17,7 @@ from typing import Sequence
 
 import numpy as np
 
-from ..errors import check_dice
+from tavli_fast.errors import check_dice
 
 __all__ = ["Step", "reference_plays", "reference_positions"]
 

@@ -2,7 +2,9 @@
 
 Written for clarity, rule by rule (ids refer to ../shared/RULES.md: dice rules R7-R10,
 bear-off rules R14-R17, Plakoto P1-P7, Fevga F1-F7). Nothing here is fast; the parity tests
-run it against ``_core`` on thousands of positions.
+run it against ``_core`` on thousands of positions. A test oracle, not part of the package
+(tests import it as ``oracles.variants``); of the package it uses only the plain board and
+its geometry (``tavli_fast.variants.board``), not the production step search.
 
 A board is a :class:`VariantBoard`, always seen by the player on roll ("me"): ``me[p]`` is
 my count on my point p (1..24), ``me[0]`` my borne-off checkers; ``opp`` likewise in the
@@ -21,9 +23,9 @@ from __future__ import annotations
 
 from typing import Callable, Iterable
 
-from ..errors import check_dice
-from ..rules import FevgaRules, PlakotoRules
-from .board import VariantBoard, across
+from tavli_fast.errors import check_dice
+from tavli_fast.rules import FevgaRules, PlakotoRules
+from tavli_fast.variants.board import VariantBoard, across
 
 __all__ = [
     "VariantBoard",
