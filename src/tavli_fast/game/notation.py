@@ -19,7 +19,7 @@ import numpy as np
 from .. import _core
 from ..errors import InvalidPositionError, check_dice
 from .position import Position
-from .steps import Step, steps_from, steps_of
+from .steps import Step, steps_between, steps_of
 
 __all__ = ["format_play", "format_plays", "format_steps"]
 
@@ -135,8 +135,9 @@ def format_plays(before: Position | np.ndarray, die1: int, die2: int) -> dict[by
     text. One move generation instead of one per play as ``format_play`` needs."""
     die1, die2 = check_dice(die1, die2)
     start = _as_board(before, "before")
-    rows = (tuple(start[0].tolist()), tuple(start[1].tolist()))
+    rows = start.tolist()
+    results = _core.generate(start, die1, die2)
     return {
-        result.tobytes(): format_steps(start, steps_from(rows, result, die1, die2))
-        for result in _core.generate(start, die1, die2)
+        result.tobytes(): format_steps(start, steps_between(rows, after, die1, die2))
+        for result, after in zip(results, results.tolist())
     }

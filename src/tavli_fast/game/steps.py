@@ -133,19 +133,16 @@ def steps_of(before: np.ndarray, after: np.ndarray, die1: int, die2: int) -> lis
     Raises InvalidPositionError when no sequence of single moves of these dice leads there.
     """
     die1, die2 = check_dice(die1, die2)
-    return steps_from(_sides(before), after, die1, die2)
+    return steps_between(np.asarray(before).tolist(), np.asarray(after).tolist(), die1, die2)
 
 
-def _sides(board: np.ndarray) -> tuple[_Side, _Side]:
-    mine, theirs = np.asarray(board).tolist()
-    return tuple(mine), tuple(theirs)
-
-
-def steps_from(before: tuple[_Side, _Side], after: np.ndarray, die1: int, die2: int) -> list[Step]:
-    """``steps_of`` with ``before`` as the two rows of the board, as tuples: for the many
-    results of one position (``notation.format_plays``); the dice are not checked."""
-    goal = _sides(after)
-    steps = find_steps(before, goal, die1, die2, _backgammon_moves(goal))
+def steps_between(
+    before: Sequence[Sequence[int]], after: Sequence[Sequence[int]], die1: int, die2: int
+) -> list[Step]:
+    """``steps_of`` on the two rows of each board as sequences of ints (``board.tolist()``), the
+    dice not checked: for the many results of one position (``notation.format_plays``)."""
+    goal = (tuple(after[0]), tuple(after[1]))
+    steps = find_steps((tuple(before[0]), tuple(before[1])), goal, die1, die2, _backgammon_moves(goal))
     if steps is None:
         raise InvalidPositionError(
             f"no sequence of single moves of the dice {die1}-{die2} leads to the position after"
