@@ -22,7 +22,7 @@ import numpy as np
 
 from ..errors import InvalidPositionError, check_dice
 
-__all__ = ["Step", "bears_off", "find_steps", "steps_of"]
+__all__ = ["Step", "bears_off", "find_steps", "steps_between", "steps_of"]
 
 Step = tuple[int, int, bool]
 State = TypeVar("State", bound=Hashable)

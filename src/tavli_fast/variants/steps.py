@@ -14,6 +14,7 @@ mover's numbering, ``to`` 0 meaning borne off.
 from __future__ import annotations
 
 from itertools import accumulate
+
 from ..errors import InvalidPositionError, check_dice
 from ..game.steps import Moves, bears_off, find_steps
 from ..rules import FevgaRules, PlakotoRules
@@ -141,11 +142,12 @@ def variant_steps_of(
     single moves of these dice leads there."""
     die1, die2 = check_dice(die1, die2)
     if game == "plakoto":
-        searches = [_plakoto_moves(after, PlakotoRules() if rules is None else rules)]  # type: ignore[arg-type]
+        plakoto: PlakotoRules = PlakotoRules() if rules is None else rules  # type: ignore[assignment]
+        searches = [_plakoto_moves(after, plakoto)]
     else:
-        fevga = FevgaRules() if rules is None else rules
-        # Highest source first, as in Plakoto; F4 and the F5 option make a few plays need another order.
-        searches = [_fevga_moves(after, fevga, False), _fevga_moves(after, fevga, True)]  # type: ignore[arg-type]
+        # Highest source first, as in Plakoto; F4 and the F5 option need another order in a few.
+        fevga: FevgaRules = FevgaRules() if rules is None else rules  # type: ignore[assignment]
+        searches = [_fevga_moves(after, fevga, False), _fevga_moves(after, fevga, True)]
     for moves in searches:
         steps = find_steps(before, after, die1, die2, moves)
         if steps is not None and len(steps) == (4 if die1 == die2 else 2):
