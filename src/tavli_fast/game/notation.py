@@ -135,7 +135,7 @@ def format_plays(before: Position | np.ndarray, die1: int, die2: int) -> dict[by
     text. One move generation instead of one per play as ``format_play`` needs."""
     die1, die2 = check_dice(die1, die2)
     start = _as_board(before, "before")
-    rows = start.tolist()
+    rows = tuple(map(tuple, start.tolist()))  # once for all results
     results = _core.generate(start, die1, die2)
     return {
         result.tobytes(): format_steps(start, steps_between(rows, after, die1, die2))

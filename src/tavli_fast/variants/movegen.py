@@ -75,8 +75,8 @@ def position_after(before: VariantPosition, board: np.ndarray) -> VariantPositio
     if isinstance(before, PlakotoPosition):
         # The opponent's lone checker is pinned where I now stand, unless mine is the pinned one.
         opp_pinned = [
-            25 - p for p in range(1, 25)
-            if opp[24 - p] == 1 and me[p - 1] and p not in before.me_pinned
+            25 - p for p, mine, theirs in zip(range(1, 25), me, reversed(opp))
+            if theirs == 1 and mine and p not in before.me_pinned
         ]
         return PlakotoPosition(me, opp, int(board[0, 0]), int(board[1, 0]), before.me_pinned, opp_pinned)
     return FevgaPosition(me, opp, int(board[0, 0]), int(board[1, 0]))
