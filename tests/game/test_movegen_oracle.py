@@ -11,11 +11,11 @@ from __future__ import annotations
 import numpy as np
 import pytest
 from helpers import gnubg_board, random_positions
+from oracles.backgammon import reference_positions
 
 import tavli_fast
 from tavli_fast import _core
 from tavli_fast.game.movegen import count_plays_batch
-from tavli_fast.game.reference import reference_positions
 
 gnubg_nn = pytest.importorskip("gnubg_nn")
 

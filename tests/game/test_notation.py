@@ -5,10 +5,10 @@ from __future__ import annotations
 import numpy as np
 import pytest
 from helpers import from_gnubg_board, gnubg_board, pos, random_positions
+from oracles.backgammon import reference_plays
 
 from tavli_fast.errors import InvalidPositionError
 from tavli_fast.game.notation import format_play, format_steps
-from tavli_fast.game.reference import reference_plays
 
 START = "x 24:2 13:5 8:3 6:5; o 24:2 13:5 8:3 6:5"
 ALL_ROLLS = [(d1, d2) for d1 in range(1, 7) for d2 in range(1, d1 + 1)]

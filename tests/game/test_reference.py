@@ -1,14 +1,15 @@
-"""The pure-Python reference move generator: golden counts, rules, and gnubg parity."""
+"""The pure-Python reference move generator (the test oracle in tests/oracles/backgammon.py):
+golden counts, rules, and gnubg parity."""
 
 from __future__ import annotations
 
 import numpy as np
 import pytest
 from helpers import from_gnubg_board, gnubg_board, pos, random_positions
+from oracles.backgammon import reference_plays, reference_positions
 
 from tavli_fast.errors import InvalidDiceError
 from tavli_fast.game.position import Position
-from tavli_fast.game.reference import reference_plays, reference_positions
 
 ALL_ROLLS = [(d1, d2) for d1 in range(1, 7) for d2 in range(1, d1 + 1)]
 

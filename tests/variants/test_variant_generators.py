@@ -11,6 +11,7 @@ from __future__ import annotations
 import pytest
 from hypothesis import HealthCheck, assume, given, settings
 from hypothesis import strategies as st
+from oracles.variants import fevga_plays, plakoto_plays
 
 from tavli_fast import (
     ALL_ROLLS,
@@ -21,9 +22,9 @@ from tavli_fast import (
     generate_variant_positions,
 )
 from tavli_fast import _core
+from tavli_fast.variants.board import across
 from tavli_fast.variants.games import random_game_positions
 from tavli_fast.variants.movegen import GAME_CODES, core_options
-from tavli_fast.variants.reference import across, fevga_plays, plakoto_plays
 
 SETTINGS = settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 

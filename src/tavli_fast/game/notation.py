@@ -5,6 +5,9 @@ parts ordered by starting point, highest first; a checker moving on is one part 
 unless it hit on the way (``13/7*/3``); chaining is by points; identical parts are counted
 (``8/5(2)``); a hit point gets ``*`` once, on the first part that reaches it. A play that
 moves nothing is written as the empty string, as gnubg's formatter does.
+
+Which results are legal is the compiled generator's answer (``_core``); the single-die steps of
+a result, which the text is made of, come from ``steps.py``.
 """
 
 from __future__ import annotations
@@ -13,9 +16,10 @@ from typing import Collection, Sequence
 
 import numpy as np
 
+from .. import _core
 from ..errors import InvalidPositionError, check_dice
 from .position import Position
-from .reference import Step, reference_plays
+from .steps import Step, steps_between, steps_of
 
 __all__ = ["format_play", "format_plays", "format_steps"]
 
@@ -98,7 +102,7 @@ def _as_board(value: Position | np.ndarray, name: str) -> np.ndarray:
     board = np.asarray(value)
     if board.shape != (2, 26):
         raise InvalidPositionError(f"{name} must be a Position or a (2, 26) board, got {board.shape}")
-    return board.astype(np.int8)
+    return np.ascontiguousarray(board, dtype=np.int8)
 
 
 def format_play(
@@ -116,15 +120,14 @@ def format_play(
     die1, die2 = check_dice(die1, die2)
     start = _as_board(before, "before")
     end = _as_board(after, "after")
-    plays = reference_plays(start, die1, die2)
-    sequences = plays.get(np.ascontiguousarray(end, dtype=np.int8).tobytes())
-    if sequences is None:
+    key = np.ascontiguousarray(end, dtype=np.int8).tobytes()
+    if not any(result.tobytes() == key for result in _core.generate(start, die1, die2)):
         raise InvalidPositionError(
             f"the position after is not a legal result of the dice {die1}-{die2} "
             "(note: after must be seen from the player who moved, sides not switched)"
         )
     # Every sequence reaching the same result is written the same way (tested), so any will do.
-    return format_steps(start, sequences[0])
+    return format_steps(start, steps_of(start, end, die1, die2))
 
 
 def format_plays(before: Position | np.ndarray, die1: int, die2: int) -> dict[bytes, str]:
@@ -132,4 +135,9 @@ def format_plays(before: Position | np.ndarray, die1: int, die2: int) -> dict[by
     text. One move generation instead of one per play as ``format_play`` needs."""
     die1, die2 = check_dice(die1, die2)
     start = _as_board(before, "before")
-    return {key: format_steps(start, seqs[0]) for key, seqs in reference_plays(start, die1, die2).items()}
+    rows = tuple(map(tuple, start.tolist()))  # once for all results
+    results = _core.generate(start, die1, die2)
+    return {
+        result.tobytes(): format_steps(start, steps_between(rows, after, die1, die2))
+        for result, after in zip(results, results.tolist())
+    }

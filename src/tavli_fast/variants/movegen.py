@@ -21,7 +21,7 @@ from ..errors import InvalidPositionError, check_dice
 from ..game.notation import format_steps
 from ..rules import FevgaRules, PlakotoRules
 from .position import FevgaPosition, PlakotoPosition, VariantPosition, variant_position
-from .reference import fevga_plays, plakoto_plays
+from .steps import variant_steps_of
 
 __all__ = [
     "GAME_CODES",
@@ -70,13 +70,13 @@ def require_variant_in_progress(position: VariantPosition) -> None:
 
 def position_after(before: VariantPosition, board: np.ndarray) -> VariantPosition:
     """The position object of a core result board of ``before`` (sides not switched)."""
-    me = tuple(int(c) for c in board[0, 1:25])
-    opp = tuple(int(c) for c in board[1, 1:25])
+    me = tuple(board[0, 1:25].tolist())
+    opp = tuple(board[1, 1:25].tolist())
     if isinstance(before, PlakotoPosition):
         # The opponent's lone checker is pinned where I now stand, unless mine is the pinned one.
         opp_pinned = [
-            25 - p for p in range(1, 25)
-            if opp[24 - p] == 1 and me[p - 1] and p not in before.me_pinned
+            25 - p for p, mine, theirs in zip(range(1, 25), me, reversed(opp))
+            if theirs == 1 and mine and p not in before.me_pinned
         ]
         return PlakotoPosition(me, opp, int(board[0, 0]), int(board[1, 0]), before.me_pinned, opp_pinned)
     return FevgaPosition(me, opp, int(board[0, 0]), int(board[1, 0]))
@@ -134,19 +134,15 @@ def variant_play_notation(
     """Every play with its notation, in the style of ``notation.py`` (``24/18 24/13``).
 
     Plakoto writes ``*`` where a play pins a checker (``13/7*``), as Portes does for a hit;
-    Fevga has nothing to mark. Results come from the reference generator (this is for display).
+    Fevga has nothing to mark. The plays are the generator's; their single-die steps come from
+    ``steps.py``.
     """
     d1, d2 = check_dice(die1, die2)
     before = variant_position(game, position)
-    require_variant_in_progress(before)
     board = before.reference_board()
-    if game == "plakoto":
-        plays = plakoto_plays(board, d1, d2, rules if rules is not None else PlakotoRules())
-    else:
-        plays = fevga_plays(board, d1, d2, rules if rules is not None else FevgaRules())
     out = []
-    for after_board, steps in plays.items():
-        after = type(before).from_reference_board(after_board)
+    for after in generate_variant_positions(game, before, d1, d2, rules):
+        steps = variant_steps_of(game, board, after.reference_board(), d1, d2, rules)
         marks = {25 - q for q in after.opp_pinned - before.opp_pinned}
         out.append(VariantPlay(after, format_steps(None, steps, marks)))
     return sorted(out, key=lambda play: play.notation)

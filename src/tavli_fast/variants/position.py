@@ -23,7 +23,7 @@ import numpy as np
 
 from ..errors import InvalidPositionError
 from ..game.position import _B64_ALPHABET, OTHER_GAME_IDS, _cell
-from .reference import VariantBoard, across
+from .board import VariantBoard, across
 
 __all__ = [
     "Game",
@@ -144,7 +144,8 @@ class VariantPosition:
         }
 
     def reference_board(self) -> VariantBoard:
-        """The board of variants_reference (index 0 = borne off, 1..24 the points)."""
+        """The plain board of ``board.py`` (index 0 = borne off, 1..24 the points) that the
+        notation's step search works on (``steps.py``)."""
         return VariantBoard(
             (self.me_off,) + self.me, (self.opp_off,) + self.opp, self.me_pinned, self.opp_pinned
         )
