@@ -6,7 +6,6 @@ grows past one job's size."""
 from __future__ import annotations
 
 import ast
-import fnmatch
 import importlib
 import sys
 import warnings
@@ -76,16 +75,6 @@ OPTIONAL_DEPENDENCIES = {
     "pandas",       # in no extra: only to_dataframe() needs it, and says how to install it
 }
 
-#: (file, module it imports) whose imports inside functions stay for now.
-#: variants/notation: being reworked (by another change); game/position.py reaches notation
-#: from Position.plays because notation imports position at its top.
-REWORKED = [
-    ("game/notation.py", "*"),
-    ("game/reference.py", "*"),
-    ("variants/*.py", "*"),
-    ("game/position.py", "tavli_fast.game.notation"),
-]
-
 
 def _module_name(path: Path) -> str:
     """``tavli_fast.game.position`` for game/position.py, ``tavli_fast.game`` for its
@@ -142,10 +131,7 @@ def test_no_import_inside_a_function_but_optional_dependencies():
             if not in_function:
                 continue
             for module in _imported(node, path):
-                optional = module.split(".")[0] in OPTIONAL_DEPENDENCIES
-                reworked = any(fnmatch.fnmatch(rel, f) and fnmatch.fnmatch(module, m)
-                               for f, m in REWORKED)
-                if not (optional or reworked):
+                if module.split(".")[0] not in OPTIONAL_DEPENDENCIES:
                     bad.append(f"{rel}:{node.lineno} imports {module} inside a function")
     assert not bad, "\n".join(bad)
 

@@ -12,14 +12,16 @@ a result, which the text is made of, come from ``steps.py``.
 
 from __future__ import annotations
 
-from typing import Collection, Sequence
+from typing import TYPE_CHECKING, Collection, Sequence
 
 import numpy as np
 
 from .. import _core
 from ..errors import InvalidPositionError, check_dice
-from .position import Position
 from .steps import Step, steps_between, steps_of
+
+if TYPE_CHECKING:  # position.py imports this module (Position.plays writes its plays)
+    from .position import Position
 
 __all__ = ["format_play", "format_plays", "format_steps"]
 
@@ -97,9 +99,8 @@ def format_steps(
 
 
 def _as_board(value: Position | np.ndarray, name: str) -> np.ndarray:
-    if isinstance(value, Position):
-        return value.board
-    board = np.asarray(value)
+    # A Position gives its board; anything else must be one.
+    board = np.asarray(value.board if hasattr(value, "board") else value)
     if board.shape != (2, 26):
         raise InvalidPositionError(f"{name} must be a Position or a (2, 26) board, got {board.shape}")
     return np.ascontiguousarray(board, dtype=np.int8)

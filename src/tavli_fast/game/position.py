@@ -26,6 +26,7 @@ from .. import _core
 from ..errors import InvalidPositionError, VariantIdError, check_dice
 from .context import GameContext
 from .matchid import format_match_id, parse_match_id
+from .notation import format_plays
 
 if TYPE_CHECKING:  # pragma: no cover
     from numpy.typing import ArrayLike
@@ -205,8 +206,6 @@ class Position:
     def plays(self, die1: int, die2: int) -> list[Play]:
         """Every distinct legal play with these dice; each ``Play.position`` is the result with
         sides NOT switched (as ``movegen.generate_positions`` returns it)."""
-        from .notation import format_plays  # notation imports this module (being reworked)
-
         results = generate_positions(self, die1, die2)
         texts = format_plays(self, die1, die2)  # one pass instead of format_play per result
         return [Play(after, texts[after.board.tobytes()]) for after in results]

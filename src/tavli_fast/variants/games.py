@@ -19,7 +19,6 @@ from __future__ import annotations
 
 import math
 import time
-from ..run.records import TableExport
 from dataclasses import dataclass
 from typing import Any, Mapping
 
@@ -28,8 +27,10 @@ import numpy as np
 from .. import _core
 from ..checks import check_count, check_seed, player_names
 from ..rules import FevgaRules, PlakotoRules
+from ..run.records import TableExport
 from .position import VariantPosition, variant_position
 from .movegen import GAME_CODES, core_options, position_after, require_variant_in_progress
+from .neural import default_variant_net
 
 __all__ = [
     "VARIANT_PLAYERS",
@@ -70,8 +71,6 @@ def variant_net_for(game: str | int, ids: tuple[int, ...]) -> _core.VariantNet |
     neural one, else None (the net is loaded only when it plays)."""
     if max(ids) < VARIANT_PLAYERS["neural"]:
         return None
-    from .neural import default_variant_net
-
     name = game if isinstance(game, str) else next(k for k, v in GAME_CODES.items() if v == game)
     return default_variant_net(name)
 
