@@ -2,7 +2,7 @@
 evaluation had to leave every bit as it was).
 
 - The inputs equal those of a plain, point-by-point encoder written here from the layout at
-  the top of kernels/_variant_neural.pxi, and the outputs a numpy forward pass of them.
+  the top of kernels/_variant_inputs.pxi, and the outputs a numpy forward pass of them.
 - The outputs of the shipped nets (evaluate_many fast and exact, play_probs), the players'
   games and a few TD training games equal, bit for bit, figures recorded in
   tests/data/variant_net_numbers.json by the code before that change (commit 24eed52):
