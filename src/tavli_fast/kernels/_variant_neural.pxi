@@ -1,6 +1,6 @@
 # Neural evaluator for Plakoto and Fevga (issue 44): a net per game, its players and its
-# TD(lambda) self-play trainer.  Included by _core.pyx after _neural.pxi and before
-# _variant_game.pxi (whose game loop calls the players here).
+# TD(lambda) self-play trainer.  Included by _core.pyx after _variant_inputs.pxi (the
+# inputs) and before _variant_game.pxi (whose game loop calls the players here).
 #
 # The machinery is the backgammon net's (_neural.pxi): the weights live in a NeuralNetC
 # (float64, w1 input-major, and the float32 copy of the fast path), a full evaluation and
@@ -8,27 +8,7 @@
 # path through nn_forward, and training through nn_td_step.  Only the inputs and what
 # the outputs mean are the variants' own.
 #
-# Inputs, dense, for side s = 0 (on roll) and 1 (the opponent), each in its own
-# numbering, at base = side size * s:
-#   base + 4 (p - 1) + u, point p = 1..24, n checkers of that side on p (a pinned one
-#     counted): u = 0: n >= 1, u = 1: n >= 2, u = 2: n >= 3, u = 3: (n - 3) / 2 if n > 3
-#     (the backgammon net's truncated unary encoding)
-# Plakoto (VNP_SIDE = 125 a side, 250 in all):
-#   + 96 + (p - 1): this side's checker is pinned on its point p (P2, P3)
-#   + 120: mother: exactly one checker left on its 24-point, not pinned (P5: it can be caught)
-#   + 121: exposed: its lone unpinned checkers with an unpinned opposing checker 1-6 pips
-#          behind them (a direct shot to pin), / 3
-#   + 122: may bear off: every checker home and none pinned (P4)
-#   + 123: borne off / 15;  + 124: pip count / 360 (the starting count)
-# Fevga (VNF_SIDE = 103 a side, 206 in all):
-#   + 96: runner: the F4 rule still holds this side's start point (checkers there, none
-#         borne off, none yet on points 1-11)
-#   + 97: prime: the longest run of this side's points in the opponent's path in front of
-#         his rearmost checker, / 6
-#   + 98: held: how many of this side's points are in that path, / 12
-#   + 99: trap: six points of this side in a row with every opposing checker behind them
-#         (F6: the opponent must be set free)
-#   + 100: may bear off;  + 101: borne off / 15;  + 102: pip count / 360
+# The inputs are described and encoded in _variant_inputs.pxi.
 #
 # Outputs (sigmoids), for the player on roll: P(win), P(win 2 points: the loser bore off
 # none, or P5's mother rule), P(win by the mother rule), P(lose 2 points), P(lose by the
@@ -38,30 +18,9 @@
 # Equity = 2 P(win) - 1 + P(win 2) - P(lose 2): the points a game (P7, F7).
 
 cdef enum:
-    VN_POINT_UNITS = 96
-    VNP_PINNED = 96
-    VNP_MOTHER = 120
-    VNP_EXPOSED = 121
-    VNP_BEAR = 122
-    VNP_OFF = 123
-    VNP_PIPS = 124
-    VNP_SIDE = 125
-    VNP_INPUTS = 250
-    VNF_RUNNER = 96
-    VNF_PRIME = 97
-    VNF_HELD = 98
-    VNF_TRAP = 99
-    VNF_BEAR = 100
-    VNF_OFF = 101
-    VNF_PIPS = 102
-    VNF_SIDE = 103
-    VNF_INPUTS = 206
-    VN_MAX_INPUTS = 256
     VN_WIN_MOTHER = 2             # output slots the backgammon net uses for backgammons
     VN_LOSE_MOTHER = 4
     VN_HISTORY = 20000            # plies of a training game kept (VMAX_PLIES)
-
-cdef double VN_START_PIPS = 360.0
 
 
 ctypedef struct VNet:
@@ -78,131 +37,9 @@ ctypedef struct VNPlayers:
 ctypedef struct VNBase:
     # The hidden sums shared by the plays of one roll: those of the position before the
     # play seen by the opponent (who is on roll after it), as NNBase in _neural.pxi.
-    double x[VN_MAX_INPUTS]
+    VNInputs x
     float h[NN_MAX_HIDDEN]
     uint32_t pinned               # the mover's pinned checkers (Plakoto), fixed during his turn
-
-
-cdef inline int vn_input_count(int game) noexcept nogil:
-    return VNP_INPUTS if game == GAME_PLAKOTO else VNF_INPUTS
-
-
-cdef inline uint32_t _vn_occupied(const int8_t* row) noexcept nogil:
-    cdef uint32_t m = 0
-    cdef int p
-    for p in range(1, 25):
-        if row[p] > 0:
-            m |= (<uint32_t>1) << p
-    return m
-
-
-cdef inline int _vn_points(double* x, const int8_t* row) noexcept nogil:
-    """The 96 point units of one side; returns its pip count."""
-    cdef int p, n, pips = 0
-    for p in range(1, 25):
-        n = row[p]
-        if n <= 0:
-            continue
-        pips += p * n
-        x[4 * (p - 1)] = 1.0
-        if n >= 2:
-            x[4 * (p - 1) + 1] = 1.0
-        if n >= 3:
-            x[4 * (p - 1) + 2] = 1.0
-        if n > 3:
-            x[4 * (p - 1) + 3] = (n - 3) * 0.5
-    return pips
-
-
-cdef inline void _vn_plakoto_side(double* x, const int8_t* me, const int8_t* him,
-                                  uint32_t my_pins, uint32_t his_pins) noexcept nogil:
-    """One side's Plakoto inputs (`me`, against `him`), at x[0:VNP_SIDE]."""
-    cdef int p, t
-    cdef uint32_t mine = _vn_occupied(me), blots = 0, his_movable = 0, reach = 0
-    cdef int pips = _vn_points(x, me)
-    for p in range(1, 25):
-        if (my_pins >> p) & 1:
-            x[VNP_PINNED + p - 1] = 1.0
-        elif me[p] == 1 and him[25 - p] == 0:
-            blots |= (<uint32_t>1) << p
-        if him[25 - p] > 0 and not ((his_pins >> (25 - p)) & 1):
-            his_movable |= (<uint32_t>1) << p      # his checker, in my numbering
-    if me[24] == 1 and not ((my_pins >> 24) & 1):
-        x[VNP_MOTHER] = 1.0
-    # He moves up my numbering: his checker on my point t reaches t + 1 .. t + 6.
-    for t in range(1, 7):
-        reach |= his_movable << t
-    x[VNP_EXPOSED] = tf_popcount64(blots & reach & BOARD_BITS) / 3.0
-    if (mine & ~HOME_BITS) == 0 and my_pins == 0:
-        x[VNP_BEAR] = 1.0
-    x[VNP_OFF] = me[0] / 15.0
-    x[VNP_PIPS] = pips / VN_START_PIPS
-
-
-cdef inline void _vn_fevga_path(const int8_t* me, int first, int* held, int* run) noexcept nogil:
-    """My points along the opponent's path from his point `first` down to 1: how many, and
-    the longest run of consecutive ones."""
-    cdef int q, r = 0
-    held[0] = 0
-    run[0] = 0
-    for q in range(first, 0, -1):
-        if me[fevga_across(q)] > 0:
-            held[0] += 1
-            r += 1
-            if r > run[0]:
-                run[0] = r
-        else:
-            r = 0
-
-
-cdef inline void _vn_fevga_side(double* x, const int8_t* me, const int8_t* him) noexcept nogil:
-    """One side's Fevga inputs (`me`, against `him`), at x[0:VNF_SIDE]."""
-    cdef int q, rear = 0, front = 25, held, run, front_held, front_run
-    cdef uint32_t mine = _vn_occupied(me)
-    cdef int pips = _vn_points(x, me)
-    for q in range(1, 25):
-        if him[q] > 0:
-            if q > rear:
-                rear = q
-            if q < front:
-                front = q
-    if me[24] > 0 and me[0] == 0 and (mine & 0xFFE) == 0:
-        x[VNF_RUNNER] = 1.0
-    if rear > 0:
-        _vn_fevga_path(me, rear - 1, &held, &run)
-        x[VNF_PRIME] = run / 6.0
-        x[VNF_HELD] = held / 12.0
-        _vn_fevga_path(me, front - 1, &front_held, &front_run)
-        if front_run >= 6:
-            x[VNF_TRAP] = 1.0
-    if (mine & ~HOME_BITS) == 0:
-        x[VNF_BEAR] = 1.0
-    x[VNF_OFF] = me[0] / 15.0
-    x[VNF_PIPS] = pips / VN_START_PIPS
-
-
-cdef void vn_inputs(double* x, int game, const int8_t* on_roll, const int8_t* other,
-                    uint32_t pins_on_roll, uint32_t pins_other) noexcept nogil:
-    """The dense inputs x[0:vn_input_count(game)] of `on_roll` to play against `other`;
-    pins_*: each side's pinned checkers, bit p = its own point p (Plakoto)."""
-    memset(x, 0, VN_MAX_INPUTS * sizeof(double))
-    if game == GAME_PLAKOTO:
-        _vn_plakoto_side(x, on_roll, other, pins_on_roll, pins_other)
-        _vn_plakoto_side(x + VNP_SIDE, other, on_roll, pins_other, pins_on_roll)
-    else:
-        _vn_fevga_side(x, on_roll, other)
-        _vn_fevga_side(x + VNF_SIDE, other, on_roll)
-
-
-cdef inline void vn_rows(tf_rows* r, const double* x, const double* base, int n) noexcept nogil:
-    """The rows of the inputs x[0:n] (base NULL), or of their change from base[0:n]."""
-    cdef int i
-    cdef double d
-    _rows_clear(r)
-    for i in range(n):
-        d = x[i] - base[i] if base != NULL else x[i]
-        if d != 0.0:
-            _rows_put(r, i, d)
 
 
 cdef inline uint32_t vn_other_pins(const Board* b, int game, uint32_t pinned) noexcept nogil:
@@ -214,11 +51,11 @@ cdef void vn_probs(const VNet* net, const Board* b, uint32_t pinned, bint exact,
                    double* p) noexcept nogil:
     """Consistent probabilities for row 0 of `b`, about to roll; `pinned`: its pinned
     checkers.  `exact`: the float64 path (training's), else the fast one."""
-    cdef double x[VN_MAX_INPUTS]
+    cdef VNInputs x
     cdef double hidden[NN_MAX_HIDDEN]
     cdef tf_rows r
-    vn_inputs(x, net.game, b.c[0], b.c[1], pinned, vn_other_pins(b, net.game, pinned))
-    vn_rows(&r, x, NULL, net.c.n_inputs)
+    vn_encode(&x, net.game, b.c[0], b.c[1], pinned, vn_other_pins(b, net.game, pinned))
+    vn_rows(&r, &x, NULL)
     if exact:
         nn_forward(&net.c, &r, hidden, p)
     else:
@@ -250,9 +87,9 @@ cdef void vn_base_prepare(const VNet* net, const Board* before, uint32_t pinned,
     pinned checkers)."""
     cdef tf_rows r
     base.pinned = pinned
-    vn_inputs(base.x, net.game, before.c[1], before.c[0],
+    vn_encode(&base.x, net.game, before.c[1], before.c[0],
               vn_other_pins(before, net.game, pinned), pinned)
-    vn_rows(&r, base.x, NULL, net.c.n_inputs)
+    vn_rows(&r, &base.x, NULL)
     tf_sums(net.c.fb1, net.c.fw1, net.c.hp, &r, base.h)
 
 
@@ -261,7 +98,7 @@ cdef void vn_play_probs(const VNet* net, const VNBase* base, const Board* after,
     """Probabilities for the side that has just moved (row 0 of `after`, sides not
     switched): exact if the play ends the game, else the net's by the change of inputs
     from the base."""
-    cdef double x[VN_MAX_INPUTS]
+    cdef VNInputs x
     cdef double q[NN_OUTPUTS]
     cdef tf_rows r
     cdef uint32_t his_pins = vn_other_pins(after, net.game, base.pinned)
@@ -269,8 +106,8 @@ cdef void vn_play_probs(const VNet* net, const VNBase* base, const Board* after,
     if end:
         vn_end_probs(end, p)
         return
-    vn_inputs(x, net.game, after.c[1], after.c[0], his_pins, base.pinned)
-    vn_rows(&r, x, base.x, net.c.n_inputs)
+    vn_encode(&x, net.game, after.c[1], after.c[0], his_pins, base.pinned)
+    vn_rows(&r, &x, &base.x)
     tf_forward(base.h, net.c.fw1, net.c.hp, &r, net.c.fw2, net.c.fb2, q)
     nn_make_consistent(q)
     nn_swap_sides(q, p)
@@ -377,7 +214,7 @@ cdef int vn_train_game(VNet* net, VarGen* v, int options, Rng* rng, double lam,
     cdef Board b
     cdef VNBase base
     cdef tf_rows r
-    cdef double x[VN_MAX_INPUTS]
+    cdef VNInputs x
     cdef double ret[NN_OUTPUTS]
     cdef uint32_t pinned = 0, his_pins
     cdef int d1, d2, n, best, end = 0, side = 0, t, o, game = net.game
@@ -410,9 +247,9 @@ cdef int vn_train_game(VNet* net, VarGen* v, int options, Rng* rng, double lam,
         for o in range(NN_OUTPUTS):
             targets[t * NN_OUTPUTS + o] = (1.0 - lam) * targets[t * NN_OUTPUTS + o] + lam * ret[o]
     for t in range(plies[0]):
-        vn_inputs(x, game, hist[t].c[0], hist[t].c[1], pins[t],
+        vn_encode(&x, game, hist[t].c[0], hist[t].c[1], pins[t],
                   vn_other_pins(&hist[t], game, pins[t]))
-        vn_rows(&r, x, NULL, net.c.n_inputs)
+        vn_rows(&r, &x, NULL)
         nn_td_step(&net.c, &r, targets + t * NN_OUTPUTS, alpha)
     if end == 4:
         return V_DRAW

@@ -1,10 +1,11 @@
 """The Plakoto and Fevga nets (issue 44): weights files, the shipped nets, and evaluation.
 
-A net per game (``_core.VariantNet``, described in ``_variant_neural.pxi``): a
-one-hidden-layer net whose five sigmoid outputs are, for the player on roll, P(win),
-P(win 2 points: the loser bore off none, or the mother rule P5), P(win by the mother rule),
-P(lose 2 points), P(lose by the mother rule); Fevga's mother outputs are always 0. Its
-equity is the points a game (P7, F7): ``2 win - 1 + win2 - lose2``.
+A net per game (``_core.VariantNet``, described in ``_variant_neural.pxi``, its inputs in
+``_variant_inputs.pxi``): a one-hidden-layer net whose five sigmoid outputs are, for the
+player on roll, P(win), P(win 2 points: the loser bore off none, or the mother rule P5),
+P(win by the mother rule), P(lose 2 points), P(lose by the mother rule); Fevga's mother
+outputs are always 0. Its equity is the points a game (P7, F7):
+``2 win - 1 + win2 - lose2``.
 
 A weights file is an ``.npz`` with ``w1`` (I, H), ``b1``, ``w2`` (5, H), ``b2`` as float64
 and ``meta``: JSON with ``magic``, ``format``, ``game``, ``version``, ``hidden``, ``inputs``,
