@@ -86,12 +86,12 @@ def test_r13_a_play_that_moves_nothing_has_no_steps():
 def _positions() -> list[Position]:
     ids = []
     for name in ("contact.csv", "race.csv"):
-        ids += (SHARED / "data" / "positions" / name).read_text().split()[:150]
+        ids += (SHARED / "data" / "positions" / name).read_text().split()[:100]
     return [Position.from_id(i) for i in ids]
 
 
 def test_the_notation_from_the_found_steps_equals_the_notation_from_every_oracle_sequence():
-    """300 benchmark positions x 21 rolls: the same plays, and each written the same way from
+    """200 benchmark positions x 21 rolls: the same plays, and each written the same way from
     the found steps as from every step sequence of the oracle reaching it."""
     compared = 0
     for p in _positions():
@@ -103,7 +103,7 @@ def test_the_notation_from_the_found_steps_equals_the_notation_from_every_oracle
                 written = {format_steps(p.board, seq) for seq in sequences}
                 assert written == {texts[key]}, (p.position_id(), d1, d2, written, texts[key])
                 compared += 1
-    assert compared > 50_000
+    assert compared > 30_000
 
 
 def test_format_play_refuses_a_result_the_generator_does_not_list():
