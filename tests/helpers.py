@@ -10,7 +10,10 @@ from pathlib import Path
 
 import numpy as np
 
+import tavli_fast as tf
+from tavli_fast import _core
 from tavli_fast.game.position import Position
+from tavli_fast.play.neural import default_net
 
 #: The checkout (this file is tests/helpers.py) and the shared folder beside it (../shared:
 #: RULES.md, data/positions, data/met), wherever a test file sits under tests/.
@@ -61,3 +64,31 @@ def random_positions(n: int, seed: int) -> list[Position]:
                 break
             board = [list(after[1]), list(after[0])]  # the opponent is on roll next
     return found
+
+
+def varied_positions(count: int, seed: int = 3) -> list[Position]:
+    """Positions from neural self-play: 1 to 30 plies from the start, on seeded dice."""
+    rng = np.random.default_rng(seed)
+    out = []
+    while len(out) < count:
+        p = Position.initial()
+        for _ in range(int(rng.integers(1, 31))):
+            d1, d2 = (int(d) for d in rng.integers(1, 7, size=2))
+            after = Position.from_id(tf.choose(p.position_id(), d1, d2, "neural"))
+            if after.is_game_over():
+                break
+            p = after.sides_switched()
+        if not p.is_game_over():
+            out.append(p)
+    return out
+
+
+def luck_run(position: Position, games: int, seed: int, kind: int, plies: int):
+    """(per-game equity, per-game luck) of `games` games between two `kind` players."""
+    equity = np.empty(games)
+    luck = np.empty(games)
+    board = np.ascontiguousarray(position.board, dtype=np.int8)
+    _core.run_games(board, games, kind, kind, seed, False, True, net=default_net(),
+                    per_game_equity=equity, vr_moments=np.zeros(12), per_game_luck=luck,
+                    truncate_plies=plies)
+    return equity, luck
