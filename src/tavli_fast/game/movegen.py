@@ -20,7 +20,6 @@ import numpy as np
 
 from .. import _core
 from ..errors import InvalidPositionError, check_dice
-from .notation import format_play
 from .position import Position, generate_positions, require_game_in_progress
 
 __all__ = [
@@ -57,11 +56,9 @@ def play_notation(position_id: str, die1: int, die2: int) -> dict[str, str]:
     """For each resulting Position ID (as `legal_positions` gives them), the play in
     GNU Backgammon's notation (``8/5 6/5``, ``bar/22*``, ``6/off``...)."""
     d1, d2 = check_dice(die1, die2)
-    before = Position.from_id(position_id)
-    return {
-        after.position_id(): format_play(before, after, d1, d2)
-        for after in generate_positions(before, d1, d2)
-    }
+    # Position.plays writes every play from one move generation (not one per result).
+    return {play.position.position_id(): play.notation
+            for play in Position.from_id(position_id).plays(d1, d2)}
 
 
 def boards_of(positions: Iterable[str | Position] | np.ndarray) -> np.ndarray:
