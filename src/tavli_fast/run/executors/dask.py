@@ -25,18 +25,23 @@ from __future__ import annotations
 
 import importlib
 import logging
+import math
+import os
 import time
 import uuid
 from typing import Any, Callable, Sequence
 
-__all__ = ["DaskExecutor", "ClusterError", "DaskMissingError", "CONNECT_TIMEOUT_S", "INSTALL_HINT"]
+__all__ = ["DaskExecutor", "ClusterError", "DaskMissingError", "CONNECT_TIMEOUT_S", "ENV_TIMEOUT",
+           "connect_timeout_s", "INSTALL_HINT"]
 
 log = logging.getLogger(__name__)
 
 INSTALL_HINT = "pip install 'tavli_fast[dask]'"
 
-#: Seconds to reach the scheduler, and to wait for a first worker, before giving up.
+#: Seconds to reach the scheduler, and to wait for a first worker, before giving up ...
 CONNECT_TIMEOUT_S = 10.0
+#: ... unless this environment variable gives another number of seconds.
+ENV_TIMEOUT = "TAVLI_FAST_DASK_TIMEOUT"
 
 #: Seconds between two looks at the cluster's size (how many tasks to keep outstanding).
 _RESIZE_INTERVAL_S = 2.0
@@ -58,6 +63,21 @@ def _import_distributed() -> Any:
             f"running on a Dask cluster needs Dask distributed: {INSTALL_HINT} ({e})"
         ) from None
     return distributed
+
+
+def connect_timeout_s() -> float:
+    """Seconds to wait for the scheduler and a first worker: ``$TAVLI_FAST_DASK_TIMEOUT``
+    where it is set, else CONNECT_TIMEOUT_S. ValueError if it is not a number of seconds > 0."""
+    given = os.environ.get(ENV_TIMEOUT)
+    if given is None:
+        return CONNECT_TIMEOUT_S
+    try:
+        seconds = float(given)
+    except ValueError:
+        seconds = math.nan
+    if not (math.isfinite(seconds) and seconds > 0):
+        raise ValueError(f"{ENV_TIMEOUT} must be a number of seconds > 0, not {given!r}")
+    return seconds
 
 
 def _engine_identity() -> dict[str, Any]:
@@ -103,15 +123,17 @@ class DaskExecutor:
     ``tcp://10.0.0.5:8786``) or ``client`` (a connected ``distributed.Client``, left open).
 
     Raises DaskMissingError without Dask installed, ClusterError when the scheduler cannot be
-    reached within ``connect_timeout`` seconds, has no worker, or a worker differs from this
+    reached within ``connect_timeout`` seconds (None: ``connect_timeout_s()``), has no worker, or a worker differs from this
     process (the message names it).
     """
 
     name = "dask"
 
     def __init__(self, scheduler: str | None = None, client: Any = None, *,
-                 connect_timeout: float = CONNECT_TIMEOUT_S):
+                 connect_timeout: float | None = None):
         self._distributed = _import_distributed()
+        if connect_timeout is None:
+            connect_timeout = connect_timeout_s()
         if (scheduler is None) == (client is None):
             raise ValueError("give either a scheduler address or a client, not both")
         self._own_client = client is None
