@@ -67,6 +67,20 @@ def test_no_module_imports_a_layer_above_its_own():
     assert not bad, "\n".join(bad)
 
 
+def test_the_compiled_core_imports_nothing_of_the_package():
+    """The core is the bottom layer: the Cython sources import numpy and the standard
+    library only (the package hands the core what it needs, e.g. legal_positions' error
+    path)."""
+    bad = []
+    for path in [PACKAGE / "_core.pyx", *sorted((PACKAGE / "kernels").glob("*.pxi"))]:
+        for number, line in enumerate(path.read_text().splitlines(), 1):
+            words = line.split()
+            if len(words) > 1 and words[0] in ("import", "from") and words[1].startswith(
+                    ("tavli_fast", ".")):
+                bad.append(f"{path.relative_to(PACKAGE)}:{number}: {line.strip()}")
+    assert not bad, "\n".join(bad)
+
+
 #: Heavy optional dependencies (pyproject.toml's extras): imported inside the functions that
 #: need them, so that importing tavli_fast (every command's start-up) never loads them.
 OPTIONAL_DEPENDENCIES = {

@@ -3,7 +3,7 @@ shape (2, 26): row 0 the player on roll, row 1 the opponent, each in its own
 numbering (0 borne off, 1..24 points, 25 bar)."""
 
 from enum import IntEnum
-from typing import Any
+from typing import Any, Callable
 
 import numpy as np
 import numpy.typing as npt
@@ -50,6 +50,7 @@ def encode_position_id(board: Board) -> str: ...
 def decode_position_id(text: str) -> tuple[Board | None, int]: ...
 def legal_positions(position_id: str, die1: int, die2: int) -> list[str]: ...
 def legal_position_ids(position_id: object, die1: object, die2: object) -> list[str] | None: ...
+def set_legal_positions_checked(checked: Callable[[Any, Any, Any], list[str]]) -> None: ...
 def run_games(
     board: Board,
     n_games: int,

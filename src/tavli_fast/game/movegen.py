@@ -52,6 +52,10 @@ def legal_positions_checked(position_id: str, die1: int, die2: int) -> list[str]
     return [p.position_id() for p in generate_positions(position, d1, d2)]
 
 
+# The core answers the plain case of legal_positions itself and hands us the rest.
+_core.set_legal_positions_checked(legal_positions_checked)
+
+
 def play_notation(position_id: str, die1: int, die2: int) -> dict[str, str]:
     """For each resulting Position ID (as `legal_positions` gives them), the play in
     GNU Backgammon's notation (``8/5 6/5``, ``bar/22*``, ``6/off``...)."""

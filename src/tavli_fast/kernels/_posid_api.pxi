@@ -61,14 +61,28 @@ def legal_positions(position_id, die1, die2):
 
     Defined in the core so that the common call costs no Python frame: the
     plain case (a valid 14-character id, dice 1..6) is answered here, anything
-    else goes to movegen.legal_positions_checked, which words the error or
-    reads the XGID.
+    else goes to game.movegen.legal_positions_checked, which words the error or
+    reads the XGID (handed to the core when game.movegen is imported, which
+    importing tavli_fast does: the core imports nothing of the package).
     """
     ids = legal_position_ids(position_id, die1, die2)
     if ids is None:
-        from tavli_fast.game.movegen import legal_positions_checked
-        return legal_positions_checked(position_id, die1, die2)
+        return _legal_positions_checked(position_id, die1, die2)
     return ids
+
+
+def _no_checked_path(position_id, die1, die2):
+    raise RuntimeError("import tavli_fast before calling _core.legal_positions")
+
+
+_legal_positions_checked = _no_checked_path
+
+
+def set_legal_positions_checked(checked):
+    """Where legal_positions sends everything but the plain case (game.movegen's
+    legal_positions_checked: precise errors, XGIDs)."""
+    global _legal_positions_checked
+    _legal_positions_checked = checked
 
 
 cpdef list legal_position_ids(position_id, die1, die2):
