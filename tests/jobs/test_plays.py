@@ -217,7 +217,7 @@ def test_an_xgid_with_its_dice_rolls_out_the_candidates(capsys):
 @pytest.mark.slow
 def test_hint_rollout_and_plot(tmp_path, capsys):
     png = tmp_path / "plays.png"
-    assert hint_main(["--position", "start", "--dice", "62", "--rollout", "324", "--jobs", "1",
+    assert hint_main(["--position", "start", "--dice", "62", "--rollout", "72", "--jobs", "1",
                       "--plays", "24/18 13/11,13/5", "--plot", str(png), "--no-progress"]) == 0
     assert "Candidate plays of 62" in capsys.readouterr().out
     assert png.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"

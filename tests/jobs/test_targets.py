@@ -395,14 +395,14 @@ def test_rollout_labels_agree_with_the_public_rollout(positions):
 
     net = default_net()
     picks = np.ascontiguousarray(positions[[3, 60]])
-    labels = supervise.rollout_probs(net, picks, 360, seed=9)
+    labels = supervise.rollout_probs(net, picks, 216, seed=9)
     assert labels.shape == (2, 5) and (labels >= 0).all() and (labels <= 1).all()
     for board, label in zip(picks, labels):
-        r = rollout(Position.from_board(board), trials=720, players=("neural", "neural"),
+        r = rollout(Position.from_board(board), trials=432, players=("neural", "neural"),
                     seed=3, jobs=1)
         for k, name in enumerate(OUTPUTS):
             se = r.vr["se"][name]
-            combined = np.hypot(r.se[name], np.sqrt(2) * se) + 1e-3  # 360 trials against 720
+            combined = np.hypot(r.se[name], np.sqrt(2) * se) + 1e-3  # 216 trials against 432
             assert abs(label[k] - getattr(r, name)) < 4 * combined, (name, label[k], getattr(r, name))
     few = supervise.rollout_probs(net, picks, 36, seed=9)
     assert np.array_equal(few, supervise.rollout_probs(net, picks, 36, seed=9))  # same seed

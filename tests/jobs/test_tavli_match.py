@@ -75,14 +75,14 @@ def test_t3_the_previous_winner_starts_so_the_portes_winner_opens_plakoto():
     from tavli_fast.game.position import Position
 
     def plakoto_share(winner_starts: bool) -> float:
-        t = _core.run_matches(Position.initial().board, 3000, 5, 0, 0, False, player_id("pubeval"),
+        t = _core.run_matches(Position.initial().board, 2000, 5, 0, 0, False, player_id("pubeval"),
                               player_id("random"), 5, False, False, 1, winner_starts,
                               default_match_table(), bearoff_play=False, tavli=True,
                               variant_player_a=1, variant_player_b=1)
         a, b = (int(t[TALLIES.index(f"plakoto_points_{x}")]) for x in "ab")
         return a / (a + b)
 
-    s = simulate_variant("plakoto", None, 20000, "heuristic", seed=1)
+    s = simulate_variant("plakoto", None, 10000, "heuristic", seed=1)
     won = s.win_single + 2 * (s.win_double + s.win_mother)
     lost = s.lose_single + 2 * (s.lose_double + s.lose_mother)
     first_mover = won / (won + lost)

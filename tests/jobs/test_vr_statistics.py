@@ -32,12 +32,13 @@ def test_luck_is_zero_on_average_on_12_varied_positions():
 
 
 @pytest.mark.slow
-def test_vr_and_plain_rollouts_agree_on_12_positions():
-    """Each position's two estimates within 4 combined SEs (24 comparisons: at 3 SEs one of
-    them would fail by chance for about one net in sixteen), and no bias shared by the
-    positions: the mean of their signed equity z-scores within 3 of its SE."""
+def test_vr_and_plain_rollouts_agree_on_8_positions():
+    """Each position's two estimates within 4 combined SEs (16 comparisons: at 3 SEs one of
+    them would fail by chance for about one net in twenty), and no bias shared by the
+    positions: the mean of their signed equity z-scores within 3 of its SE (the summed luck
+    itself, with its own SE, is checked on 12 more positions above)."""
     z = []
-    for i, p in enumerate(varied_positions(12, seed=5)):
+    for i, p in enumerate(varied_positions(8, seed=5)):
         r = rollout(p, 400, players="neural", seed=i, jobs=1, truncate_plies=12)
         assert r.vr is not None
         # Gammon rates of a few hundred games are too rare here for a plug-in SE to hold.
@@ -87,10 +88,11 @@ def test_vr_from_the_starting_position_is_unbiased(player, rules):
     """R5: the opening roll is never a double, so its luck is measured against the 30
     non-double rolls; against all 36 the luck-adjusted equity came out near the net's
     before-the-roll value (+0.08 instead of +0.04).  Under the Portes rules the first
-    roll may be a double, and the 36 rolls are right.  Truncated after 4 plies (the
-    opening roll is the one that matters), the plain and the adjusted estimates of the
-    same games must agree."""
+    roll may be a double, and the 36 rolls are right.  Truncated after the opening roll
+    and the reply (the opening roll is the one that matters; at 1 ply the reply's luck
+    comes from the look-ahead), the plain and the adjusted estimates of the same games
+    must agree: four combined SEs are about 0.015 here, well under that bias."""
     r = rollout("start", 1296, players=player, seed=11, jobs=1, rules=rules, vr=True,
-                truncate_plies=4)
+                truncate_plies=2)
     combined = math.hypot(r.se["equity"], r.vr["se"]["equity"])
     assert abs(r.equity - r.vr["equity"]) < 4 * combined, (r.equity, r.vr["equity"], combined)

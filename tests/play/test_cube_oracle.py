@@ -21,7 +21,8 @@ from tavli_fast.game.position import GameContext
 
 pytest.importorskip("gnubg")
 
-from gnubg_cube import CANNOT_DOUBLE, GnubgCubeAnalysis, gnubg_cube_analysis  # noqa: E402
+from gnubg_cube import (CANNOT_DOUBLE, GnubgCubeAnalysis, gnubg_cube_analyses,  # noqa: E402
+                        gnubg_cube_analysis)
 
 pytestmark = pytest.mark.oracle
 
@@ -64,18 +65,18 @@ CONTEXTS: dict[str, GameContext] = {
 @pytest.fixture(scope="module")
 def cases() -> list[tuple[str, object, GnubgCubeAnalysis]]:
     """(context name, position, gnubg's analysis): each context gets its own slice of
-    POSITIONS_PER_CONTEXT positions from a pool of N_POSITIONS (gnubg takes ~12 ms of wall
+    POSITIONS_PER_CONTEXT positions from a pool of N_POSITIONS (gnubg takes ~10 ms of wall
     clock, mostly waiting, per analysis, so not every position meets every context)."""
     from helpers import random_positions
 
     pool = [p for p in random_positions(N_POSITIONS, seed=20261130) if not p.is_game_over()]
-    out = []
+    named = []
     for k, (name, context) in enumerate(CONTEXTS.items()):
         start = k * len(pool) // len(CONTEXTS)
         for i in range(POSITIONS_PER_CONTEXT):
-            q = pool[(start + i) % len(pool)].with_context(context)
-            out.append((name, q, gnubg_cube_analysis(q)))
-    return out
+            named.append((name, pool[(start + i) % len(pool)].with_context(context)))
+    analyses = gnubg_cube_analyses([q for _, q in named])
+    return [(name, q, a) for (name, q), a in zip(named, analyses)]
 
 
 # ----------------------------------------------------------------- the oracle itself
