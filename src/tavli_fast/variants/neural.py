@@ -50,7 +50,7 @@ __all__ = [
 MAGIC = "tavli_fast-variant-neural"
 FORMAT = 1
 #: The shipped net of each game (the default of its neural players).
-SHIPPED: dict[str, str] = {"plakoto": "plakoto-v3.npz", "fevga": "fevga-v2.npz"}
+SHIPPED: dict[str, str] = {"plakoto": "plakoto-v4.npz", "fevga": "fevga-v2.npz"}
 _ARRAYS = ("w1", "b1", "w2", "b2")
 
 
