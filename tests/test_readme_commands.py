@@ -3,6 +3,9 @@ the full command reference (docs/usage.md, "Command line") runs.
 
 Each ``tavli-*`` line of those sections' code blocks is run as written, in the document's
 order and in one directory per document (a later line may use a file an earlier one wrote),
+all of a document's lines in one Python process (tests/command_runner.py: each through the
+function its console script calls, so the start-up is paid once; the scripts themselves run
+in CI's first command and in the CLI tests),
 scaled down so that all of them take a minute or two: fewer trials, matches, games, rollout
 games and epochs (counts the line leaves at a long default get a small one). Files a
 document takes as given (the two checkpoints that ``--average`` averages) are made first.
@@ -14,6 +17,7 @@ run too, with its counts scaled down the same way.
 
 from __future__ import annotations
 
+import json
 import re
 import shlex
 import shutil
@@ -108,21 +112,29 @@ LINES = [(doc, number, argv) for doc in DOCS for number, argv in command_lines(d
 
 
 @pytest.fixture(scope="module")
-def workdirs(tmp_path_factory):
-    """One directory per document, every line of it run there, with the checkpoints that
-    its ``--average`` line averages."""
-    made: dict[str, Path] = {}
+def ran(tmp_path_factory):
+    """Each document's lines, scaled down, run in order in a directory of their own (with the
+    checkpoints that its ``--average`` line averages): their results, by line number."""
+    done: dict[str, dict[int, dict]] = {}
 
-    def workdir(doc: str) -> Path:
-        if doc not in made:
-            path = made[doc] = tmp_path_factory.mktemp(Path(doc).stem)
+    def results(doc: str) -> dict[int, dict]:
+        if doc not in done:
+            path = tmp_path_factory.mktemp(Path(doc).stem)
             for name, seed in (("a.npz", "1"), ("b.npz", "2")):
                 subprocess.run([executable("tavli-train"), "--games", "4", "--seed", seed,
                                 "--checkpoint", name, "-q"], cwd=path, check=True, timeout=120,
                                capture_output=True)
-        return made[doc]
+            lines = [(n, argv) for d, n, argv in LINES if d == doc]
+            argvs = [scaled(argv) + (["--no-progress"] if _has_progress(argv) else [])
+                     for _, argv in lines]
+            subprocess.run([sys.executable, str(ROOT / "tests" / "command_runner.py"),
+                            "results.json"], input=json.dumps(argvs), text=True, cwd=path,
+                           check=True, timeout=900, capture_output=True)
+            got = json.loads((path / "results.json").read_text())
+            done[doc] = {n: dict(r, argv=a) for (n, _), a, r in zip(lines, argvs, got)}
+        return done[doc]
 
-    return workdir
+    return results
 
 
 @pytest.mark.parametrize("doc", DOCS)
@@ -131,13 +143,11 @@ def test_the_section_has_the_commands_of_all_seven_tools(doc):
 
 
 @pytest.mark.slow
-@pytest.mark.parametrize("doc, argv", [(doc, argv) for doc, _, argv in LINES],
+@pytest.mark.parametrize("doc, number", [(doc, n) for doc, n, _ in LINES],
                          ids=[f"{doc} line {n}" for doc, n, _ in LINES])
-def test_a_documented_command_runs(doc, argv, workdirs):
-    cmd = scaled(argv)
-    p = subprocess.run([executable(cmd[0]), *cmd[1:], *(["--no-progress"] if _has_progress(cmd) else [])],
-                       cwd=workdirs(doc), capture_output=True, text=True, timeout=180)
-    assert p.returncode == 0, f"{doc}: {shlex.join(cmd)}\n{p.stderr[-2000:]}"
+def test_a_documented_command_runs(doc, number, ran):
+    result = ran(doc)[number]
+    assert result["status"] == 0, f"{doc}: {shlex.join(result['argv'])}\n{result['stderr']}"
 
 
 def _has_progress(cmd: list[str]) -> bool:
