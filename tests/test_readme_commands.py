@@ -4,8 +4,8 @@ the full command reference (docs/usage.md, "Command line") runs.
 Each ``tavli-*`` line of those sections' code blocks is run as written, in the document's
 order and in one directory per document (a later line may use a file an earlier one wrote),
 all of a document's lines in one Python process (tests/command_runner.py: each through the
-function its console script calls, so the start-up is paid once; the scripts themselves run
-in CI's first command and in the CLI tests),
+function its console script calls, so the start-up is paid once; the console scripts
+themselves are run by CI's first command and by the CLI tests),
 scaled down so that all of them take a minute or two: fewer trials, matches, games, rollout
 games and epochs (counts the line leaves at a long default get a small one). Files a
 document takes as given (the two checkpoints that ``--average`` averages) are made first.

@@ -123,8 +123,8 @@ class DaskExecutor:
     ``tcp://10.0.0.5:8786``) or ``client`` (a connected ``distributed.Client``, left open).
 
     Raises DaskMissingError without Dask installed, ClusterError when the scheduler cannot be
-    reached within ``connect_timeout`` seconds (None: ``connect_timeout_s()``), has no worker, or a worker differs from this
-    process (the message names it).
+    reached within ``connect_timeout`` seconds (None: ``connect_timeout_s()``), has no
+    worker, or a worker differs from this process (the message names it).
     """
 
     name = "dask"
