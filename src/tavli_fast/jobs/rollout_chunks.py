@@ -180,10 +180,10 @@ def chunk_resources(chunk: RolloutChunk, load: bool = True) -> dict:
     return game_resources((chunk.player0, chunk.player1), chunk.bearoff_play, chunk.truncate,
                           chunk.cache_dir, load=load,
                           net=chunk.vr or chunk.truncate_plies > 0, weights=chunk.net,
-                          cubeful=_money_branches(chunk.cube_branches))
+                          cubeful=money_branches(chunk.cube_branches))
 
 
-def _money_branches(branches: tuple[tuple, ...] | None) -> bool:
+def money_branches(branches: tuple[tuple, ...] | None) -> bool:
     """Cube branches of a money game (their away counts are 0), where the cubeful bear-off
     database applies."""
     return bool(branches) and branches[0][5] == 0  # type: ignore[index]

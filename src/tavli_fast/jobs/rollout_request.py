@@ -30,7 +30,7 @@ from ..rules import Rules, game_rules, get_rules, option_names
 from ..variants.games import variant_player_ids
 from ..variants.movegen import GAME_CODES, core_options, require_variant_in_progress
 from ..variants.position import GAMES, variant_position
-from .rollout_chunks import DEFAULT_CHUNK_SIZE, DEFAULT_MOVE_FILTER, RolloutChunk, _money_branches, chunk_seed
+from .rollout_chunks import DEFAULT_CHUNK_SIZE, DEFAULT_MOVE_FILTER, RolloutChunk, chunk_seed, money_branches
 
 
 def _context_notes(position: Position, cubeful: bool) -> list[str]:
@@ -224,7 +224,7 @@ def make_request(
                      "(fast but biased by the net's errors)")
     filt = check_move_filter(move_filter)
     net = choose_net(weights, needed=neural or use_vr or bool(cut))
-    if branches is not None and truncate and not _money_branches(branches):
+    if branches is not None and truncate and not money_branches(branches):
         truncate = False
         notes.append("cubeful in a match: games are played to the end (the cubeful bear-off "
                      "database is for money play)")
