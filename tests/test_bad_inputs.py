@@ -105,6 +105,8 @@ CASES: list[tuple[str, list[str]]] = [
     ("tavli-rollout", ["--weights", "{tmp}/missing.npz"]),
     ("tavli-rollout", ["--weights", "{tmp}/text.txt"]),
     ("tavli-rollout", ["--weights", "{tmp}/text.txt", "--players", "pubeval,pubeval"]),
+    ("tavli-rollout", ["--game", "plakoto", "--weights", "{tmp}/missing.npz"]),
+    ("tavli-rollout", ["--game", "fevga", "--weights", "plakoto-v4.npz"]),
     ("tavli-rollout", ["--resume", "{tmp}/rollout-no-request.json"]),
     ("tavli-rollout", ["--resume", "{tmp}/rollout-1e30.json"]),
     ("tavli-rollout", ["--cache-dir", "{tmp}/text.txt", "--player", "pubeval", "--trials", "10"]),
@@ -142,6 +144,7 @@ CASES: list[tuple[str, list[str]]] = [
     ("tavli-openings", ["--resume", "{tmp}/other.json", "--trials", "10"]),
     ("tavli-openings", ["--resume", "{tmp}/openings-no-request.json"]),
     ("tavli-openings", ["--weights", "{tmp}/missing.npz"]),
+    ("tavli-openings", ["--game", "plakoto", "--weights", "{tmp}/text.txt"]),
     ("tavli-openings", ["--bogus"]),
     # tavli-hint --------------------------------------------------------------------------
     *[("tavli-hint", [f"--position={p}", "--dice", "31"]) for p in BAD_POSITIONS],

@@ -11,8 +11,9 @@ import sys
 import pytest
 
 from tavli_fast import FevgaPosition, InvalidPositionError, PlakotoPosition, simulate_variant
-from tavli_fast.api import rollout
+from tavli_fast.api import openings, resume_rollout, rollout
 from tavli_fast.jobs.rollout import ChunkResult, make_request, plan_chunks
+from tavli_fast.variants.neural import SHIPPED, load_variant_net, variant_weights_file
 
 CMD = [sys.executable, "-m", "tavli_fast"]
 POSITIONS = {"plakoto": PlakotoPosition, "fevga": FevgaPosition}
@@ -226,3 +227,53 @@ def test_the_result_reports_the_game_played_as_its_rules(game):
     result = rollout("start", 100, rules=game, seed=4, jobs=1)
     assert result.rules == game and result.to_dict()["rules"] == game
     assert json.loads(result.to_json())["rules"] == game
+
+
+# ------------------------------------------------------------------ a net of one's own
+
+OTHER = "plakoto-v3.npz"  # an earlier Plakoto net (tavli_fast_nets), not the shipped one
+SHIPPED_VERSION = load_variant_net(SHIPPED["plakoto"], "plakoto")[1]["version"]
+
+
+def _plakoto(trials: int = 120, **kw):
+    return rollout("start", trials, rules="plakoto", players="neural", seed=5, chunk_size=40,
+                   **kw)
+
+
+def test_weights_choose_the_net_of_the_neural_players_in_any_number_of_workers():
+    shipped, one, two = _plakoto(jobs=1), _plakoto(jobs=1, weights=OTHER), _plakoto(jobs=2, weights=OTHER)
+    assert one.totals == two.totals  # every worker loaded the same file
+    assert one.totals != shipped.totals
+    assert one.net.version == "v3" and one.net.file.endswith(OTHER)
+    assert shipped.net.file is None and shipped.net.version == SHIPPED_VERSION
+    assert f"Net: v3 from {one.net.file}" in str(one)
+    # The shipped file named by its path plays as the default.
+    given = _plakoto(jobs=1, weights=variant_weights_file(SHIPPED["plakoto"]))
+    assert given.totals == shipped.totals and given.net.sha256 == shipped.net.sha256
+
+
+def test_a_resumed_variant_rollout_keeps_its_weights(tmp_path):
+    ck = tmp_path / "run.json"
+    _plakoto(jobs=1, weights=OTHER, checkpoint=ck)
+    resumed = resume_rollout(ck, trials=240, jobs=1)
+    assert resumed.resumed_games == 120 and resumed.net.version == "v3"
+    assert resumed.totals == _plakoto(240, jobs=1, weights=OTHER).totals
+    with pytest.raises(ValueError):  # the shipped net cannot continue the v3 run
+        _plakoto(240, jobs=1, resume=ck, checkpoint=tmp_path / "other.json")
+
+
+def test_openings_use_the_weights_of_the_game():
+    kw = dict(trials=36, rules="plakoto", rolls="61", seed=2, jobs=1)
+    mine, shipped = openings(weights=OTHER, **kw), openings(**kw)
+    assert mine.net.version == "v3" and shipped.net.file is None
+    assert mine.to_dict()["rolls"] != shipped.to_dict()["rolls"]
+
+
+@pytest.mark.parametrize("kw, message", [
+    (dict(players="heuristic", weights=OTHER), "this run has none"),
+    (dict(players="neural", weights="fevga-v2.npz"), "a net for 'fevga', not for 'plakoto'"),
+    (dict(players="neural", weights="neural-v17-320.npz"), "not a tavli_fast Plakoto / Fevga"),
+])
+def test_weights_that_cannot_serve_the_game_are_refused(kw, message):
+    with pytest.raises(ValueError, match=message):
+        rollout("start", 100, rules="plakoto", jobs=1, **kw)

@@ -117,7 +117,8 @@ def build_parser() -> OneLineParser:
     p.add_argument("--cache-dir", default=None, metavar="DIR", help="where the bear-off databases are kept")
     p.add_argument("--weights", default=None, metavar="FILE",
                    help="a weights file (tavli-train --export) for the neural players' net and "
-                   "variance reduction (default: the shipped net)")
+                   "variance reduction (default: the shipped net); with --game, a file of that game's "
+                   "net (tavli-train --game G --export)")
     p.add_argument("-v", "--verbose", action="count", default=0, help="more log output")
     return p
 

@@ -157,7 +157,8 @@ def build_parser() -> OneLineParser:
                    "user cache directory)")
     p.add_argument("--weights", default=None, metavar="FILE",
                    help="a weights file (tavli-train --export) for the neural players' net, "
-                   "variance reduction and --truncate-plies (default: the shipped net)")
+                   "variance reduction and --truncate-plies (default: the shipped net); with --game, a "
+                   "file of that game's net (tavli-train --game G --export)")
     p.add_argument("--cubeful", action="store_true",
                    help="also play the doubling cube from the position's cube and score: no double "
                    "and double/take on the same dice, with the proper cube action (in a match, "

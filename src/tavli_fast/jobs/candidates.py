@@ -149,7 +149,7 @@ def _variant_figures(unit: CandidateUnit, i: int, board: np.ndarray, seed: int,
     """Candidate i's games of a Plakoto / Fevga unit: per game the mover's figures
     (float64[n_games, 6]) and the sum of the plies."""
     counts, outcomes = play_variant_trials(board, unit.pinned[i], unit.game, unit.variant_options,
-                                           unit.n_games, players, seed, dice)
+                                           unit.n_games, players, seed, dice, net=unit.net)
     return _VARIANT_FIGURES[outcomes], int(counts[7])
 
 

@@ -41,8 +41,9 @@ from ..run.plans import ChainedPlan, UnitPlan, part_size, parts
 from ..run.progress import RolloutProgress
 from .rollout_chunks import FIGURES, chunk_seed
 from ..rules import Rules, game_rules as make_rules, get_rules, option_names
-from ..variants.games import variant_player_ids
+from ..variants.games import VARIANT_PLAYERS, variant_player_ids
 from ..variants.movegen import GAME_CODES, core_options, variant_play_notation
+from ..variants.neural import choose_variant_net
 from .candidates import (FORCED_ROLLS, CandidateTally, CandidateUnit, UnitResult,
                          prepare_unit, run_unit)
 
@@ -329,8 +330,9 @@ def make_openings_request(
     ``game_rules`` (a PlakotoRules / FevgaRules or option names; None: the defaults).
     ``vr``: variance reduction (see ``parallel.rollout``), on top of the common dice; every
     figure is then luck-adjusted. None: on when a neural player plays (never for Plakoto /
-    Fevga, whose players have no net). ``weights``: a weights file for the net of the neural
-    players and variance reduction instead of the shipped one (``parallel.rollout``)."""
+    Fevga). ``weights``: a weights file for the net of the neural players and variance
+    reduction instead of the shipped one (``parallel.rollout``); for Plakoto / Fevga, a file
+    of that game's net."""
     n = check_count(trials)
     options: tuple[str, ...] = ()
     bits = 0
@@ -342,9 +344,9 @@ def make_openings_request(
         chosen_rules = make_rules(game, game_rules)
         options, bits = option_names(chosen_rules), core_options(game, chosen_rules)
         get_rules(rules)  # still a known name
-        if vr or weights is not None:
-            raise ValueError(f"{'variance reduction' if vr else 'weights'}: the neural net "
-                             f"plays backgammon / Portes, not {game}")
+        if vr:
+            raise ValueError(f"variance reduction: the luck is measured by the backgammon / "
+                             f"Portes net, not in {game}")
         names, ids = variant_player_ids(game, players if players is not None else "neural")
         rules, bearoff, truncate = "portes", False, False  # T3 rolls; no databases there
     else:
@@ -370,7 +372,10 @@ def make_openings_request(
     elif screen_trials is not None:
         raise ValueError("screen_trials needs screen (the equity threshold)")
     use_vr = game is None and (needs_net(ids) if vr is None else bool(vr))
-    net = choose_net(weights, needed=game is None and (needs_net(ids) or use_vr))
+    if game is None:
+        net = choose_net(weights, needed=needs_net(ids) or use_vr)
+    else:
+        net = choose_variant_net(game, weights, needed=max(ids) >= VARIANT_PLAYERS["neural"])
     return OpeningsRequest(
         rolls=tuple(roll_plays(r, probabilities[r], game, options) for r in chosen),
         players=names,

@@ -199,7 +199,8 @@ def _variant_chunk_result(chunk: RolloutChunk, dice: np.ndarray | None) -> Chunk
     """Play a Plakoto / Fevga chunk and fold its seven outcomes into a ChunkResult."""
     board = np.frombuffer(chunk.board, dtype=np.int8).reshape(2, 26).copy()
     c, _ = play_variant_trials(board, chunk.pinned, chunk.game, chunk.variant_options,
-                               chunk.n_games, (chunk.player0, chunk.player1), chunk.seed, dice)
+                               chunk.n_games, (chunk.player0, chunk.player1), chunk.seed, dice,
+                               net=chunk.net)
     # win single, double, mother, lose single, double, mother, draw (variant_games.OUTCOMES)
     counts = (int(c[0]), int(c[1] + c[2]), 0, int(c[3]), int(c[4] + c[5]), 0)
     return ChunkResult(chunk.index, chunk.n_games, counts, int(c[7]), int(c[8]),

@@ -27,8 +27,9 @@ from .cubeful import DEFAULT_MAX_CUBE, check_max_cube, cube_branches
 from ..play.neural import NetChoice, choose_net
 from ..game.position import GameContext, Position
 from ..rules import Rules, game_rules, get_rules, option_names
-from ..variants.games import variant_player_ids
+from ..variants.games import VARIANT_PLAYERS, variant_player_ids
 from ..variants.movegen import GAME_CODES, core_options, require_variant_in_progress
+from ..variants.neural import choose_variant_net
 from ..variants.position import GAMES, variant_position
 from .rollout_chunks import DEFAULT_CHUNK_SIZE, DEFAULT_MOVE_FILTER, RolloutChunk, chunk_seed, money_branches
 
@@ -172,20 +173,21 @@ def make_request(
     "fevga" rolls out that game (``position``: "start", a text id or a position of it), by
     ``game_rules`` (a PlakotoRules / FevgaRules, or option names; None: the defaults).
     ``ply``, ``vr``, ``truncate_plies`` and ``move_filter`` are the expert settings of the
-    neural players described in ``parallel.rollout`` (Plakoto and Fevga take ``ply`` only); ``weights``, a weights file for their
-    net instead of the shipped one (ValueError if the rollout uses no net).
+    neural players described in ``parallel.rollout`` (Plakoto and Fevga take ``ply`` and
+    ``weights`` only); ``weights``, a weights file for their net instead of the shipped one
+    (a Plakoto / Fevga net for those games; ValueError if the rollout uses no net).
     """
     if game is None and game_rules is not None:
         raise ValueError("game_rules are the options of Plakoto or Fevga: give game too")
     if game is not None:
         given = [k for k, v in (("vr", vr), ("truncate_plies", truncate_plies),
-                                ("move_filter", move_filter), ("weights", weights)) if v]
+                                ("move_filter", move_filter)) if v]
         if given:
             raise ValueError(f"{', '.join(given)}: settings of the Portes neural players, not "
                              f"of {game}'s")
         if ply is not None:  # the variants' neural players have the same two depths
             players = apply_ply(player_names(players if players is not None else "heuristic"), ply)
-        return _variant_request(game, position, players, cubeful, game_rules,
+        return _variant_request(game, position, players, cubeful, game_rules, weights,
                                 make_request("start", trials, "pubeval", seed, rules, stratify,
                                              chunk_size, target_se, min_trials, False, False))
     if players is None:
@@ -264,9 +266,11 @@ def make_request(
 
 
 def _variant_request(game: object, position: object, players: object, cubeful: bool,
-                     options: object, checked: RolloutRequest) -> RolloutRequest:
+                     options: object, weights: str | os.PathLike | None,
+                     checked: RolloutRequest) -> RolloutRequest:
     """A Plakoto / Fevga request: ``checked`` holds the validated settings the games share
-    with Portes (trials, seed, chunks, stratification, the stop rule)."""
+    with Portes (trials, seed, chunks, stratification, the stop rule); ``weights`` a file
+    of the game's net for its neural players (None: the shipped net)."""
     if game not in GAME_CODES:
         raise ValueError(f"game must be one of {', '.join(GAMES)}, not {game!r}")
     if cubeful:
@@ -277,6 +281,7 @@ def _variant_request(game: object, position: object, players: object, cubeful: b
     require_variant_in_progress(pos)
     chosen = game_rules(str(game), options)
     names, ids = variant_player_ids(str(game), players if players is not None else "heuristic")
+    net = choose_variant_net(str(game), weights, needed=max(ids) >= VARIANT_PLAYERS["neural"])
     notes = ("the first roll may be a double (T3: the starter rolls both dice again)",) if (
         pos == type(pos).initial()) else ()
     if option_names(chosen):
@@ -287,6 +292,7 @@ def _variant_request(game: object, position: object, players: object, cubeful: b
         players=names, player_ids=ids, first_roll_no_doubles=False, forced_dice=None,
         notes=notes, bearoff_play=False, truncate=False, game=str(game), pinned=pos.pinned_mask(),
         game_rules=option_names(chosen), variant_options=core_options(str(game), chosen),
+        net=net,
     )
 
 

@@ -30,7 +30,8 @@ from ..rules import FevgaRules, PlakotoRules
 from ..run.records import TableExport
 from .position import VariantPosition, variant_position
 from .movegen import GAME_CODES, core_options, position_after, require_variant_in_progress
-from .neural import default_variant_net
+from ..play.neural import NetChoice
+from .neural import variant_net_of_choice
 
 __all__ = [
     "VARIANT_PLAYERS",
@@ -66,29 +67,32 @@ def variant_player_ids(game: str, players: object) -> tuple[tuple[str, str], tup
     return names, (VARIANT_PLAYERS[names[0]], VARIANT_PLAYERS[names[1]])
 
 
-def variant_net_for(game: str | int, ids: tuple[int, ...]) -> _core.VariantNet | None:
-    """The shipped net of ``game`` (name or core code) if one of the players ``ids`` is a
-    neural one, else None (the net is loaded only when it plays)."""
+def variant_net_for(game: str | int, ids: tuple[int, ...],
+                    choice: NetChoice | None = None) -> _core.VariantNet | None:
+    """The net of ``game`` (name or core code) that ``choice`` names (None: the shipped one)
+    if one of the players ``ids`` is a neural one, else None (loaded only when it plays)."""
     if max(ids) < VARIANT_PLAYERS["neural"]:
         return None
     name = game if isinstance(game, str) else next(k for k, v in GAME_CODES.items() if v == game)
-    return default_variant_net(name)
+    return variant_net_of_choice(name, choice)
 
 
 def play_variant_trials(
     board: np.ndarray, pinned: int, game: int, options: int, n_games: int,
     players: tuple[int, int], seed: int, dice: np.ndarray | None = None,
+    net: NetChoice | None = None,
 ) -> tuple[np.ndarray, np.ndarray]:
     """Play ``n_games`` games in the core (GIL released) from ``board`` (player 0 on roll).
 
-    ``dice[i, 2j:2j+2]`` forces roll j of game i (0 = roll normally). Returns (counts
+    ``dice[i, 2j:2j+2]`` forces roll j of game i (0 = roll normally); ``net`` names the net
+    of the neural players (None: the shipped one). Returns (counts
     int64[9] as ``_core.run_variant_games`` gives them, outcomes int8[n_games] indexing
     ``OUTCOMES``).
     """
     outcomes = np.empty(n_games, dtype=np.int8)
     counts = _core.run_variant_games(board, pinned, game, options, n_games, players[0],
                                      players[1], seed, first_dice=dice, outcomes=outcomes,
-                                     net=variant_net_for(game, players))
+                                     net=variant_net_for(game, players, net))
     return counts, outcomes
 
 

@@ -30,7 +30,7 @@ import numpy as np
 
 from .. import _core
 from ..run.atomic import atomic_file
-from ..play.neural import NeuralNetError, installed_net, weights_checksum
+from ..play.neural import NetChoice, NeuralNetError, installed_net, weights_checksum
 from .position import VariantPosition, variant_position
 from .movegen import GAME_CODES, require_variant_in_progress
 
@@ -44,6 +44,8 @@ __all__ = [
     "variant_weights_file",
     "default_variant_net",
     "variant_net",
+    "choose_variant_net",
+    "variant_net_of_choice",
     "evaluate_variant",
 ]
 
@@ -167,6 +169,43 @@ def variant_net(game: str, weights: str | os.PathLike | None = None) -> _core.Va
     if weights is None:
         return default_variant_net(game)
     return load_variant_net(weights, game)[0]
+
+
+def choose_variant_net(game: str, weights: str | os.PathLike | None = None,
+                       needed: bool = True) -> NetChoice | None:
+    """The NetChoice of ``game``'s net for a run whose neural players use it (``needed``;
+    else None): the weights file ``weights``, loaded and checked now and named by its
+    absolute path and checksum for the workers and a resumed run, or (None) the shipped one.
+    ValueError (NeuralNetError) naming the file if it cannot be used or holds another game's
+    net, or if weights are given to a run whose players use no net."""
+    if not needed:
+        if weights is not None:
+            raise ValueError(f"weights are for {game}'s neural players, and this run has none")
+        return None
+    if weights is None:
+        meta = _load_shipped(game)[1]
+        return NetChoice(None, str(meta.get("version")), str(meta["sha256"]))
+    path = os.path.abspath(variant_weights_file(weights))  # workers may run elsewhere
+    meta = load_variant_net(path, game)[1]
+    return NetChoice(path, str(meta.get("version")), str(meta["sha256"]))
+
+
+def variant_net_of_choice(game: str, choice: NetChoice | None) -> _core.VariantNet:
+    """The net of ``choice`` for ``game`` (None or a shipped choice: the shipped net), loaded
+    once per process; NeuralNetError if the file no longer holds the weights it had when the
+    run was planned."""
+    if choice is None or choice.file is None:
+        return default_variant_net(game)
+    return _load_checked(game, choice.file, choice.sha256)
+
+
+@functools.cache
+def _load_checked(game: str, path: str, sha256: str) -> _core.VariantNet:
+    net, meta = load_variant_net(path, game)
+    if meta["sha256"] != sha256:
+        raise NeuralNetError(f"{path}: the weights file has changed since the run began "
+                             "(its checksum differs)")
+    return net
 
 
 def evaluate_variant(
