@@ -41,7 +41,7 @@ from ..run.plans import ChainedPlan, UnitPlan, part_size, parts
 from ..run.progress import RolloutProgress
 from .rollout_chunks import FIGURES, chunk_seed
 from ..rules import Rules, game_rules as make_rules, get_rules, option_names
-from ..variants.games import VARIANT_PLAYERS, variant_player_ids
+from ..variants.games import uses_variant_net, variant_player_ids
 from ..variants.movegen import GAME_CODES, core_options, variant_play_notation
 from ..variants.neural import choose_variant_net
 from .candidates import (FORCED_ROLLS, CandidateTally, CandidateUnit, UnitResult,
@@ -375,7 +375,7 @@ def make_openings_request(
     if game is None:
         net = choose_net(weights, needed=needs_net(ids) or use_vr)
     else:
-        net = choose_variant_net(game, weights, needed=max(ids) >= VARIANT_PLAYERS["neural"])
+        net = choose_variant_net(game, weights, needed=uses_variant_net(ids))
     return OpeningsRequest(
         rolls=tuple(roll_plays(r, probabilities[r], game, options) for r in chosen),
         players=names,

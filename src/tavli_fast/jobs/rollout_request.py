@@ -27,7 +27,7 @@ from .cubeful import DEFAULT_MAX_CUBE, check_max_cube, cube_branches
 from ..play.neural import NetChoice, choose_net
 from ..game.position import GameContext, Position
 from ..rules import Rules, game_rules, get_rules, option_names
-from ..variants.games import VARIANT_PLAYERS, variant_player_ids
+from ..variants.games import uses_variant_net, variant_player_ids
 from ..variants.movegen import GAME_CODES, core_options, require_variant_in_progress
 from ..variants.neural import choose_variant_net
 from ..variants.position import GAMES, variant_position
@@ -281,7 +281,7 @@ def _variant_request(game: object, position: object, players: object, cubeful: b
     require_variant_in_progress(pos)
     chosen = game_rules(str(game), options)
     names, ids = variant_player_ids(str(game), players if players is not None else "heuristic")
-    net = choose_variant_net(str(game), weights, needed=max(ids) >= VARIANT_PLAYERS["neural"])
+    net = choose_variant_net(str(game), weights, needed=uses_variant_net(ids))
     notes = ("the first roll may be a double (T3: the starter rolls both dice again)",) if (
         pos == type(pos).initial()) else ()
     if option_names(chosen):

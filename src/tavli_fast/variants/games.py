@@ -40,6 +40,7 @@ __all__ = [
     "variant_player_ids",
     "variant_net_for",
     "NEURAL_VARIANT_PLAYERS",
+    "uses_variant_net",
     "play_variant_trials",
     "VariantSimulationResult",
     "simulate_variant",
@@ -67,11 +68,16 @@ def variant_player_ids(game: str, players: object) -> tuple[tuple[str, str], tup
     return names, (VARIANT_PLAYERS[names[0]], VARIANT_PLAYERS[names[1]])
 
 
+def uses_variant_net(ids: tuple[int, ...]) -> bool:
+    """Whether one of the players ``ids`` (VARIANT_PLAYERS' numbers) plays by the game's net."""
+    return max(ids) >= VARIANT_PLAYERS["neural"]
+
+
 def variant_net_for(game: str | int, ids: tuple[int, ...],
                     choice: NetChoice | None = None) -> _core.VariantNet | None:
     """The net of ``game`` (name or core code) that ``choice`` names (None: the shipped one)
     if one of the players ``ids`` is a neural one, else None (loaded only when it plays)."""
-    if max(ids) < VARIANT_PLAYERS["neural"]:
+    if not uses_variant_net(ids):
         return None
     name = game if isinstance(game, str) else next(k for k, v in GAME_CODES.items() if v == game)
     return variant_net_of_choice(name, choice)
