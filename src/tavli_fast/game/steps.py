@@ -22,7 +22,7 @@ import numpy as np
 
 from ..errors import InvalidPositionError, check_dice
 
-__all__ = ["Step", "bears_off", "find_steps", "steps_between", "steps_of"]
+__all__ = ["Step", "bears_off", "find_steps", "highest_surplus", "steps_between", "steps_of"]
 
 Step = tuple[int, int, bool]
 State = TypeVar("State", bound=Hashable)
@@ -76,6 +76,16 @@ def bears_off(side: Sequence[int], source: int, die: int) -> bool:
     return source == die or (source < die and not any(side[source + 1 : 7]))
 
 
+def highest_surplus(mine: Sequence[int], goal: Sequence[int], highest: int) -> int:
+    """The highest point, ``highest`` or below, where ``mine`` holds more checkers than
+    ``goal`` (0: none). A play played from its highest source down moves from there next:
+    every such point must still be a source."""
+    source = highest
+    while source and mine[source] <= goal[source]:
+        source -= 1
+    return source
+
+
 # ---------------------------------------------------------------- backgammon
 
 _Side = tuple[int, ...]
@@ -95,9 +105,7 @@ def _backgammon_moves(goal: _State) -> Moves:
 
     def moves(state: _State, die: int, highest: int) -> list[tuple[Step, _State]]:
         mine, theirs = state
-        source = highest
-        while source and mine[source] <= goal_mine[source]:
-            source -= 1
+        source = highest_surplus(mine, goal_mine, highest)
         if not source or (mine[25] and source != 25):  # R12: the bar first
             return []
         target = source - die

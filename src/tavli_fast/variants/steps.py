@@ -16,7 +16,7 @@ from __future__ import annotations
 from itertools import accumulate
 
 from ..errors import InvalidPositionError, check_dice
-from ..game.steps import Moves, bears_off, find_steps
+from ..game.steps import Moves, bears_off, find_steps, highest_surplus
 from ..rules import FevgaRules, PlakotoRules
 from .board import VariantBoard, across
 
@@ -42,9 +42,7 @@ def _plakoto_moves(goal: VariantBoard, rules: PlakotoRules) -> Moves:
 
     def moves(board: VariantBoard, die: int, highest: int) -> list[_Move]:
         me = board.me
-        source = min(highest, 24)
-        while source and me[source] <= goal.me[source]:
-            source -= 1
+        source = highest_surplus(me, goal.me, min(highest, 24))  # no bar: 24 at most
         if not source or source in board.me_pinned:  # P2: a pinned checker stays
             return []
         target = source - die
@@ -104,9 +102,7 @@ def _fevga_moves(goal: VariantBoard, rules: FevgaRules, any_order: bool) -> Move
     if not any_order:
 
         def highest_first(board: VariantBoard, die: int, highest: int) -> list[_Move]:
-            source = min(highest, 24)
-            while source and board.me[source] <= goal.me[source]:
-                source -= 1
+            source = highest_surplus(board.me, goal.me, min(highest, 24))
             move = _fevga_move(board, source, die, rules) if source else None
             return [move] if move else []
 
