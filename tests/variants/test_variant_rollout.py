@@ -4,6 +4,7 @@ and bad input."""
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import subprocess
 import sys
@@ -13,7 +14,9 @@ import pytest
 from tavli_fast import FevgaPosition, InvalidPositionError, PlakotoPosition, simulate_variant
 from tavli_fast.api import openings, resume_rollout, rollout
 from tavli_fast.jobs.rollout import ChunkResult, make_request, plan_chunks
-from tavli_fast.variants.neural import SHIPPED, load_variant_net, variant_weights_file
+from tavli_fast.play.neural import NeuralNetError
+from tavli_fast.variants.neural import (SHIPPED, choose_variant_net, load_variant_net,
+                                      variant_net_of_choice, variant_weights_file)
 
 CMD = [sys.executable, "-m", "tavli_fast"]
 POSITIONS = {"plakoto": PlakotoPosition, "fevga": FevgaPosition}
@@ -277,3 +280,10 @@ def test_openings_use_the_weights_of_the_game():
 def test_weights_that_cannot_serve_the_game_are_refused(kw, message):
     with pytest.raises(ValueError, match=message):
         rollout("start", 100, rules="plakoto", jobs=1, **kw)
+
+
+def test_a_variant_weights_file_that_changed_since_the_run_began_is_refused():
+    choice = choose_variant_net("plakoto", OTHER)
+    assert variant_net_of_choice("plakoto", choice) is variant_net_of_choice("plakoto", choice)
+    with pytest.raises(NeuralNetError, match="changed since the run began"):
+        variant_net_of_choice("plakoto", dataclasses.replace(choice, sha256="0" * 64))

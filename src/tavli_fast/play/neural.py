@@ -282,6 +282,13 @@ class NetChoice:
     def to_dict(self) -> dict:
         return {"file": self.file, "version": self.version, "sha256": self.sha256}
 
+    def require_unchanged(self, meta: dict) -> None:
+        """NeuralNetError unless ``meta``, its file's read again, holds the weights chosen
+        (the checksum they had when the run was planned)."""
+        if meta["sha256"] != self.sha256:
+            raise NeuralNetError(f"{self.file}: the weights file has changed since the run "
+                                 "began (its checksum differs)")
+
     def checkpoint_keys(self) -> tuple[dict, dict]:
         """(identity, setting) entries of a run's checkpoint: a weights file's checksum, which
         a resumed run must match, and its path; none for the shipped net, so that the
@@ -314,15 +321,13 @@ def net_of_choice(choice: NetChoice | None) -> _core.NeuralNet:
     per process. NeuralNetError if its file no longer holds the weights it had when chosen."""
     if choice is None or choice.file is None:
         return default_net(bearoff=False)
-    return _load_checked(choice.file, choice.sha256)
+    return _load_checked(choice)
 
 
 @functools.cache
-def _load_checked(path: str, sha256: str) -> _core.NeuralNet:
-    net, meta = load_net(path)
-    if meta["sha256"] != sha256:
-        raise NeuralNetError(f"{path}: the weights file has changed since the run began "
-                             "(its checksum differs)")
+def _load_checked(choice: NetChoice) -> _core.NeuralNet:
+    net, meta = load_net(choice.file)
+    choice.require_unchanged(meta)
     return net
 
 

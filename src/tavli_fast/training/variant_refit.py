@@ -34,7 +34,7 @@ import numpy as np
 
 from .. import _core
 from ..checks import check_count, check_seed
-from ..variants.movegen import GAME_CODES, position_after
+from ..variants.movegen import game_name, position_after
 from ..variants.neural import load_variant_net, save_variant_net, variant_weights_file
 from ..variants.position import PlakotoPosition, VariantPosition, variant_position
 from .recipes import with_ancestors
@@ -93,7 +93,7 @@ def self_play(net: _core.VariantNet, games: int, seed: int, max_plies: int = 200
     """Every position with a player on roll in ``games`` games of the net at 0 ply against
     itself from the start, and the outcome of its game for that player."""
     games, seed = check_count(games, "games"), check_seed(seed)
-    game = next(name for name, code in GAME_CODES.items() if code == net.game)
+    game = game_name(net.game)
     rng = np.random.Generator(np.random.PCG64(seed))
     boards: list[np.ndarray] = []
     pinned: list[int] = []

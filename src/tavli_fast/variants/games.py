@@ -29,7 +29,7 @@ from ..checks import check_count, check_seed, player_names
 from ..rules import FevgaRules, PlakotoRules
 from ..run.records import TableExport
 from .position import VariantPosition, variant_position
-from .movegen import GAME_CODES, core_options, position_after, require_variant_in_progress
+from .movegen import GAME_CODES, core_options, game_name, position_after, require_variant_in_progress
 from ..play.neural import NetChoice
 from .neural import variant_net_of_choice
 
@@ -79,8 +79,7 @@ def variant_net_for(game: str | int, ids: tuple[int, ...],
     if one of the players ``ids`` is a neural one, else None (loaded only when it plays)."""
     if not uses_variant_net(ids):
         return None
-    name = game if isinstance(game, str) else next(k for k, v in GAME_CODES.items() if v == game)
-    return variant_net_of_choice(name, choice)
+    return variant_net_of_choice(game if isinstance(game, str) else game_name(game), choice)
 
 
 def play_variant_trials(

@@ -37,6 +37,11 @@ __all__ = [
 GAME_CODES: dict[str, int] = {"plakoto": 0, "fevga": 1}  #: the core's game numbers
 
 
+def game_name(code: int) -> str:
+    """The game of the core's game number ``code`` ("plakoto" or "fevga")."""
+    return next(name for name, c in GAME_CODES.items() if c == code)
+
+
 @dataclass(frozen=True)
 class VariantPlay:
     """One distinct play: the position after it (sides not switched) and its notation."""

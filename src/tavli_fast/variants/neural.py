@@ -32,7 +32,7 @@ from .. import _core
 from ..run.atomic import atomic_file
 from ..play.neural import NetChoice, NeuralNetError, installed_net, weights_checksum
 from .position import VariantPosition, variant_position
-from .movegen import GAME_CODES, require_variant_in_progress
+from .movegen import GAME_CODES, game_name, require_variant_in_progress
 
 __all__ = [
     "MAGIC",
@@ -89,16 +89,12 @@ def variant_net_from_seed(game: str, seed: int, hidden: int = 96) -> _core.Varia
                             rng.uniform(-0.1, 0.1, (5, hidden)), np.zeros(5))
 
 
-def _game_name(code: int) -> str:
-    return next(name for name, c in GAME_CODES.items() if c == code)
-
-
 def save_variant_net(path: str | os.PathLike, net: _core.VariantNet, version: str,
                      **info: object) -> None:
     """Write ``net`` as a weights file (atomically, world-readable) with ``version`` and any
     JSON-able ``info`` (``training`` above all)."""
     arrays = net.arrays()
-    meta = {"magic": MAGIC, "format": FORMAT, "game": _game_name(net.game), "version": version,
+    meta = {"magic": MAGIC, "format": FORMAT, "game": game_name(net.game), "version": version,
             "hidden": net.hidden, "inputs": net.n_inputs, "sha256": weights_checksum(arrays),
             **info}
     with atomic_file(Path(path), readable=True) as f:
@@ -196,15 +192,13 @@ def variant_net_of_choice(game: str, choice: NetChoice | None) -> _core.VariantN
     run was planned."""
     if choice is None or choice.file is None:
         return default_variant_net(game)
-    return _load_checked(game, choice.file, choice.sha256)
+    return _load_checked(game, choice)
 
 
 @functools.cache
-def _load_checked(game: str, path: str, sha256: str) -> _core.VariantNet:
-    net, meta = load_variant_net(path, game)
-    if meta["sha256"] != sha256:
-        raise NeuralNetError(f"{path}: the weights file has changed since the run began "
-                             "(its checksum differs)")
+def _load_checked(game: str, choice: NetChoice) -> _core.VariantNet:
+    net, meta = load_variant_net(choice.file, game)
+    choice.require_unchanged(meta)
     return net
 
 
