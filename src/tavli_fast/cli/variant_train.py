@@ -9,7 +9,8 @@
 ``tavli-train`` hands every command line with ``--game`` to this module (``cli/train.py``
 trains the backgammon net). ``--refit GAMES`` refits a net's readouts to the outcomes of
 GAMES of its own self-play games (``training/variant_refit.py``), every weight with
-``--refit-hidden``. Progress goes to stderr every --log-every games; the seed is echoed. The exported file records the run and the commands that made it.
+``--refit-hidden``. Progress goes to stderr every --log-every games; the seed is echoed. The
+exported file records the run and the commands that made it.
 """
 
 from __future__ import annotations

@@ -236,7 +236,6 @@ class Position:
         return _draw(self)
 
 
-# --------------------------------------------------------------------- validation
 # --------------------------------------------------------------------- move generation
 # movegen's generate_positions and require_game_in_progress live here, beside the Position
 # whose plays() needs them (movegen imports this module); movegen gives them under its name.
@@ -260,6 +259,7 @@ def generate_positions(position: Position, die1: int, die2: int) -> list[Positio
     return [Position.from_board(board) for board in boards]
 
 
+# --------------------------------------------------------------------- validation
 def _validated_board(board: ArrayLike) -> np.ndarray:
     """A C-contiguous int8 copy of ``board`` after every rule of a legal position is checked."""
     try:

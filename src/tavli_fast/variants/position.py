@@ -405,7 +405,6 @@ def _game_of_id(text: str) -> str | None:
         return None
 
 
-
 # ------------------------------------------------------------------ the readable form
 # ``x 24:13 13:2; o 24:14 12:1*``: ``x`` is the player on roll, ``o`` the opponent; each lists
 # ``point:count`` in that side's OWN numbering (24 = where its checkers start, 1-6 its home
@@ -463,5 +462,6 @@ def variant_text(position: VariantPosition) -> str:
         return " ".join([letter, *items])
 
     return f"{side('x', position.me, position.me_pinned)}; {side('o', position.opp, position.opp_pinned)}"
+
 
 OTHER_GAME_IDS.append(_game_of_id)
