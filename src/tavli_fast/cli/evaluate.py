@@ -55,6 +55,10 @@ def _parser(prog: str, description: str) -> OneLineParser:
     return p
 
 
+def build_eval_parser() -> OneLineParser:
+    return _parser("tavli-eval", "The neural net's probabilities for the side on roll.")
+
+
 def _load(prog: str, args):
     """(position, net) or an exit status."""
     try:
@@ -71,7 +75,7 @@ def _load(prog: str, args):
 
 @entry_point
 def eval_main(argv: Sequence[str] | None = None) -> int:
-    args = _parser("tavli-eval", "The neural net's probabilities for the side on roll.").parse_args(argv)
+    args = build_eval_parser().parse_args(argv)
     if args.game:
         return variant_eval(args)
     loaded = _load("tavli-eval", args)
@@ -128,8 +132,7 @@ def print_cube(decision) -> None:
     print(f"  Proper cube action: {decision.action}")
 
 
-@entry_point
-def hint_main(argv: Sequence[str] | None = None) -> int:
+def build_hint_parser() -> OneLineParser:
     p = _parser("tavli-hint", "The cube decision before the roll, or the plays of a roll, by the "
                 "neural net (0 and 1 ply).")
     p.add_argument("--dice", help="the roll, e.g. 31 (default: the XGID's dice; with no dice at "
@@ -140,10 +143,23 @@ def hint_main(argv: Sequence[str] | None = None) -> int:
                    f"dice, TRIALS a play at most (default {DEFAULT_TRIALS:,}); as tavli-rollout --dice")
     rollout = p.add_argument_group("with --rollout")
     add_plays_options(rollout, with_dice=False)
-    for option, kwargs in (("--seed", {"type": _seed}), ("--cubeful", {"action": "store_true"}),
-                           ("--checkpoint", {}), ("--resume", {}), ("--no-progress", {"action": "store_true"})):
-        rollout.add_argument(option, **kwargs)
+    rollout.add_argument("--seed", type=_seed,
+                         help="master seed of the rollout (default: random, always printed)")
+    rollout.add_argument("--cubeful", action="store_true",
+                         help="play the position's cube (money or match) in every game and rank "
+                         "the plays by cubeful equity")
+    rollout.add_argument("--checkpoint", metavar="FILE", help="keep the rollout's progress in FILE (JSON)")
+    rollout.add_argument("--resume", metavar="FILE",
+                         help="continue the candidate-play rollout saved in FILE (its settings; "
+                         "keeps saving to it)")
+    rollout.add_argument("--no-progress", action="store_true", help="no progress bar on stderr")
     add_executor_options(rollout)
+    return p
+
+
+@entry_point
+def hint_main(argv: Sequence[str] | None = None) -> int:
+    p = build_hint_parser()
     args = p.parse_args(argv)
     if args.rollout is not None or args.resume is not None:
         return run_command("tavli-hint", p, _hint_rollout, argv)

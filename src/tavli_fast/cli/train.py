@@ -103,6 +103,10 @@ def _readouts(text: str) -> tuple[int, ...]:
 def build_parser() -> argparse.ArgumentParser:
     p = OneLineParser(prog=PROG, description="Train the neural evaluator by TD(0) or TD(lambda) "
                                              "self-play, or by supervised refinement.")
+    p.add_argument("--game", choices=("plakoto", "fevga"), default=None,
+                   help="train a Plakoto or Fevga net instead, with that trainer's options (TD "
+                   "self-play, --refit GAMES to refit a net's readouts to its own games, "
+                   "--refit-hidden, --weights, --recipe): tavli-train --game plakoto --help")
     p.add_argument("--games", type=parse_count, help="total games (resumed runs count theirs)")
     p.add_argument("--seed", type=int, default=None, help="seed of the weights and dice (new runs)")
     p.add_argument("--hidden", type=parse_count, default=None,
@@ -118,14 +122,16 @@ def build_parser() -> argparse.ArgumentParser:
                    help="a net of the raw inputs only (by default the hand features are added, "
                         "also to a resumed net that lacks them)")
     p.add_argument("--checkpoint", help="save the run here (every --checkpoint-every games)")
-    p.add_argument("--checkpoint-every", type=parse_count, default=50_000)
+    p.add_argument("--checkpoint-every", type=parse_count, default=50_000, metavar="GAMES",
+                   help="games between checkpoints (default 50,000)")
     p.add_argument("--resume", help="continue the run saved in this checkpoint")
     p.add_argument("--init-from", dest="init_from", metavar="WEIGHTS",
                    help="a new run starting from this weights file's net instead of random "
                         "weights (the shipped one: tavli_fast.neural.default_weights_path())")
     p.add_argument("--rate", type=_rate, default=None,
                    help="with --resume: the learning rate from here on (decaying as before)")
-    p.add_argument("--log-every", type=parse_count, default=10_000)
+    p.add_argument("--log-every", type=parse_count, default=10_000, metavar="GAMES",
+                   help="games between progress lines on stderr (default 10,000)")
     p.add_argument("--average", nargs="+", metavar="CHECKPOINT",
                    help="instead of training: export the mean of these checkpoints' nets")
     p.add_argument("--recipe", nargs="?", const="", metavar="WEIGHTS",

@@ -41,7 +41,9 @@ log = logging.getLogger(PROG)
 
 def build_parser() -> argparse.ArgumentParser:
     p = OneLineParser(prog=PROG, description="Train a Plakoto or Fevga net by TD(lambda) self-play.")
-    p.add_argument("--game", choices=("plakoto", "fevga"), required=True)
+    p.add_argument("--game", choices=("plakoto", "fevga"), required=True,
+                   help="the game whose net is trained (without --game, tavli-train trains the "
+                   "backgammon net)")
     p.add_argument("--games", type=parse_count, default=None,
                    help="total games (a resumed run counts its own); required but with --recipe")
     p.add_argument("--seed", type=int, default=None, help="seed of the weights and dice (new runs)")
@@ -51,9 +53,11 @@ def build_parser() -> argparse.ArgumentParser:
                    help="the rate is alpha / (1 + games / this) (new runs)")
     p.add_argument("--lambda", dest="lam", type=float, default=0.7, help="TD's lambda (new runs)")
     p.add_argument("--checkpoint", help="save the run here (every --checkpoint-every games)")
-    p.add_argument("--checkpoint-every", type=parse_count, default=20_000)
+    p.add_argument("--checkpoint-every", type=parse_count, default=20_000, metavar="GAMES",
+                   help="games between checkpoints (default 20,000)")
     p.add_argument("--resume", help="continue the run saved in this checkpoint")
-    p.add_argument("--log-every", type=parse_count, default=10_000)
+    p.add_argument("--log-every", type=parse_count, default=10_000, metavar="GAMES",
+                   help="games between progress lines on stderr (default 10,000)")
     p.add_argument("--export", help="write the trained net as a weights file")
     p.add_argument("--net-version", dest="net_version", default=None, help="version name for --export")
     p.add_argument("--refit", type=parse_count, default=None, metavar="GAMES",
@@ -66,8 +70,8 @@ def build_parser() -> argparse.ArgumentParser:
                    help="the net that --refit starts from (default: the shipped net)")
     p.add_argument("--recipe", nargs="?", const="", metavar="WEIGHTS",
                    help="print how a net was made (default: the shipped net of --game)")
-    p.add_argument("-v", "--verbose", action="count", default=0)
-    p.add_argument("-q", "--quiet", action="count", default=0)
+    p.add_argument("-v", "--verbose", action="count", default=0, help="more log output")
+    p.add_argument("-q", "--quiet", action="count", default=0, help="less log output (-q: no progress lines)")
     p.add_argument("--version", action="version", version=f"tavli_fast {__version__}")
     return p
 
