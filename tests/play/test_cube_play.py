@@ -380,7 +380,7 @@ def test_r24_hint_at_a_match_score_values_each_play_at_the_prices(capsys):
     assert report["gammon_prices"]["mover"]["win_gammon"] == pytest.approx(mine[0])
     assert report["gammon_prices"]["opponent"]["lose_backgammon"] == pytest.approx(theirs[3])
     for play in report["plays"]:
-        board = tf.Position.from_id(play["position_id"]).board
+        board = tf.Position.from_id(play["position_id"]).sides_switched().board  # the mover's view
         assert play["equity_0ply"] == pytest.approx(_priced(_after(net, [board])[0], mine), abs=1e-5)
         if play["equity_1ply"] is not None:
             assert play["equity_1ply"] == pytest.approx(_look(net, board, mine, theirs), abs=1e-5)
@@ -389,5 +389,5 @@ def test_r24_hint_at_a_match_score_values_each_play_at_the_prices(capsys):
     assert money["gammon_prices"] is None
     ones = np.ones(4)
     for play in money["plays"][:3]:
-        board = tf.Position.from_id(play["position_id"]).board
+        board = tf.Position.from_id(play["position_id"]).sides_switched().board  # the mover's view
         assert play["equity_0ply"] == pytest.approx(_priced(_after(net, [board])[0], ones), abs=1e-5)

@@ -906,7 +906,10 @@ def test_hint_cli_ranks_every_play(capsys):
     zero = [p["equity_0ply"] for p in plays[3:]]
     assert zero == sorted(zero, reverse=True)
     assert min(p["equity_0ply"] for p in plays[:3]) >= max(zero)     # the 3 best by 0 ply
-    assert set(p["position_id"] for p in plays) == set(tf.legal_positions("4HPwATDgc/ABMA", 3, 1))
+    # each play's position after it, the opponent on roll (as gnubg writes it, issue 51)
+    after = {tf.Position.from_id(i).sides_switched().position_id()
+             for i in tf.legal_positions("4HPwATDgc/ABMA", 3, 1)}
+    assert set(p["position_id"] for p in plays) == after
 
 
 def test_hint_api_gives_the_clis_ranking_and_rejects_bad_input(capsys):

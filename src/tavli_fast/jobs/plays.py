@@ -295,7 +295,7 @@ def _screened(position: Position, dice: tuple[int, int], count: int | None, wind
     top = DEFAULT_CANDIDATES if count is None else count
     custom = net_of_choice(net) if net is not None and net.file is not None else None
     ranked = hint(position, *dice, top=max(top, DEFAULT_CANDIDATES), net=custom)
-    plays = {p.position.position_id(): p for p in position.plays(*dice)}
+    plays = {p.position.sides_switched().position_id(): p for p in position.plays(*dice)}
     best = ranked[0].equity_1ply
     chosen = []
     for r in ranked[:top]:

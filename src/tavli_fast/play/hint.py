@@ -25,9 +25,10 @@ _PRICE_NAMES = ("win_gammon", "lose_gammon", "win_backgammon", "lose_backgammon"
 
 @dataclass(frozen=True)
 class RankedPlay:
-    """One play of the roll: the Position ID after it (sides not switched, as
-    ``legal_positions`` gives them), its notation, and its equities (``equity_1ply`` None
-    where the 1-ply look was not made)."""
+    """One play of the roll: the Position ID after it, the opponent on roll (sides
+    switched, as gnubg writes a play's position and as every result of the package gives a
+    play's ``position_id``), its notation, and its equities (``equity_1ply`` None where the
+    1-ply look was not made)."""
 
     position_id: str
     play: str
@@ -53,7 +54,7 @@ def hint(position: str | Position, die1: int, die2: int, *, top: int = 5,
     ranked = sorted(((net.move_equity(p.position.board, prices=mine), p)
                      for p in pos.plays(d1, d2)), key=lambda item: -item[0])
     plays = [
-        RankedPlay(p.position.position_id(), p.notation or "(no play)", equity,
+        RankedPlay(p.position.sides_switched().position_id(), p.notation or "(no play)", equity,
                    net.move_equity(p.position.board, ply=1, prices=mine, reply_prices=theirs)
                    if i < top else None)
         for i, (equity, p) in enumerate(ranked)
