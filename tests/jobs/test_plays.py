@@ -214,6 +214,20 @@ def test_an_xgid_with_its_dice_rolls_out_the_candidates(capsys):
     assert "Candidate plays of 52" in out and "common dice" in out
 
 
+def test_hint_rollout_prints_the_hint_first_then_the_rollout(capsys):
+    """usage.md's promise (issue 51): `tavli-hint --rollout` is the hint, then the candidates
+    rolled out; --json stays one document, the rollout's."""
+    assert hint_main(["--position", "start", "--dice", "62"]) == 0
+    hint_alone = capsys.readouterr().out
+    argv = ["--position", "start", "--dice", "62", "--rollout", "36", "--jobs", "1", "--seed", "1",
+            "--plays", "24/18 13/11,13/5", "--no-progress"]
+    assert hint_main(argv) == 0
+    out = capsys.readouterr().out
+    assert out.startswith(hint_alone) and "Candidate plays of 62" in out[len(hint_alone):]
+    assert hint_main([*argv, "--json"]) == 0
+    assert json.loads(capsys.readouterr().out)["plays"][0]["trials"] == 36
+
+
 @pytest.mark.slow
 def test_hint_rollout_and_plot(tmp_path, capsys):
     png = tmp_path / "plays.png"

@@ -202,16 +202,45 @@ def hint_main(argv: Sequence[str] | None = None) -> int:
     if args.json:
         print(json.dumps(report, indent=2))
     else:
-        basis = ("at the score's gammon prices" if report["gammon_prices"] else "money")
-        print_plays(f"Position ID {report['position_id']}, dice {dice[0]}{dice[1]} "
-                    f"(cubeless equity for the mover, {basis})", plays)
+        _print_ranked(report)
     return 0
 
 
+def _print_ranked(report: dict) -> None:
+    """The plays of a roll ranked by the net, as text (``report``: tavli-hint's JSON)."""
+    basis = ("at the score's gammon prices" if report["gammon_prices"] else "money")
+    d1, d2 = report["dice"]
+    print_plays(f"Position ID {report['position_id']}, dice {d1}{d2} "
+                f"(cubeless equity for the mover, {basis})", report["plays"])
+
+
+def _print_hint_first(args) -> None:
+    """tavli-hint --rollout's text report starts with the hint itself: the plays ranked by
+    the net (0 and 1 ply), so the rollout's table below can be read against it. Input the
+    hint cannot read is left to the rollout, which reports it (one line, exit status 2)."""
+    try:
+        position, _ = resolve_position(args.position)
+        dice = parse_dice(args.dice) if args.dice is not None else position.context.dice
+        if dice is None or args.top < 0:
+            return
+        plays = [p.to_dict() for p in hint(position, dice[0], dice[1], top=args.top,
+                                           net=evaluator(args.weights))]
+    except ValueError:
+        return
+    _print_ranked({"position_id": position.position_id(), "dice": list(dice), "plays": plays,
+                   "gammon_prices": prices_report(position)})
+    print()
+    print("Rolled out (the candidate plays on common dice):")
+    sys.stdout.flush()
+
+
 def _hint_rollout(args) -> int:
-    """tavli-hint --rollout: the candidate plays rolled out (tavli-rollout --dice's job)."""
+    """tavli-hint --rollout: the hint (text only; --json prints the rollout's one document),
+    then the candidate plays rolled out (tavli-rollout --dice's job)."""
     if args.game:
         raise UsageError("--rollout: the candidate plays are rolled out for backgammon and Portes")
+    if args.resume is None and not args.json:
+        _print_hint_first(args)
     settings = {"position": args.position, "dice": args.dice, "trials": args.rollout,
                 "seed": args.seed, "cubeful": True if args.cubeful else None,
                 "weights": args.weights}
