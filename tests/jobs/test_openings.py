@@ -460,25 +460,27 @@ def _cli_settings(monkeypatch, args: list[str]) -> dict:
     return seen
 
 
-def test_cli_defaults_screen_then_full_trials_without_vr(monkeypatch):
-    """Issue 10's defaults: a short run of 12,960 for every play, 90,720 for the plays within
-    0.06 of their roll's best, the net at 0 ply without VR (plain games reach an SE sooner)."""
+def test_cli_defaults_screen_then_full_trials_luck_adjusted(monkeypatch):
+    """Issues 10 and 51's defaults: a short run of 1,296 for every play, 2,592 for the plays
+    within 0.06 of their roll's best, the net at 0 ply luck-adjusted (the library's default,
+    as in every command: bench/vr_default.py)."""
     s = _cli_settings(monkeypatch, [])
-    assert (s["trials"], s["screen"], s["screen_trials"], s["vr"]) == (90_720, 0.06, 12_960, False)
+    assert (s["trials"], s["screen"], s["screen_trials"], s["vr"]) == (2_592, 0.06, 1_296, None)
     assert s["players"] is None  # the library's default player: the strongest there is
-    # 90,720 games at the neural player's standard deviation of about 1.31 give an SE below 0.005.
-    assert 1.31 / math.sqrt(s["trials"]) < 0.005
+    # 2,592 luck-adjusted games at their standard deviation of about 0.21 (bench/vr_default.py:
+    # SE 0.061 x sqrt(CPU s) in 27.6 s for 324 trials) give an SE below 0.005.
+    assert 0.21 / math.sqrt(s["trials"]) < 0.005
 
 
 def test_cli_screening_and_vr_follow_the_options(monkeypatch):
     s = _cli_settings(monkeypatch, ["--no-screen", "--player", "neural"])
-    assert s["screen"] is None and s["screen_trials"] is None and s["trials"] == 90_720
+    assert s["screen"] is None and s["screen_trials"] is None and s["trials"] == 2_592
     assert s["vr"] is None  # a named neural player: the library turns VR on
     s = _cli_settings(monkeypatch, ["--trials", "1296"])  # a short run of all trials screens nothing
     assert s["screen"] is None and s["trials"] == 1296
     s = _cli_settings(monkeypatch, ["--trials", "1e5"])
     assert (s["screen"], s["screen_trials"]) == (0.06, None)  # the library's max(1296, trials/7)
     s = _cli_settings(monkeypatch, ["--screen", "0.1", "--vr"])
-    assert (s["screen"], s["screen_trials"], s["vr"]) == (0.1, 12_960, True)
+    assert (s["screen"], s["screen_trials"], s["vr"]) == (0.1, 1_296, True)
     s = _cli_settings(monkeypatch, ["--game", "plakoto", "--trials", "2592"])
     assert s["vr"] is None and s["screen"] == 0.06

@@ -43,7 +43,6 @@ PROG = "tavli-openings"
 # With no players named, the net at 0 ply plays without variance reduction: at 0 ply the luck
 # tables cost about 46 times a plain game and cut the variance 16-fold, so plain games reach a
 # given SE in a third of the time (README, performance). Naming a neural player turns VR on.
-DEFAULT_VR = False
 DEFAULT_REPLY_TRIALS = DEFAULT_CHUNK_SIZE  # per reply roll (--replies)
 
 
@@ -111,8 +110,8 @@ def build_parser() -> OneLineParser:
     vr = p.add_mutually_exclusive_group()
     vr.add_argument("--vr", dest="vr", action="store_true", default=None,
                     help="variance reduction: take each roll's luck by the net off every figure "
-                    "(default: on when a neural player is named; off for the default player, the "
-                    "net at 0 ply, where plain games reach a given SE about 3 times sooner)")
+                    "(default: on when a neural player plays, the default player included, as in "
+                    "every command: the smallest SE per CPU-second, bench/vr_default.py)")
     vr.add_argument("--no-vr", dest="vr", action="store_false", help="no variance reduction")
     p.add_argument("--cache-dir", default=None, metavar="DIR", help="where the bear-off databases are kept")
     p.add_argument("--weights", default=None, metavar="FILE",
@@ -152,9 +151,7 @@ def run(args: argparse.Namespace) -> int:
         screen = DEFAULT_SCREEN  # (a short run of all the trials would screen nothing)
     if screen is not None and screen_trials is None and args.trials is None:
         screen_trials = DEFAULT_SCREEN_TRIALS
-    vr = args.vr
-    if vr is None and players is None and args.game is None:
-        vr = DEFAULT_VR     # the default player's benchmarked setting
+    vr = args.vr    # None: the library's default, on when a neural player plays (Portes)
     settings = dict(
         trials=trials, players=players, seed=args.seed, rules=args.rules or "backgammon",
         rolls=args.rolls, screen=screen, screen_trials=screen_trials,

@@ -38,14 +38,14 @@ from . import (
 )
 
 PROG = "tavli-rollout"
-#: The default players: the strongest we have (the net), at the depth and VR setting that gave
-#: the smallest equity SE per CPU-second in bench/perf_vr.py (README, performance): 0 ply
-#: without variance reduction (at 0 ply the luck tables cost more than they save).
+#: The default players: the strongest we have (the net) at 0 ply, luck-adjusted as every
+#: command and function plays the net in a cubeless game (the smallest SE per CPU-second
+#: measured for rollouts, candidate plays, openings and replies: bench/vr_default.py).
 DEFAULT_PLAYERS = ("neural", "neural")
-DEFAULT_VR = False
-DEFAULT_PLAYERS_WHY = ("the net at 0 ply without --vr, the smallest equity SE per CPU-second "
-                       "measured (bench/perf_vr.py); --ply 1 plays stronger, --vr is then the default")
-DEFAULT_TRIALS = 12_960  # 10 x 1296: whole blocks of stratified first two rolls; a few seconds
+DEFAULT_PLAYERS_WHY = ("the net at 0 ply, luck-adjusted (--vr, the default for the net in every "
+                       "command: the smallest SE per CPU-second, bench/vr_default.py); --ply 1 "
+                       "plays stronger")
+DEFAULT_TRIALS = 1296  # a whole block of stratified first two rolls; luck-adjusted, a few seconds
 
 
 class _VersionAction(argparse.Action):
@@ -120,7 +120,8 @@ def build_parser() -> OneLineParser:
     vr = p.add_mutually_exclusive_group()
     vr.add_argument("--vr", dest="vr", action="store_true", default=None,
                     help="variance reduction: also report figures with each roll's luck taken off "
-                    "(default: on for the neural players in a cubeless rollout)")
+                    "(default: on when a neural player plays a cubeless Portes game, in every "
+                    "command; bench/vr_default.py)")
     vr.add_argument("--no-vr", dest="vr", action="store_false", help="no variance reduction")
     p.add_argument("--truncate-plies", type=parse_count, default=None, metavar="N",
                    help="stop each game after N plies and count the net's cubeless estimate: fast "
@@ -237,9 +238,6 @@ def run(args: argparse.Namespace) -> int:
     })
     if settings["chunk_size"] is None:
         del settings["chunk_size"]
-    if args.resume is None and settings["players"] == DEFAULT_PLAYERS and players_from_args(args) is None \
-            and settings["vr"] is None and settings["ply"] is None:
-        settings["vr"] = DEFAULT_VR     # the default players' benchmarked setting
 
     with TqdmProgress(settings["trials"], enabled=not (args.no_progress or args.json)) as bar:
         try:

@@ -82,14 +82,15 @@ OPENING_FIGURES = FIGURES  # the same six figures, in the order of the core's mo
 #: Trials per unit of work (one roll x one chunk): a whole block of stratified first two rolls.
 DEFAULT_CHUNK_SIZE = 1296
 
-#: ``tavli-openings``' defaults (issue 10): every play gets a short run of SCREEN_TRIALS, the
-#: plays within SCREEN of their roll's best get TRIALS in all, so each roll's best play ends with
-#: an equity SE of about 0.0045 (neural 0 ply: a game's equity has a standard deviation of about
-#: 1.31), and all 15 rolls take about 25 minutes on 2 cores. 0.06 is 4 SEs of the short run's
-#: paired difference (about 0.015), so a play worth running is practically never screened out.
-DEFAULT_TRIALS = 70 * DEFAULT_CHUNK_SIZE
+#: ``tavli-openings``' defaults (issues 10 and 51): every play gets a short run of
+#: SCREEN_TRIALS, the plays within SCREEN of their roll's best get TRIALS in all, luck-adjusted
+#: (the net's default, bench/vr_default.py), so each roll's best play ends with an equity SE of
+#: about 0.004 (a luck-adjusted game's equity has a standard deviation of about 0.21 at 0 ply,
+#: against 1.31 plain). 0.06 is about 4 SEs of the short run's paired difference, so a play
+#: worth running is practically never screened out.
+DEFAULT_TRIALS = 2 * DEFAULT_CHUNK_SIZE
 DEFAULT_SCREEN = 0.06
-DEFAULT_SCREEN_TRIALS = 10 * DEFAULT_CHUNK_SIZE
+DEFAULT_SCREEN_TRIALS = DEFAULT_CHUNK_SIZE
 
 #: The names the openings' unit and tally had before the plays of any roll shared them.
 OpeningUnit = CandidateUnit
