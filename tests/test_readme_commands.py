@@ -185,3 +185,105 @@ def test_the_python_sections_script_runs(doc, tmp_path):
     p = subprocess.run([sys.executable, "example.py"], cwd=tmp_path, capture_output=True,
                        text=True, timeout=300)
     assert p.returncode == 0, f"{doc}: {p.stderr[-2000:]}"
+
+
+# ---------------------------------------------------------------------------------------------
+# Time notes (issue 51): a documented command that takes more than a minute on 2 cores says
+# about how long beside it ("~2 min", "~16 h", "~300 CPU-hours").
+# ---------------------------------------------------------------------------------------------
+
+#: The documents whose code blocks hold commands to run, beyond the two DOCS above.
+NOTED_DOCS = ("README.md", "docs/usage.md", "docs/variants.md", "docs/cluster.md")
+TIME_NOTE = re.compile(r"~\s?\d[\d.,]*(-\d[\d.,]*)?\s?(s|min|h|CPU-hours)\b")
+#: Players that play without the net (their games are never luck-adjusted, and fast).
+PLAIN_PLAYERS = {"random", "pubeval", "greedy", "bearoff", "heuristic"}
+
+
+def _option(argv: list[str], name: str) -> str | None:
+    for i, arg in enumerate(argv[:-1]):
+        if arg == name:
+            return argv[i + 1]
+    prefix = name + "="
+    return next((a[len(prefix):] for a in argv if a.startswith(prefix)), None)
+
+
+def _count(argv: list[str], name: str) -> float | None:
+    value = _option(argv, name)
+    return None if value is None else float(value.replace("_", ""))
+
+
+def _luck_adjusted_net(argv: list[str]) -> bool:
+    """Whether the line's games are the net's, luck-adjusted (the default of every command)."""
+    names = set(",".join(filter(None, (_option(argv, "--players"), _option(argv, "--player"))))
+                .split(",")) - {""}
+    return not (names and names <= PLAIN_PLAYERS) and not any(
+        o in argv for o in ("--no-vr", "--cubeful", "--game"))
+
+
+def _with_dice(argv: list[str]) -> bool:
+    position = _option(argv, "--position") or ""
+    fields = position.removeprefix("XGID=").split(":")
+    return "--dice" in argv or (len(fields) == 10 and fields[4] != "00")
+
+
+def takes_minutes(argv: list[str]) -> bool:
+    """A rule of thumb, from the speeds in docs/performance.md: luck-adjusted net games run at
+    about 170 a second on 2 cores (plain ones 3,000-40,000), TD training about 1,000 games a
+    second, supervised targets and fits minutes at the least."""
+    tool = argv[0]
+    if tool == "tavli-train":
+        return any(o in argv for o in ("--targets", "--fit", "--refit")) or (
+            (_count(argv, "--games") or 0) >= 1e5)
+    if "--scheduler" in argv:
+        return (_count(argv, "--trials") or 0) >= 1e5
+    if tool not in ("tavli-rollout", "tavli-openings", "tavli-hint") or not _luck_adjusted_net(argv):
+        return False
+    trials = _count(argv, "--trials")
+    if tool == "tavli-hint":
+        return "--rollout" in argv
+    if tool == "tavli-openings":
+        return trials is None or trials >= 1296 or "--replies" in argv
+    return _with_dice(argv) or (trials or 0) >= 5000
+
+
+def noted_lines() -> list[tuple[str, str]]:
+    out = []
+    for doc in NOTED_DOCS:
+        for block in code_blocks((ROOT / doc).read_text(encoding="utf-8")):
+            out += [(doc, line) for line in block.splitlines() if line.startswith("tavli-")]
+    return out
+
+
+@pytest.mark.parametrize("doc, line", noted_lines(), ids=lambda v: v[:60] if isinstance(v, str) else v)
+def test_a_command_that_takes_minutes_says_how_long(doc, line):
+    argv = shlex.split(line, comments=True)
+    if takes_minutes(argv):
+        assert TIME_NOTE.search(line.partition("#")[2]), f"{doc}: no time note beside {line!r}"
+
+
+def test_the_rule_of_thumb_tells_long_commands_from_short_ones():
+    long = ["tavli-rollout --dice 43", "tavli-openings --rolls 31 --replies '8/5 6/5'",
+            "tavli-rollout --trials 1e7", "tavli-train --games 1e6", "tavli-hint --dice 62 --rollout",
+            "tavli-rollout --position XGID=-b----E-C---eE---c-e----B-:0:0:1:52:0:0:0:0:10"]
+    short = ["tavli-rollout --trials 1e6 --player random", "tavli-rollout --player neural --cubeful",
+             "tavli-openings --trials 5184 --player pubeval", "tavli-train --recipe x.npz",
+             "tavli-rollout --position XGID=-b----E-C---eE---c-e----B-:0:0:1:00:0:0:0:0:10"]
+    assert all(takes_minutes(shlex.split(c)) for c in long)
+    assert not any(takes_minutes(shlex.split(c)) for c in short)
+
+
+def test_the_quick_start_says_to_activate_the_environment():
+    body = section((ROOT / "README.md").read_text(encoding="utf-8"), "## Quick start")
+    prose = "\n".join(line for line in body.splitlines() if not line.startswith("tavli-"))
+    assert ". .venv/bin/activate" in prose and ".venv/bin/tavli-rollout" in prose
+
+
+def test_the_cubeful_plot_example_ranks_plays_that_differ():
+    """usage.md's cubeful --plot example is a position whose plays have different cubeful
+    equities (its first was a bear-off where every play was worth +1.000)."""
+    import tavli_fast as tf
+
+    (argv,) = [a for _, _, a in LINES if "--plot" in a and "--cubeful" in a]
+    r = tf.rollout_plays(_option(argv, "--position"), _option(argv, "--dice"), 36, cubeful=True,
+                         candidates=3, stop_when_decided=None, players="pubeval", seed=1, jobs=1)
+    assert len({round(p.equity, 3) for p in r.plays}) > 1
