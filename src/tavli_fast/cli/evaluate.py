@@ -239,12 +239,11 @@ def _hint_rollout(args) -> int:
     then the candidate plays rolled out (tavli-rollout --dice's job)."""
     if args.game:
         raise UsageError("--rollout: the candidate plays are rolled out for backgammon and Portes")
-    if args.resume is None and not args.json:
-        _print_hint_first(args)
     settings = {"position": args.position, "dice": args.dice, "trials": args.rollout,
                 "seed": args.seed, "cubeful": True if args.cubeful else None,
                 "weights": args.weights}
-    return run_plays("tavli-hint", args, settings, executor_settings(args))
+    first = None if args.resume is not None or args.json else (lambda: _print_hint_first(args))
+    return run_plays("tavli-hint", args, settings, executor_settings(args), preface=first)
 
 
 if __name__ == "__main__":  # pragma: no cover

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import argparse
 import json
-from typing import Any
+from typing import Any, Callable
 
 from ..api import rollout_plays
 from ..game.resolve import resolve_position
@@ -102,9 +102,10 @@ def _check_options(args: argparse.Namespace) -> None:
 
 
 def run_plays(prog: str, args: argparse.Namespace, settings: dict[str, Any],
-              executor: dict[str, Any]) -> int:
+              executor: dict[str, Any], preface: Callable[[], None] | None = None) -> int:
     """Roll out the candidate plays with ``settings`` (rollout_plays' keywords, None where
-    not given) and print the result; the exit status."""
+    not given) and print the result; the exit status. ``preface``, once the options are
+    checked and before the rollout starts: what to print first (tavli-hint's hint)."""
     _check_options(args)
     for path, option in ((args.plot, "--plot"), (args.checkpoint, "--checkpoint")):
         if path is not None:
@@ -121,6 +122,8 @@ def run_plays(prog: str, args: argparse.Namespace, settings: dict[str, Any],
                         args.stop_when_decided if args.stop_when_decided is not None else DEFAULT_STOP)}
         fill_defaults(settings, {"position": "start", "trials": DEFAULT_TRIALS})
         settings = {k: v for k, v in settings.items() if v is not None or k == "stop_when_decided"}
+    if preface is not None:
+        preface()
     total = settings.get("trials") or DEFAULT_TRIALS
     with TqdmProgress(total, enabled=not (args.no_progress or args.json)) as bar:
         result = rollout_plays(**public_settings(settings, executor), checkpoint=args.checkpoint,
