@@ -40,9 +40,8 @@ from ..jobs.openings import (
 )
 
 PROG = "tavli-openings"
-# With no players named, the net at 0 ply plays without variance reduction: at 0 ply the luck
-# tables cost about 46 times a plain game and cut the variance 16-fold, so plain games reach a
-# given SE in a third of the time (README, performance). Naming a neural player turns VR on.
+# The net's games are luck-adjusted unless --no-vr, as in every command (the library's default:
+# the smaller SE per CPU-second for openings and replies too, bench/vr_default.py).
 DEFAULT_REPLY_TRIALS = DEFAULT_CHUNK_SIZE  # per reply roll (--replies)
 
 
