@@ -22,8 +22,8 @@ work on a shared machine disturbs it little), with the default players (the ship
 "SE x sqrt(CPU s)" is the SE a run of one CPU-second would reach (SE falls as 1/sqrt(CPU
 time)); the gain from VR is its ratio plain / VR (above 1: VR reaches a given SE sooner;
 the CPU time to reach a given SE scales as the gain squared). The VR runs play fewer trials
-than the plain ones (a luck-adjusted 0-ply game costs about 20 plain ones), so that each
-pair costs about the same. Read the ratios to about +-15 %: the SEs come from a few
+than the plain ones (a luck-adjusted 0-ply game costs about 20 plain ones); the ratio does
+not depend on the trials, only its precision does. Read the ratios to about +-15 %: the SEs come from a few
 thousand games.
 """
 
