@@ -113,3 +113,42 @@ def cube_analysis(const double[::1] probabilities, double x, int value, int owne
         cube_analyse(&probabilities[0], x, &s, &a)
     return (a.cubeless, a.nd, a.dt, a.dp, a.mwc_nd, a.mwc_dt, a.mwc_dp, a.action,
             bool(a.can_double), bool(a.exact))
+
+
+def cube_analysis_match_exact(const int8_t[:, ::1] board, int value, int owner, int max_value,
+                              int away_me, int away_opp, bint crawford, MatchTableC met,
+                              BearoffTables bearoff, int64_t budget):
+    """Exact match-play cube analysis of a position inside the two-sided bear-off database
+    (_bearoff_match.pxi): (cubeless, nd, dt, dp, mwc_nd, mwc_dt, mwc_dp, action,
+    can_double, n_me, n_opp), or None when the solve would hold more than `budget` values.
+    Raises ValueError for a money cube state or a position outside the database."""
+    cdef CubeState s
+    cdef CubeAnalysis a
+    cdef MatchDPResult m
+    cdef Board b
+    cdef int code
+    cdef MoveGen* g
+    if away_me <= 0 or away_opp <= 0:
+        raise ValueError("the exact match solve needs a match score (away counts >= 1)")
+    if bearoff is None:
+        raise ValueError("the exact match solve needs the two-sided bear-off database")
+    _cube_state(&s, value, owner, max_value, False, False, away_me, away_opp, crawford, met)
+    _load_board(board, &b)
+    g = _new_movegen()
+    try:
+        with nogil:
+            code = bearoff_match_solve(&bearoff.db, &b, &s, g, budget, &m)
+    finally:
+        free(g)
+    if code == MDP_OUTSIDE:
+        raise ValueError("not a game in progress with both sides inside the two-sided "
+                         "bear-off database")
+    if code == MDP_NO_MEMORY:
+        raise MemoryError("out of memory solving the match-play bear-off")
+    if code == MDP_MOVEGEN:
+        raise RuntimeError("move generator overflow in a bear-off position")
+    if code == MDP_TOO_BIG:
+        return None
+    cube_analysis_from_match_dp(&m, &s, &a)
+    return (a.cubeless, a.nd, a.dt, a.dp, a.mwc_nd, a.mwc_dt, a.mwc_dp, a.action,
+            bool(a.can_double), m.n_me, m.n_opp)
