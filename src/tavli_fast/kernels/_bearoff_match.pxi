@@ -1,4 +1,4 @@
-# Exact match-play cube decisions inside the two-sided bear-off database (rules R21-R25).
+# Exact cube decisions at a match score inside the two-sided bear-off database (R21-R25).
 # Included by _core.pyx after _cube.pxi (its match table, cube state and actions).
 #
 # For one position pair at one score, the cubeful game is solved by dynamic programming
@@ -24,6 +24,11 @@
 # A pair is solved after every pair its plays reach: for each of X's positions (rising)
 # and each of Y's (rising), first Y on roll at (y, x), which needs X on roll at (x, y' <
 # y), then X on roll at (x, y), which needs Y on roll at (y, x' < x).
+#
+# The same solve runs for money play (no match table): values are then points won by the
+# side on roll (the opponent's negated), a game won at cube c is worth c, and the cube
+# stops only at its maximum (R23).  The tests use it to check the solve against the
+# cubeful money database, which another program (_bearoff_cubeful.pxi) solves.
 
 cdef enum:
     MDP_MAX_LEVELS = 12         # cube levels solved at most (2^11 x the cube: beyond any table)
@@ -34,8 +39,9 @@ cdef enum:
     MDP_OUTSIDE = -2            # not a match position inside the two-sided database
     MDP_MOVEGEN = -3            # the move generator overflowed (cannot happen in a bear-off)
 
-ctypedef struct MatchDPResult:
-    double nd, dt, dp           # MWC of the side on roll: no double, double/take, double/pass
+ctypedef struct CubeSolve:
+    double nd, dt, dp           # the side on roll's no double, double/take, double/pass:
+                                # MWCs in a match, points in money play (cube included)
     double win                  # its exact cubeless P(win)
     bint can_double
     int64_t n_me, n_opp         # positions reachable for each side (the DP has n_me x n_opp pairs)
@@ -47,7 +53,8 @@ ctypedef struct _MDPSide:       # one side's reachable positions
     int8_t* checkers            # checkers left on the board
 
 ctypedef struct _MDP:           # the game being solved
-    const MatchTable* met
+    const MatchTable* met       # NULL: money play
+    double total                # the two sides' values add up to this: 1 (MWC) or 0 (points)
     int away[2]                 # X's and Y's points to go
     bint post                   # the scores after this game are post-Crawford ones
     bint crawford               # this is the Crawford game: no cube
@@ -61,8 +68,20 @@ ctypedef struct _MDP:           # the game being solved
 
 
 cdef inline double _mdp_win(const _MDP* d, int p, int points) noexcept nogil:
-    """MWC of side p once it wins `points` in this game."""
+    """Side p's value once it wins `points` in this game: its MWC, or the points (money)."""
+    if d.met == NULL:
+        return points
     return met_mwc(d.met, d.away[p] - points, d.away[p ^ 1], d.post)
+
+
+cdef inline bint _mdp_may_double(const _MDP* d, int p, int value) noexcept nogil:
+    """R22-R25 for side p at a cube of `value` it may turn (owner aside): not the Crawford
+    game, below the maximum cube, and in a match only while a win of `value` leaves it
+    points to go (else the double gains it nothing: it is the post-Crawford leader, or
+    the cube already wins it the match)."""
+    if d.crawford or 2 * value > d.max_value:
+        return False
+    return d.met == NULL or d.away[p] > value
 
 
 cdef void _mdp_free_side(_MDPSide* s) noexcept nogil:
@@ -154,7 +173,7 @@ cdef void _mdp_cube_states(_MDP* d, const CubeState* s) noexcept nogil:
         v = s.value << (levels - 1)
         any_double = False
         for p in range(2):
-            if not d.crawford and 2 * v <= d.max_value and d.away[p] > v:
+            if _mdp_may_double(d, p, v):
                 any_double = True
         if any_double:
             levels += 1
@@ -173,7 +192,7 @@ cdef void _mdp_cube_states(_MDP* d, const CubeState* s) noexcept nogil:
         for p in range(2):
             v = d.value[st]
             if (k + 1 < levels and (d.owner[st] == 0 or d.owner[st] == 1 + p)
-                    and not d.crawford and 2 * v <= d.max_value and d.away[p] > v):
+                    and _mdp_may_double(d, p, v)):
                 d.doubled[p][st] = 1 + 2 * k + (p ^ 1)     # level k + 1, the other side's
             else:
                 d.doubled[p][st] = -1
@@ -199,7 +218,7 @@ cdef void _mdp_no_double(const _MDP* d, int p, int64_t mine, int64_t theirs,
     for r in range(BO_ROLLS):
         bo_roll(r, &d1, &d2, &w)
         for st in range(ns):
-            best[st] = -1.0
+            best[st] = -1e300
         for t in range(me.off[mine * BO_ROLLS + r], me.off[mine * BO_ROLLS + r + 1]):
             q = me.res[t]
             if q == 0:                  # the last checker borne off: the game is won
@@ -209,7 +228,7 @@ cdef void _mdp_no_double(const _MDP* d, int p, int64_t mine, int64_t theirs,
                 continue
             row = opp + (theirs * n_me + q) * ns
             for st in range(ns):
-                v = 1.0 - row[st]
+                v = d.total - row[st]
                 if v > best[st]:
                     best[st] = v
         for st in range(ns):
@@ -242,13 +261,13 @@ cdef void _mdp_free(_MDP* d) noexcept nogil:
         d.acting[p] = NULL
 
 
-cdef int bearoff_match_solve(const BearoffDB* db, const Board* b, const CubeState* s,
-                             MoveGen* g, int64_t budget, MatchDPResult* out) noexcept nogil:
-    """Solve the match-play cubeful game from `b` (row 0 on roll, before its cube action)
-    with the cube and score of `s`; fill `out` and return MDP_OK.  MDP_TOO_BIG when the
-    tables would hold more than `budget` values (nothing solved), MDP_OUTSIDE when `b` is
-    not a game in progress inside the two-sided database or `s` is not a match.  `g` is a
-    move generator the solve may use."""
+cdef int bearoff_cube_solve(const BearoffDB* db, const Board* b, const CubeState* s,
+                            MoveGen* g, int64_t budget, CubeSolve* out) noexcept nogil:
+    """Solve the cubeful game from `b` (row 0 on roll, before its cube action) with the
+    cube and score of `s` (a match, or money play: then `out` holds points, not MWCs);
+    fill `out` and return MDP_OK.  MDP_TOO_BIG when the tables would hold more than
+    `budget` values (nothing solved), MDP_OUTSIDE when `b` is not a game in progress
+    inside the two-sided database.  `g` is a move generator the solve may use."""
     cdef _MDP d
     cdef int32_t* local = NULL
     cdef int64_t starts[2]
@@ -256,7 +275,7 @@ cdef int bearoff_match_solve(const BearoffDB* db, const Board* b, const CubeStat
     cdef int p, code, st
     cdef double nd[MDP_MAX_STATES]
     cdef int counts[2]
-    if db == NULL or db.two_checkers == 0 or not cube_is_match(s) or s.met == NULL:
+    if db == NULL or db.two_checkers == 0 or (cube_is_match(s) and s.met == NULL):
         return MDP_OUTSIDE
     for p in range(2):
         counts[p] = bo_checkers_on(b.c[p], 6)
@@ -264,7 +283,8 @@ cdef int bearoff_match_solve(const BearoffDB* db, const Board* b, const CubeStat
             return MDP_OUTSIDE
         starts[p] = bo_index(b.c[p], 6)
     memset(&d, 0, sizeof(_MDP))
-    d.met = s.met
+    d.met = s.met if cube_is_match(s) else NULL
+    d.total = 1.0 if cube_is_match(s) else 0.0
     d.away[0] = s.away_me
     d.away[1] = s.away_opp
     d.post = cube_after_crawford(s)
@@ -311,7 +331,7 @@ cdef int bearoff_match_solve(const BearoffDB* db, const Board* b, const CubeStat
     return MDP_OK
 
 
-cdef void cube_analysis_from_match_dp(const MatchDPResult* m, const CubeState* s,
+cdef void cube_analysis_from_solve(const CubeSolve* m, const CubeState* s,
                                       CubeAnalysis* out) noexcept nogil:
     """A CubeAnalysis (EMG on the cube's scale as cube_analyse gives it, MWCs, action) from
     an exact match solve."""

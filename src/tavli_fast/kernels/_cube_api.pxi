@@ -115,40 +115,66 @@ def cube_analysis(const double[::1] probabilities, double x, int value, int owne
             bool(a.can_double), bool(a.exact))
 
 
-def cube_analysis_match_exact(const int8_t[:, ::1] board, int value, int owner, int max_value,
-                              int away_me, int away_opp, bint crawford, MatchTableC met,
-                              BearoffTables bearoff, int64_t budget):
-    """Exact match-play cube analysis of a position inside the two-sided bear-off database
-    (_bearoff_match.pxi): (cubeless, nd, dt, dp, mwc_nd, mwc_dt, mwc_dp, action,
-    can_double, n_me, n_opp), or None when the solve would hold more than `budget` values.
-    Raises ValueError for a money cube state or a position outside the database."""
-    cdef CubeState s
-    cdef CubeAnalysis a
-    cdef MatchDPResult m
+
+cdef int _bearoff_solve(const int8_t[:, ::1] board, int value, int owner, int max_value,
+                        int away_me, int away_opp, bint crawford, MatchTableC met,
+                        BearoffTables bearoff, int64_t budget, CubeState* s,
+                        CubeSolve* out) except -2:
+    """bearoff_cube_solve for Python: 1 solved, 0 over `budget`; precise errors else."""
     cdef Board b
     cdef int code
     cdef MoveGen* g
-    if away_me <= 0 or away_opp <= 0:
-        raise ValueError("the exact match solve needs a match score (away counts >= 1)")
     if bearoff is None:
-        raise ValueError("the exact match solve needs the two-sided bear-off database")
-    _cube_state(&s, value, owner, max_value, False, False, away_me, away_opp, crawford, met)
+        raise ValueError("the exact cube solve needs the two-sided bear-off database")
+    if budget < 0:
+        raise ValueError(f"budget must be >= 0, not {budget}")
+    _cube_state(s, value, owner, max_value, False, False, away_me, away_opp, crawford, met)
     _load_board(board, &b)
     g = _new_movegen()
     try:
         with nogil:
-            code = bearoff_match_solve(&bearoff.db, &b, &s, g, budget, &m)
+            code = bearoff_cube_solve(&bearoff.db, &b, s, g, budget, out)
     finally:
         free(g)
     if code == MDP_OUTSIDE:
         raise ValueError("not a game in progress with both sides inside the two-sided "
                          "bear-off database")
     if code == MDP_NO_MEMORY:
-        raise MemoryError("out of memory solving the match-play bear-off")
+        raise MemoryError("out of memory solving the cubeful bear-off")
     if code == MDP_MOVEGEN:
         raise RuntimeError("move generator overflow in a bear-off position")
-    if code == MDP_TOO_BIG:
+    return 1 if code == MDP_OK else 0
+
+
+def bearoff_cube_solution(const int8_t[:, ::1] board, int value, int owner, int max_value,
+                          int away_me, int away_opp, bint crawford, MatchTableC met,
+                          BearoffTables bearoff, int64_t budget):
+    """The exact cubeful solve of a position inside the two-sided bear-off database
+    (_bearoff_match.pxi): (nd, dt, dp, win, can_double, n_me, n_opp) for the side on roll,
+    MWCs in a match (away counts >= 1), points with the cube in money play (away counts
+    0); None when it would hold more than `budget` values."""
+    cdef CubeState s
+    cdef CubeSolve m
+    if not _bearoff_solve(board, value, owner, max_value, away_me, away_opp, crawford, met,
+                          bearoff, budget, &s, &m):
         return None
-    cube_analysis_from_match_dp(&m, &s, &a)
+    return (m.nd, m.dt, m.dp, m.win, bool(m.can_double), m.n_me, m.n_opp)
+
+
+def cube_analysis_match_exact(const int8_t[:, ::1] board, int value, int owner, int max_value,
+                              int away_me, int away_opp, bint crawford, MatchTableC met,
+                              BearoffTables bearoff, int64_t budget):
+    """Exact match-play cube analysis of a position inside the two-sided bear-off database:
+    (cubeless, nd, dt, dp, mwc_nd, mwc_dt, mwc_dp, action, can_double, n_me, n_opp) as
+    cube_analysis gives them, or None when the solve would hold more than `budget` values."""
+    cdef CubeState s
+    cdef CubeAnalysis a
+    cdef CubeSolve m
+    if away_me <= 0 or away_opp <= 0:
+        raise ValueError("a match-play cube analysis needs a match score (away counts >= 1)")
+    if not _bearoff_solve(board, value, owner, max_value, away_me, away_opp, crawford, met,
+                          bearoff, budget, &s, &m):
+        return None
+    cube_analysis_from_solve(&m, &s, &a)
     return (a.cubeless, a.nd, a.dt, a.dp, a.mwc_nd, a.mwc_dt, a.mwc_dp, a.action,
             bool(a.can_double), m.n_me, m.n_opp)
