@@ -96,7 +96,9 @@ cdef void _mdp_free_side(_MDPSide* s) noexcept nogil:
 cdef int _mdp_side(const BearoffDB* db, int64_t start, MoveGen* g, int32_t* local,
                    _MDPSide* s) noexcept nogil:
     """Number the positions reachable from `start` and list their plays (local ids).
-    `local` is scratch of db.n2 entries.  Returns MDP_OK or an error code."""
+    start < 0: every position of at most -start checkers (local id = database index: a
+    play never adds a checker, so they are closed under play).  `local` is scratch of
+    db.n2 entries.  Returns MDP_OK or an error code."""
     cdef Board b
     cdef int64_t* stack = NULL
     cdef int64_t top = 0, idx, k, t, cap = 0, total = 0
@@ -111,10 +113,15 @@ cdef int _mdp_side(const BearoffDB* db, int64_t start, MoveGen* g, int32_t* loca
     stack = <int64_t*>malloc(db.n2 * sizeof(int64_t))
     if stack == NULL:
         return MDP_NO_MEMORY
-    # Mark what is reachable (depth first), then number it by rising index.
-    local[start] = 0
-    stack[top] = start
-    top += 1
+    if start < 0:
+        start = bo_n_positions(6, <int>(-start)) - 1
+        for k in range(start + 1):
+            local[k] = 0
+    else:
+        # Mark what is reachable (depth first), then number it by rising index.
+        local[start] = 0
+        stack[top] = start
+        top += 1
     while top > 0:
         top -= 1
         idx = stack[top]
@@ -261,6 +268,48 @@ cdef void _mdp_free(_MDP* d) noexcept nogil:
         d.acting[p] = NULL
 
 
+cdef int _mdp_solve(_MDP* d, const BearoffDB* db, const CubeState* s, const int64_t* starts,
+                    MoveGen* g, int64_t budget) noexcept nogil:
+    """Number both sides' positions from `starts` (see _mdp_side), then solve every pair in
+    every cube state from `s` (seen by X, on roll).  `d` is zeroed here; _mdp_free it."""
+    cdef int32_t* local = NULL
+    cdef int64_t x, y, n_pairs
+    cdef int p, code
+    cdef double nd[MDP_MAX_STATES]
+    memset(d, 0, sizeof(_MDP))
+    d.met = s.met if cube_is_match(s) else NULL
+    d.total = 1.0 if cube_is_match(s) else 0.0
+    d.away[0] = s.away_me
+    d.away[1] = s.away_opp
+    d.post = cube_after_crawford(s)
+    d.crawford = s.crawford
+    d.max_value = s.max_value
+    _mdp_cube_states(d, s)
+    local = <int32_t*>malloc(db.n2 * sizeof(int32_t))
+    if local == NULL:
+        return MDP_NO_MEMORY
+    for p in range(2):
+        code = _mdp_side(db, starts[p], g, local, &d.side[p])
+        if code != MDP_OK:
+            free(local)
+            return code
+    free(local)
+    n_pairs = d.side[0].n * d.side[1].n
+    if 2 * n_pairs * d.n_states > budget:
+        return MDP_TOO_BIG
+    for p in range(2):
+        d.acting[p] = <float*>malloc(n_pairs * d.n_states * sizeof(float))
+        if d.acting[p] == NULL:
+            return MDP_NO_MEMORY
+    for x in range(1, d.side[0].n):
+        for y in range(1, d.side[1].n):
+            _mdp_no_double(d, 1, y, x, nd)
+            _mdp_store(d, 1, y, x, nd)
+            _mdp_no_double(d, 0, x, y, nd)
+            _mdp_store(d, 0, x, y, nd)
+    return MDP_OK
+
+
 cdef int bearoff_cube_solve(const BearoffDB* db, const Board* b, const CubeState* s,
                             MoveGen* g, int64_t budget, CubeSolve* out) noexcept nogil:
     """Solve the cubeful game from `b` (row 0 on roll, before its cube action) with the
@@ -269,57 +318,22 @@ cdef int bearoff_cube_solve(const BearoffDB* db, const Board* b, const CubeState
     `budget` values (nothing solved), MDP_OUTSIDE when `b` is not a game in progress
     inside the two-sided database.  `g` is a move generator the solve may use."""
     cdef _MDP d
-    cdef int32_t* local = NULL
     cdef int64_t starts[2]
-    cdef int64_t x, y, n_pairs
-    cdef int p, code, st
+    cdef int p, code
     cdef double nd[MDP_MAX_STATES]
-    cdef int counts[2]
     if db == NULL or db.two_checkers == 0 or (cube_is_match(s) and s.met == NULL):
         return MDP_OUTSIDE
     for p in range(2):
-        counts[p] = bo_checkers_on(b.c[p], 6)
-        if counts[p] <= 0 or counts[p] > db.two_checkers:
+        code = bo_checkers_on(b.c[p], 6)
+        if code <= 0 or code > db.two_checkers:
             return MDP_OUTSIDE
         starts[p] = bo_index(b.c[p], 6)
-    memset(&d, 0, sizeof(_MDP))
-    d.met = s.met if cube_is_match(s) else NULL
-    d.total = 1.0 if cube_is_match(s) else 0.0
-    d.away[0] = s.away_me
-    d.away[1] = s.away_opp
-    d.post = cube_after_crawford(s)
-    d.crawford = s.crawford
-    d.max_value = s.max_value
-    _mdp_cube_states(&d, s)
-    local = <int32_t*>malloc(db.n2 * sizeof(int32_t))
-    if local == NULL:
-        return MDP_NO_MEMORY
-    for p in range(2):
-        code = _mdp_side(db, starts[p], g, local, &d.side[p])
-        if code != MDP_OK:
-            free(local)
-            _mdp_free(&d)
-            return code
-    free(local)
-    n_pairs = d.side[0].n * d.side[1].n
-    if 2 * n_pairs * d.n_states > budget:
+    code = _mdp_solve(&d, db, s, starts, g, budget)
+    if code != MDP_OK:
         _mdp_free(&d)
-        return MDP_TOO_BIG
-    for p in range(2):
-        d.acting[p] = <float*>malloc(n_pairs * d.n_states * sizeof(float))
-        if d.acting[p] == NULL:
-            _mdp_free(&d)
-            return MDP_NO_MEMORY
-    for x in range(1, d.side[0].n):
-        for y in range(1, d.side[1].n):
-            _mdp_no_double(&d, 1, y, x, nd)
-            _mdp_store(&d, 1, y, x, nd)
-            _mdp_no_double(&d, 0, x, y, nd)
-            _mdp_store(&d, 0, x, y, nd)
+        return code
     # The query's pair is the last solved: each side's start has the highest number.
-    x = d.side[0].n - 1
-    y = d.side[1].n - 1
-    _mdp_no_double(&d, 0, x, y, nd)
+    _mdp_no_double(&d, 0, d.side[0].n - 1, d.side[1].n - 1, nd)
     out.nd = nd[0]
     out.dt = nd[1 + 1]                      # level 1, owned by Y (the taker)
     out.dp = _mdp_win(&d, 0, d.value[0])
@@ -348,3 +362,75 @@ cdef void cube_analysis_from_solve(const CubeSolve* m, const CubeState* s,
     out.nd = (2.0 * m.nd - (win + lose)) / span
     out.dt = (2.0 * m.dt - (win + lose)) / span
     out.action = cube_action(out.nd, out.dt, out.dp, m.win, 0.0, out.can_double, False, False)
+
+
+# ---------------------------------------------------------------- a solved region
+# For games at one score (a cubeful rollout's), one solve of every pair with at most k
+# checkers a side serves every game that gets there: its players' cube decisions and the
+# truncated games' values are lookups.  X is the game's player 0.
+
+cdef inline int mdp_state_of(const _MDP* d, int side, const CubeState* s) noexcept nogil:
+    """The table's state of the cube `s` as `side` (0: X), on roll, sees it; -1 if the
+    table has none (another score or starting cube)."""
+    cdef int owner = 0, level = 0, v = d.value[0], st
+    if s.away_me != d.away[side] or s.away_opp != d.away[side ^ 1] or s.crawford != d.crawford:
+        return -1
+    if s.owner == CUBE_MINE:
+        owner = 1 + side
+    elif s.owner == CUBE_THEIRS:
+        owner = 2 - side
+    if s.value == v and owner == d.owner[0]:
+        return 0
+    while v < s.value:
+        v *= 2
+        level += 1
+    if v != s.value or level == 0 or owner == 0:
+        return -1
+    st = 1 + 2 * (level - 1) + owner - 1
+    return st if st < d.n_states else -1
+
+
+cdef inline bint mdp_region_pair(const _MDP* d, const Board* b, int side, int64_t* mine,
+                                 int64_t* theirs) noexcept nogil:
+    """The region's positions of the side on roll (`side`) and of its opponent, if both
+    are inside the region (a prefix of the database's indices) with checkers left."""
+    cdef int64_t i = bo_index(b.c[0], 6), j = bo_index(b.c[1], 6)
+    if bo_checkers_on(b.c[0], 6) <= 0 or bo_checkers_on(b.c[1], 6) <= 0:
+        return False
+    if i >= d.side[side].n or j >= d.side[side ^ 1].n:
+        return False
+    mine[0] = i
+    theirs[0] = j
+    return True
+
+
+cdef bint mdp_region_analysis(const _MDP* d, const Board* b, int side, const CubeState* s,
+                              const BearoffDB* db, CubeAnalysis* out) noexcept nogil:
+    """The exact cube analysis of `b` (row 0, player `side`, on roll) from the solved
+    region, and True; False when the region does not hold it."""
+    cdef int64_t i, j
+    cdef int st = mdp_state_of(d, side, s), up
+    cdef double nd[MDP_MAX_STATES]
+    cdef CubeSolve m
+    if st < 0 or not mdp_region_pair(d, b, side, &i, &j):
+        return False
+    _mdp_no_double(d, side, i, j, nd)
+    up = d.doubled[side][st]
+    m.nd = nd[st]
+    m.dt = nd[up] if up >= 0 else nd[st]
+    m.dp = _mdp_win(d, side, d.value[st])
+    m.can_double = up >= 0
+    m.win = bearoff2_win(db, b)
+    cube_analysis_from_solve(&m, s, out)
+    return True
+
+
+cdef inline double mdp_region_acting(const _MDP* d, const Board* b, int side,
+                                     const CubeState* s) noexcept nogil:
+    """The value (MWC) of the side on roll after its own proper cube action, from the
+    region; -1 when the region does not hold it."""
+    cdef int64_t i, j
+    cdef int st = mdp_state_of(d, side, s)
+    if st < 0 or not mdp_region_pair(d, b, side, &i, &j):
+        return -1.0
+    return d.acting[side][(i * d.side[side ^ 1].n + j) * d.n_states + st]

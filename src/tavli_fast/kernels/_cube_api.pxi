@@ -178,3 +178,74 @@ def cube_analysis_match_exact(const int8_t[:, ::1] board, int value, int owner, 
     cube_analysis_from_solve(&m, &s, &a)
     return (a.cubeless, a.nd, a.dt, a.dp, a.mwc_nd, a.mwc_dt, a.mwc_dp, a.action,
             bool(a.can_double), m.n_me, m.n_opp)
+
+
+cdef class MatchBearoffRegion:
+    """Every pair of bear-off positions with at most `checkers` checkers a side, solved
+    exactly (perfect checker and cube play) at one match score and starting cube, seen by
+    the game's player 0 on roll (owner 0 centre, 1 player 0, 2 player 1).  The game loop
+    reads it for the players' cube and for truncating cubeful match games
+    (_bearoff_match.pxi); match_bearoff.py builds it once per score and process."""
+    cdef _MDP d
+    cdef object _met
+    cdef int _checkers
+
+    def __cinit__(self, BearoffTables bearoff, int checkers, int value, int owner,
+                  int max_value, int away_me, int away_opp, bint crawford, MatchTableC met):
+        cdef CubeState s
+        cdef int64_t starts[2]
+        cdef int code
+        cdef MoveGen* g
+        memset(&self.d, 0, sizeof(_MDP))
+        if bearoff is None or bearoff.db.two_checkers == 0:
+            raise ValueError("the solved region needs the two-sided bear-off database")
+        if not 1 <= checkers <= bearoff.db.two_checkers:
+            raise ValueError(f"checkers must be 1..{bearoff.db.two_checkers}, not {checkers}")
+        if away_me <= 0 or away_opp <= 0:
+            raise ValueError("the solved region is for a match score (away counts >= 1)")
+        _cube_state(&s, value, owner, max_value, False, False, away_me, away_opp, crawford, met)
+        self._met = met                 # the solve points into its table
+        self._checkers = checkers
+        starts[0] = starts[1] = -checkers
+        g = _new_movegen()
+        try:
+            with nogil:
+                code = _mdp_solve(&self.d, &bearoff.db, &s, starts, g, (<int64_t>1) << 62)
+        finally:
+            free(g)
+        if code == MDP_NO_MEMORY:
+            raise MemoryError("out of memory solving the match-play bear-off region")
+        if code != MDP_OK:
+            raise RuntimeError(f"solving the match-play bear-off region failed ({code})")
+
+    def __dealloc__(self):
+        _mdp_free(&self.d)
+
+    @property
+    def checkers(self):
+        return self._checkers
+
+    @property
+    def pairs(self):
+        """Position pairs solved (each in every cube state, both sides on roll)."""
+        return self.d.side[0].n * self.d.side[1].n
+
+    def cube_analysis(self, const int8_t[:, ::1] board, int side, int value, int owner,
+                      BearoffTables bearoff):
+        """The exact analysis of `board` (row 0 on roll, the game's player `side`) with the
+        cube as that side sees it, as cube_analysis_match_exact gives it (without the
+        position counts), or None when the region does not hold it."""
+        cdef Board b
+        cdef CubeState s
+        cdef CubeAnalysis a
+        if side not in (0, 1):
+            raise ValueError(f"side is 0 or 1, not {side}")
+        if bearoff is None:
+            raise ValueError("the analysis needs the two-sided bear-off database")
+        _load_board(board, &b)
+        _cube_state(&s, value, owner, self.d.max_value, False, False, self.d.away[side],
+                    self.d.away[side ^ 1], self.d.crawford, self._met)
+        if not mdp_region_analysis(&self.d, &b, side, &s, _tables_db(bearoff), &a):
+            return None
+        return (a.cubeless, a.nd, a.dt, a.dp, a.mwc_nd, a.mwc_dt, a.mwc_dp, a.action,
+                bool(a.can_double))

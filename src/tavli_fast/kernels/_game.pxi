@@ -58,6 +58,8 @@ ctypedef struct GameOptions:
                                 # position reached by a play, before the opponent's turn)
     bint cubeful_play[2]        # per side: the 0-ply neural player picks its play by
                                 # cubeful equity at the live branch's cube (else cubeless)
+    const _MDP* region          # match play: the bear-off region solved at this game's
+                                # score (player 0 = its X), or NULL
 
 ctypedef struct GameResult:
     int outcome                 # an Outcome
@@ -66,8 +68,9 @@ ctypedef struct GameResult:
     double probs[NN_OUTPUTS]    # TRUNCATED: player 0's five probabilities where it stopped
     double luck[NN_OUTPUTS]     # with opt.vr: the summed luck of the rolls, player 0's view
     int points[MAX_BRANCHES]    # per branch: points player 0 won (< 0: lost), cube included
-    double cf_points[MAX_BRANCHES]  # TRUNCATED with branches (money): each branch's exact
-                                # cubeful points for player 0, from the bear-off database
+    double cf_points[MAX_BRANCHES]  # TRUNCATED with branches: each branch's exact cubeful
+                                # result for player 0: money points (the cubeful bear-off
+                                # database), match MWC (the solved region)
     int cube[MAX_BRANCHES]      # per branch: the cube's final value
 
 
@@ -220,22 +223,31 @@ cdef int cube_turn(const Board* b, int side, const GameOptions* opt, CubeState* 
     """The cube action before `side` rolls: double?, then take (or beaver) or pass.
     Returns the points the doubler wins by a pass, else 0.  `p` holds the net's
     probabilities for this board once `have_p` is set: one evaluation serves every
-    branch and both players."""
-    cdef CubeAnalysis mine, theirs
+    branch and both players.  In a match, the neural players judge a position of the
+    solved bear-off region (opt.region) by its exact values."""
+    cdef CubeAnalysis mine, theirs, exact
     cdef int doubler = opt.players[side], taker = opt.players[side ^ 1]
     cdef double x = 0.0
+    cdef bint solved
     if not cube_can_double(s):
         return 0
-    if has_probabilities(doubler) or has_probabilities(taker):
+    solved = (opt.region != NULL and cube_is_match(s)
+              and mdp_region_analysis(opt.region, b, side, s, opt.bearoff, &exact))
+    if (has_probabilities(doubler) or has_probabilities(taker)) and not solved:
         x = cube_efficiency(b)
         if not have_p[0]:
             neural_probs(opt.net, b.c[0], b.c[1], p)
             have_p[0] = True
-    cube_view(b, doubler, p, x, s, opt.bearoff, &mine)
+    if solved and has_probabilities(doubler):
+        mine = exact
+    else:
+        cube_view(b, doubler, p, x, s, opt.bearoff, &mine)
     if not wants_double(mine.action):
         return 0
     if has_probabilities(taker) == has_probabilities(doubler):
         theirs = mine
+    elif solved and has_probabilities(taker):
+        theirs = exact
     else:
         cube_view(b, taker, p, x, s, opt.bearoff, &theirs)
     if theirs.dt > theirs.dp:
@@ -404,8 +416,10 @@ cdef bint truncate_cubeful(const Board* b, int side, const GameOptions* opt,
     cdef CubeAnalysis a[MAX_BRANCHES]
     cdef int k
     cdef double e, w
-    if opt.bearoff == NULL or cube_is_match(&cube[0]):
+    if opt.bearoff == NULL:
         return False
+    if cube_is_match(&cube[0]):
+        return truncate_match(b, side, opt, cube, done, r)
     for k in range(opt.n_branches):
         if not done[k] and not cube_analyse_exact(opt.bearoff, b, &cube[k], &a[k]):
             return False
@@ -423,6 +437,43 @@ cdef bint truncate_cubeful(const Board* b, int side, const GameOptions* opt,
         r.cf_points[k] = (e if side == 0 else -e) * cube[k].value
     r.outcome = TRUNCATED
     r.win = w if side == 0 else 1.0 - w
+    r.probs[NN_WIN] = r.win
+    return True
+
+
+cdef bint truncate_match(const Board* b, int side, const GameOptions* opt,
+                         const CubeState* cube, const bint* done, GameResult* r) noexcept nogil:
+    """End a match game with cube branches at `b` (row 0 = `side`, about to decide its
+    cube and roll) if the solved bear-off region (opt.region) holds every live branch:
+    each scores player 0's exact MWC, after the proper cube action from ply 1 on.
+    Returns False, changing nothing, otherwise."""
+    cdef CubeAnalysis a
+    cdef double e[MAX_BRANCHES]
+    cdef int k
+    cdef bint act = r.plies > 0 or opt.cube_first_turn
+    if opt.region == NULL:
+        return False
+    for k in range(opt.n_branches):
+        if done[k]:
+            continue
+        # Ply 0 has no cube action (its branches are the cube decisions rolled out).
+        if act:
+            e[k] = mdp_region_acting(opt.region, b, side, &cube[k])
+        elif mdp_region_analysis(opt.region, b, side, &cube[k], opt.bearoff, &a):
+            e[k] = a.mwc_nd
+        else:
+            e[k] = -1.0
+        if e[k] < 0.0:
+            return False
+    for k in range(opt.n_branches):
+        if done[k]:
+            r.cf_points[k] = mwc_after(&opt.cube[0], r.points[k])
+        else:
+            r.cf_points[k] = e[k] if side == 0 else 1.0 - e[k]
+    r.outcome = TRUNCATED
+    r.win = bearoff2_win(opt.bearoff, b)
+    if side == 1:
+        r.win = 1.0 - r.win
     r.probs[NN_WIN] = r.win
     return True
 
@@ -476,12 +527,16 @@ cdef inline void cube_figures(const GameResult* r, const GameOptions* opt, doubl
     cdef int k, points
     cdef const CubeState* s = &opt.cube[0]
     cdef bint match = cube_is_match(s)
-    if r.outcome == TRUNCATED and not match:
-        # Stopped in the cubeful bear-off database: exact cubeful points; the cubeless
-        # result is the exact win probability's (no gammons there).
+    if r.outcome == TRUNCATED and opt.n_branches and (not match or opt.region != NULL):
+        # Stopped in the cubeful bear-off database (money: exact cubeful points) or in the
+        # solved region (match: exact MWCs); the cubeless result is the exact win
+        # probability's (no gammons there).
         for k in range(opt.n_branches):
-            v[k] = r.cf_points[k] / <double>s.value
-        cubeless[0] = 2.0 * r.win - 1.0
+            v[k] = r.cf_points[k] if match else r.cf_points[k] / <double>s.value
+        if match:
+            cubeless[0] = r.win * mwc_after(s, s.value) + (1.0 - r.win) * mwc_after(s, -s.value)
+        else:
+            cubeless[0] = 2.0 * r.win - 1.0
         return
     for k in range(opt.n_branches):
         v[k] = mwc_after(s, r.points[k]) if match else r.points[k] / <double>s.value

@@ -50,6 +50,7 @@ def run_matches(const int8_t[:, ::1] board, Py_ssize_t n_matches, int length, in
     players[1] = player_b
     opt.net = _net_c(net)
     opt.scratch = NULL
+    opt.region = NULL                   # whole matches keep the model in bear-offs
     opt.first_roll_no_doubles = first_roll_no_doubles
     opt.backgammons = backgammons
     opt.bearoff = _tables_db(bearoff)

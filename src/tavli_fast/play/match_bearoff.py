@@ -10,6 +10,10 @@ the score after the game. ``cube.py`` answers with it instead of the 0-ply model
 (``docs/cube.md`` gives the costs and where the model still answers).
 
 Answers are cached by position pair, cube and score, so repeated calls are free.
+
+For many games at one score (a cubeful match rollout), ``solved_region`` solves once every
+pair with at most REGION_CHECKERS checkers a side; the game loop then reads the players'
+cube decisions and the truncated games' exact values from it.
 """
 
 from __future__ import annotations
@@ -23,12 +27,17 @@ from ..game.position import Position
 from .bearoff import default_database, in_two_sided
 from .met import load_met
 
-__all__ = ["SOLVE_BUDGET", "exact_match_analysis"]
+__all__ = ["SOLVE_BUDGET", "REGION_CHECKERS", "exact_match_analysis", "solved_region"]
 
 #: Values the solve may hold (float32, two per pair and cube state): 2**25 is 128 MB,
 #: about 2.4 million position pairs at a 7-point score (a few seconds on one core).
 #: Larger positions keep the 0-ply model.
 SOLVE_BUDGET = 1 << 25
+
+#: Checkers a side in the region a cubeful match rollout solves once per worker: 5 is
+#: C(11, 6)^2 = 213,444 pairs, 12 MB and under a second at a 7-point score (6 checkers
+#: would take 5-6 s; docs/cube.md).
+REGION_CHECKERS = 5
 
 _OWNERS = {"centre": 0, "me": 1, "opponent": 2}
 
@@ -55,3 +64,14 @@ def _solved(board: bytes, value: int, owner: int, max_cube: int, away_me: int,
     return _core.cube_analysis_match_exact(np.ascontiguousarray(b), value, owner, max_cube,
                                            away_me, away_opp, crawford, load_met().kernel,
                                            default_database().tables, SOLVE_BUDGET)
+
+
+@functools.lru_cache(maxsize=4)
+def solved_region(value: int, owner: int, max_cube: int, away_me: int, away_opp: int,
+                  crawford: bool, checkers: int = REGION_CHECKERS,
+                  cache_dir: str | None = None) -> _core.MatchBearoffRegion:
+    """Every bear-off pair of at most `checkers` checkers a side solved at this score and
+    starting cube (the kernels' cube tuple fields, seen by the game's player 0; owner 0
+    centre, 1 player 0, 2 player 1), once per process."""
+    return _core.MatchBearoffRegion(default_database(cache_dir).tables, checkers, value, owner,
+                                    max_cube, away_me, away_opp, crawford, load_met().kernel)
