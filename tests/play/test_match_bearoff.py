@@ -252,3 +252,41 @@ def test_model_answers_when_asked_and_differs_from_the_solve():
     exact = cube_decision(p, exact=True)
     assert not model.exact and model.efficiency == pytest.approx(0.6)
     assert abs(model.no_double - exact.no_double) > 0.1
+
+
+# ------------------------------------------------------------------ the solved region
+
+@pytest.fixture(scope="module")
+def region():
+    """Every pair of at most 3 checkers a side at 9-away/5-away, cube 1 centred."""
+    return _core.MatchBearoffRegion(default_database().tables, 3, 1, CENTRE, 64, 9, 5, False,
+                                    load_met().kernel)
+
+
+@pytest.mark.parametrize("text", ["x 6:1 5:1 1:1; o 4:1 2:2", "x 3:2; o 6:1 1:1",
+                                  "x 1:1; o 6:3"])
+def test_region_lookups_equal_the_solve_of_the_position(region, text):
+    board = pos(text).board
+    tables = default_database().tables
+    met = load_met().kernel
+    # Player 0 (9-away) on roll, then player 1 (5-away): the cube as each side sees it.
+    for side, (a, b) in ((0, (9, 5)), (1, (5, 9))):
+        for value, owner in ((1, CENTRE), (2, MINE), (2, THEIRS), (4, MINE)):
+            got = region.cube_analysis(board, side, value, owner, tables)
+            want = _core.cube_analysis_match_exact(board, value, owner, 64, a, b, False, met,
+                                                   tables, BUDGET)
+            assert got is not None
+            # ND, its MWC and the action always; DT where the side may double.
+            assert got[1] == pytest.approx(want[1], abs=1e-6)
+            assert got[4] == pytest.approx(want[4], abs=1e-6)
+            assert got[7] == want[7] and got[8] == want[8]
+            if want[8]:
+                assert got[2] == pytest.approx(want[2], abs=1e-6)
+
+
+def test_region_answers_only_inside_it_and_at_its_score(region):
+    tables = default_database().tables
+    assert region.pairs == _core.bearoff_n_positions(6, 3) ** 2
+    assert region.cube_analysis(pos("x 6:4; o 1:1").board, 0, 1, CENTRE, tables) is None
+    # A cube of 1 owned by someone is not a state of a game that started centred at 1.
+    assert region.cube_analysis(pos("x 6:1; o 1:1").board, 0, 1, MINE, tables) is None

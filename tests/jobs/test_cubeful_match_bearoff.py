@@ -1,0 +1,46 @@
+"""Cubeful match rollouts that stop in the bear-off region solved at their score.
+
+From a position inside the region every game stops at once and counts the exact solve;
+from outside it, games stop on the way, and the result agrees with games played to the
+end (--no-truncate) within their standard errors.
+"""
+
+from __future__ import annotations
+
+import pytest
+
+from tavli_fast import rollout
+from tavli_fast.game.position import GameContext
+from tavli_fast.play.cube import cube_decision
+
+from helpers import pos
+
+
+def _at(text: str, length: int, score: tuple[int, int]):
+    return pos(text).with_context(GameContext(match_length=length, score=score, max_cube=64))
+
+
+def test_rollout_inside_the_region_counts_the_exact_solve():
+    # R22-R25: 7-point match, 0-0, the example of issue 51 (4 checkers a side).
+    p = _at("x 6:1 3:1 2:1 1:1; o 4:2 3:1 2:1", 7, (0, 0))
+    exact = cube_decision(p, exact=True)
+    r = rollout(p, trials=72, players="neural", seed=4, jobs=1, cubeful=True)
+    assert r.truncated == 72
+    assert r.cubeful.mwc["no_double"] == pytest.approx(exact.mwc["no_double"], abs=1e-6)
+    assert r.cubeful.mwc["double_take"] == pytest.approx(exact.mwc["double_take"], abs=1e-6)
+    assert r.cubeful.action == exact.action == "Double, take"
+    # The cubeless figures stay possible: no gammon in a bear-off of 4 checkers.
+    assert r.win == pytest.approx(exact.probabilities[0], abs=1e-6)
+
+
+def test_truncated_match_rollout_agrees_with_games_played_to_the_end():
+    p = _at("x 6:2 5:2 4:1 3:1 2:1; o 6:2 5:1 4:2 3:1 1:1", 7, (3, 2))
+    cut = rollout(p, trials=1296, players="neural", seed=2, jobs=1, cubeful=True)
+    full = rollout(p, trials=1296, players="neural", seed=2, jobs=1, cubeful=True,
+                   truncate=False)
+    assert cut.truncated > 1000 and full.truncated == 0
+    for key in ("no_double", "double_take"):
+        se = (cut.cubeful.mwc["se"][key] ** 2 + full.cubeful.mwc["se"][key] ** 2) ** 0.5
+        assert abs(cut.cubeful.mwc[key] - full.cubeful.mwc[key]) < 3 * se
+    for r in (cut, full):
+        assert r.win >= r.win_gammon >= r.win_backgammon
