@@ -44,3 +44,19 @@ def test_truncated_match_rollout_agrees_with_games_played_to_the_end():
         assert abs(cut.cubeful.mwc[key] - full.cubeful.mwc[key]) < 3 * se
     for r in (cut, full):
         assert r.win >= r.win_gammon >= r.win_backgammon
+
+
+def test_cubeful_candidate_plays_in_a_match_bear_off_count_the_exact_solve():
+    # Each play of 31 leaves both sides inside the region: every game stops before the
+    # opponent's cube action (R22) and counts 1 - his exact MWC after his proper action.
+    from tavli_fast import rollout_plays
+    from tavli_fast.game.position import Position
+
+    r = rollout_plays("XGID=-AAA--A--------------baa--:0:0:1:31:0:0:0:7:10", trials=36,
+                      players="neural", seed=1, jobs=1, cubeful=True).to_dict()
+    assert len(r["plays"]) >= 2
+    for play in r["plays"]:
+        after = Position.from_id(play["position_id"]).with_context(
+            GameContext(match_length=7, score=(0, 0), max_cube=1024))
+        assert play["mwc"] == pytest.approx(1.0 - cube_decision(after, exact=True).cubeful_mwc,
+                                            abs=1e-6)
