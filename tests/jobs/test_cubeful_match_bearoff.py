@@ -60,3 +60,22 @@ def test_cubeful_candidate_plays_in_a_match_bear_off_count_the_exact_solve():
             GameContext(match_length=7, score=(0, 0), max_cube=1024))
         assert play["mwc"] == pytest.approx(1.0 - cube_decision(after, exact=True).cubeful_mwc,
                                             abs=1e-6)
+
+
+def test_whole_matches_solve_each_score_once_and_keep_their_numbers():
+    # R24-R25: the neural players' cube in short bear-offs comes from the game solved at
+    # each score; a second run reuses the solved scores and plays the same matches.
+    from tavli_fast import _core, play_matches
+    from tavli_fast.play import match_bearoff
+    from tavli_fast.play.met import load_met
+
+    first = play_matches(3, 60, "neural", seed=7, jobs=1)
+    regions = match_bearoff.match_regions(3, 64)
+    solved = regions.solved
+    assert solved > 0
+    again = play_matches(3, 60, "neural", seed=7, jobs=1)
+    assert again.tallies == first.tallies
+    assert regions.solved >= solved
+    with pytest.raises(ValueError, match="regions must be of this match"):
+        _core.run_matches(pos("x 6:1; o 1:1").board, 1, 5, 0, 0, False, 0, 0, 1, True, True,
+                          64, False, load_met().kernel, regions=regions)

@@ -19,6 +19,7 @@ cube decisions and the truncated games' exact values from it.
 from __future__ import annotations
 
 import functools
+import threading
 
 import numpy as np
 
@@ -27,7 +28,8 @@ from ..game.position import Position
 from .bearoff import default_database, in_two_sided
 from .met import load_met
 
-__all__ = ["SOLVE_BUDGET", "REGION_CHECKERS", "exact_match_analysis", "solved_region"]
+__all__ = ["SOLVE_BUDGET", "REGION_CHECKERS", "MATCH_REGION_CHECKERS", "exact_match_analysis",
+           "solved_region", "match_regions"]
 
 #: Values the solve may hold (float32, two per pair and cube state): 2**25 is 128 MB,
 #: about 2.4 million position pairs at a 7-point score (a few seconds on one core).
@@ -38,6 +40,11 @@ SOLVE_BUDGET = 1 << 25
 #: C(11, 6)^2 = 213,444 pairs, 12 MB and under a second at a 7-point score (6 checkers
 #: would take 5-6 s; docs/cube.md).
 REGION_CHECKERS = 5
+
+#: The same for whole matches, whose score changes from game to game: each worker solves a
+#: score's region on its first game there (4 checkers a side: 44,100 pairs, about 0.1 s and
+#: 2.5 MB at a 7-point score), for the neural players' cube in bear-offs.
+MATCH_REGION_CHECKERS = 4
 
 _OWNERS = {"centre": 0, "me": 1, "opponent": 2}
 
@@ -75,3 +82,17 @@ def solved_region(value: int, owner: int, max_cube: int, away_me: int, away_opp:
     centre, 1 player 0, 2 player 1), once per process."""
     return _core.MatchBearoffRegion(default_database(cache_dir).tables, checkers, value, owner,
                                     max_cube, away_me, away_opp, crawford, load_met().kernel)
+
+
+def match_regions(length: int, max_cube: int,
+                  checkers: int = MATCH_REGION_CHECKERS) -> _core.MatchBearoffRegions:
+    """The bear-off regions of a match's scores (solved on each score's first game by
+    ``_core.run_matches``, which fills them without the GIL), one set per thread and match
+    length: threads (a Dask worker's) never fill the same set at once."""
+    return _match_regions(length, max_cube, checkers, threading.get_ident())
+
+
+@functools.lru_cache(maxsize=4)
+def _match_regions(length: int, max_cube: int, checkers: int,
+                   thread: int) -> _core.MatchBearoffRegions:
+    return _core.MatchBearoffRegions(checkers, length, max_cube, load_met().kernel)
