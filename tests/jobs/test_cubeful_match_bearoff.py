@@ -79,3 +79,14 @@ def test_whole_matches_solve_each_score_once_and_keep_their_numbers():
     with pytest.raises(ValueError, match="regions must be of this match"):
         _core.run_matches(pos("x 6:1; o 1:1").board, 1, 5, 0, 0, False, 0, 0, 1, True, True,
                           64, False, load_met().kernel, regions=regions)
+
+
+def test_games_played_out_inside_the_region_agree_with_the_solve():
+    # --no-truncate: the neural players play checkers and cube by the solve inside the
+    # region, so the games played to the end estimate the exact figures.
+    p = _at("x 6:1 5:1 3:1 2:1; o 6:1 4:2 1:1", 5, (1, 2))
+    exact = cube_decision(p, exact=True)
+    r = rollout(p, trials=3000, players="neural", seed=6, jobs=1, cubeful=True, truncate=False)
+    assert r.truncated == 0
+    for key in ("no_double", "double_take"):
+        assert abs(r.cubeful.mwc[key] - exact.mwc[key]) < 3 * r.cubeful.mwc["se"][key]

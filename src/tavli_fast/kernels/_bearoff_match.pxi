@@ -434,3 +434,34 @@ cdef inline double mdp_region_acting(const _MDP* d, const Board* b, int side,
     if st < 0 or not mdp_region_pair(d, b, side, &i, &j):
         return -1.0
     return d.acting[side][(i * d.side[side ^ 1].n + j) * d.n_states + st]
+
+
+cdef int mdp_region_choose(const _MDP* d, const MoveGen* g, int n, int side,
+                           const CubeState* cube) noexcept nogil:
+    """Index in g.out[0:n] of the play with the best exact MWC for the mover (the game's
+    player `side`, whose cube is `cube`) when the region holds every result, else -1:
+    cubeful checker play by the solve (each result faces the opponent's proper cube
+    action, or wins the game)."""
+    cdef int st = mdp_state_of(d, side, cube), i, best = -1, mult
+    cdef int64_t mine, theirs
+    cdef double v, best_v = -1e300
+    cdef const Board* r
+    if st < 0:
+        return -1
+    for i in range(n):
+        r = &g.out[i]
+        theirs = bo_index(r.c[1], 6)
+        if theirs >= d.side[side ^ 1].n or bo_checkers_on(r.c[1], 6) <= 0:
+            return -1
+        if r.c[0][0] == 15:
+            mult = 2 if d.side[side ^ 1].checkers[theirs] == 15 else 1
+            v = _mdp_win(d, side, mult * d.value[st])
+        else:
+            mine = bo_index(r.c[0], 6)
+            if mine >= d.side[side].n or bo_checkers_on(r.c[0], 6) <= 0:
+                return -1
+            v = d.total - d.acting[side ^ 1][(theirs * d.side[side].n + mine) * d.n_states + st]
+        if v > best_v:
+            best_v = v
+            best = i
+    return best

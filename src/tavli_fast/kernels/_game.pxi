@@ -98,13 +98,14 @@ cdef inline int choose_play(MoveGen* g, const Board* before, int n, int player,
                             const GameOptions* opt, Rng* rng, double* next_table,
                             const double* prices=NULL,
                             const double* reply_prices=NULL,
-                            const CubeState* cube=NULL) noexcept nogil:
+                            const CubeState* cube=NULL, int side=0) noexcept nogil:
     """Index in g.out[0:n] of the play `player` picks from `before`.  `next_table` (or NULL)
     receives the opponent's roll table when the 1-ply look made one, else next_table[0] = -1.
     `prices`: in a match, the mover's gammon prices for the neural players, and
     `reply_prices` the opponent's, for the replies of the 1-ply look (NULL: money).
     `cube`: the mover's cube, for the 0-ply neural player's cubeful checker play, and both
-    neural players' inside the cubeful bear-off database (NULL: cubeless)."""
+    neural players' inside the cubeful bear-off database or, in a match, the solved region
+    (opt.region; `side`: the mover, player 0 or 1 of the game) (NULL: cubeless)."""
     cdef int i, best = 0
     cdef double v, best_v
     cdef bint race
@@ -120,6 +121,11 @@ cdef inline int choose_play(MoveGen* g, const Board* before, int n, int player,
             and opt.bearoff.cubeful != NULL and not cube_is_match(cube)
             and bearoff2_win(opt.bearoff, before) >= 0.0):
         return neural_choose_cubeful(opt, g, n, cube)
+    if (cube != NULL and has_probabilities(player) and opt.region != NULL
+            and cube_is_match(cube)):
+        i = mdp_region_choose(opt.region, g, n, side, cube)
+        if i >= 0:
+            return i
     if opt.bearoff != NULL and (player == PLAYER_BEAROFF or opt.bearoff_play):
         i = bearoff_choose(opt.bearoff, g, n, before)
         if i >= 0:
@@ -389,7 +395,7 @@ cdef GameResult play_game(MoveGen* g, const Board* start, const GameOptions* opt
                     live = &cube[k]
                     break
         b = g.out[choose_play(g, &b, n, opt.players[side], opt, rng, table if opt.vr else NULL,
-                              priced, reply_prices if priced != NULL else NULL, live)]
+                              priced, reply_prices if priced != NULL else NULL, live, side)]
         r.plies += 1
         if b.c[0][0] == 15:
             k = loser_result(&b, opt.backgammons)
