@@ -11,11 +11,13 @@ from __future__ import annotations
 
 import functools
 import itertools
+import json
 
 import numpy as np
 import pytest
 
 from tavli_fast import _core
+from tavli_fast.cli.evaluate import hint_main
 from tavli_fast.game.position import GameContext, Position
 from tavli_fast.play import match_bearoff
 from tavli_fast.play.bearoff import default_database
@@ -290,3 +292,19 @@ def test_region_answers_only_inside_it_and_at_its_score(region):
     assert region.cube_analysis(pos("x 6:4; o 1:1").board, 0, 1, CENTRE, tables) is None
     # A cube of 1 owned by someone is not a state of a game that started centred at 1.
     assert region.cube_analysis(pos("x 6:1; o 1:1").board, 0, 1, MINE, tables) is None
+
+
+def test_tavli_hint_says_exact_and_keeps_its_json_keys(capsys):
+    xgid = ISSUE_XGID.format(0, 0)
+    assert hint_main(["--position", xgid]) == 0
+    text = capsys.readouterr().out
+    assert "exact: bear-off solved at the match score" in text
+    assert "Double, take" in text
+    assert hint_main(["--position", xgid, "--json"]) == 0
+    cube = json.loads(capsys.readouterr().out)["cube"]
+    assert hint_main(["--position", "XGID=-AAA--A--------------baa--:0:0:1:00:0:0:0:0:10",
+                      "--json"]) == 0
+    money = json.loads(capsys.readouterr().out)["cube"]
+    assert set(cube) == set(money) and cube["exact"] and money["exact"]
+    assert cube["no_double"] == pytest.approx(0.484, abs=0.0006)
+    assert set(cube["mwc"]) == {"no_double", "double_take", "double_pass"}
