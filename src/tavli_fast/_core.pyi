@@ -76,6 +76,7 @@ def run_games(
     per_game_cubeful: npt.NDArray[np.float64] | None = ...,
     cube_first_turn: bool = ...,
     cubeful_play: tuple[bool, bool] = ...,
+    match_region: MatchBearoffRegion | None = ...,
 ) -> tuple[npt.NDArray[np.int64], npt.NDArray[np.float64]]: ...
 def choose(
     board: Board,
@@ -276,4 +277,34 @@ def run_matches(
     plakoto_net: VariantNet | None = ...,
     fevga_net: VariantNet | None = ...,
     cubeful_play: tuple[bool, bool] = ...,
+    regions: MatchBearoffRegions | None = ...,
 ) -> npt.NDArray[np.int64]: ...
+def bearoff_cube_solution(
+    board: Board, value: int, owner: int, max_value: int, away_me: int, away_opp: int,
+    crawford: bool, met: MatchTableC | None, bearoff: BearoffTables, budget: int,
+) -> tuple[float, float, float, float, bool, int, int] | None: ...
+def cube_analysis_match_exact(
+    board: Board, value: int, owner: int, max_value: int, away_me: int, away_opp: int,
+    crawford: bool, met: MatchTableC, bearoff: BearoffTables, budget: int,
+) -> tuple[float, float, float, float, float, float, float, int, bool, int, int] | None: ...
+
+class MatchBearoffRegion:
+    def __init__(
+        self, bearoff: BearoffTables, checkers: int, value: int, owner: int, max_value: int,
+        away_me: int, away_opp: int, crawford: bool, met: MatchTableC,
+    ) -> None: ...
+    @property
+    def checkers(self) -> int: ...
+    @property
+    def pairs(self) -> int: ...
+    def cube_analysis(
+        self, board: Board, side: int, value: int, owner: int, bearoff: BearoffTables,
+    ) -> tuple[float, float, float, float, float, float, float, int, bool] | None: ...
+
+class MatchBearoffRegions:
+    checkers: int
+    length: int
+    max_cube: int
+    def __init__(self, checkers: int, length: int, max_cube: int, met: MatchTableC) -> None: ...
+    @property
+    def solved(self) -> int: ...

@@ -209,9 +209,13 @@ def test_near_the_maximum_cube_the_model_answers():
     assert dead.no_double == pytest.approx(dead.cubeless_equity)
 
 
-def test_matches_keep_the_model():
+def test_matches_do_not_read_the_money_database():
+    # A match is solved at its score (tests/play/test_match_bearoff.py), in MWCs.
     pos = _position({6: 2, 5: 1}, {1: 2, 3: 1}, match_length=5, score=(1, 2))
-    assert not cube_decision(pos).exact
+    decision = cube_decision(pos)
+    money = cube_decision(_position({6: 2, 5: 1}, {1: 2, 3: 1}))
+    assert decision.exact and decision.mwc is not None
+    assert decision.no_double != pytest.approx(money.no_double, abs=1e-3)
 
 
 def test_cubeful_rollout_inside_the_database_is_exact():

@@ -86,7 +86,9 @@ def test_r24_a_cubeful_match_rollout_at_double_match_point_cannot_double():
     r = rollout(dmp, 1000, players="neural", seed=2, jobs=1, cubeful=True)
     c = r.cubeful
     assert c.action == "You cannot double" and not c.can_double
-    assert c.mwc["no_double"] == pytest.approx(r.win, abs=1e-12)   # DMP: MWC = P(win)
+    # DMP: MWC = P(win). Games that stop in the bear-off region solved at the score count
+    # its MWC and the two-sided database's P(win): two float32 tables, equal within 1e-7.
+    assert c.mwc["no_double"] == pytest.approx(r.win, abs=1e-7)
     assert abs(c.no_double - c.cubeless) <= 2 * c.se["no_double"]
 
 

@@ -116,7 +116,8 @@ def print_cube(decision) -> None:
     """The cube analysis in gnubg's layout."""
     match = decision.mwc is not None
     if decision.exact:
-        print("Cube analysis (exact: cubeful bear-off database, perfect play)")
+        source = "bear-off solved at the match score" if match else "cubeful bear-off database"
+        print(f"Cube analysis (exact: {source}, perfect play)")
     else:
         print(f"Cube analysis (0-ply, cube efficiency {decision.efficiency:.3f})")
     print(f"  Cubeless equity   {decision.cubeless_equity:+8.4f}"

@@ -163,7 +163,8 @@ def build_parser() -> OneLineParser:
     p.add_argument("--cubeful", action="store_true",
                    help="also play the doubling cube from the position's cube and score: no double "
                    "and double/take on the same dice, with the proper cube action (in a match, "
-                   "match winning chances); games are played to the end")
+                   "match winning chances); games stop where the bear-off databases answer "
+                   "exactly (--no-truncate: played to the end)")
     p.add_argument("--max-cube", type=int, default=None, metavar="V",
                    help=f"with --cubeful, the highest cube value (default {DEFAULT_MAX_CUBE}, rule R23)")
     add_plays_options(p, with_dice=True)

@@ -33,6 +33,7 @@ import numpy as np
 
 from .. import _core
 from ..play.neural import NetChoice
+from ..play.match_bearoff import solved_region
 from ..play.players import game_resources
 from ..variants.games import play_variant_trials
 from .cubeful import branch_met
@@ -173,13 +174,20 @@ def prepare_unit(unit: CandidateUnit) -> None:
     unit_resources(unit, load=False)
 
 
-def _cube_arguments(unit: CandidateUnit, cubeful: np.ndarray) -> dict[str, Any]:
+def _cube_arguments(unit: CandidateUnit, cubeful: np.ndarray,
+                    resources: dict[str, Any]) -> dict[str, Any]:
     """run_games' cube arguments for a unit with the cube (the opponent decides before his
     first roll; the mover's neural player, player 1, and the opponent's play by cubeful
-    equity when ``cubeful_play``)."""
-    return {"cube_branches": (unit.cube,), "met": branch_met((unit.cube,)),
-            "per_game_cubeful": cubeful, "cube_first_turn": True,
-            "cubeful_play": (unit.cubeful_play, unit.cubeful_play)}
+    equity when ``cubeful_play``). In a match, with the bear-off databases loaded, the
+    bear-off region solved at the score (the players' cube there, and where games stop)."""
+    arguments = {"cube_branches": (unit.cube,), "met": branch_met((unit.cube,)),
+                 "per_game_cubeful": cubeful, "cube_first_turn": True,
+                 "cubeful_play": (unit.cubeful_play, unit.cubeful_play)}
+    if resources.get("bearoff") is not None and not _money_cube(unit.cube):
+        value, owner, cap, _, _, away_me, away_opp, crawford = unit.cube  # type: ignore[misc]
+        arguments["match_region"] = solved_region(value, owner, cap, away_me, away_opp,
+                                                  crawford, cache_dir=unit.cache_dir)
+    return arguments
 
 
 def run_unit(unit: CandidateUnit) -> UnitResult:
@@ -211,7 +219,7 @@ def run_unit(unit: CandidateUnit) -> UnitResult:
             bearoff_play=unit.bearoff_play, truncate=unit.truncate,
             given_plies=0 if unit.reply is None else 1, per_game_equity=scores[i],
             vr_moments=vr, per_game_luck=luck[i] if unit.vr else None,
-            **(_cube_arguments(unit, cubeful[i]) if unit.cube else {}), **resources,
+            **(_cube_arguments(unit, cubeful[i], resources) if unit.cube else {}), **resources,
         )
         if vr is not None:
             m = vr

@@ -38,6 +38,7 @@ import numpy as np
 from .. import _core
 from ..run.checkpoint import completed_units, read_checkpoint as _read_checkpoint
 from ..play.cube import default_match_table
+from ..play.match_bearoff import match_regions
 from .cubeful import DEFAULT_MAX_CUBE, check_max_cube
 from ..checks import check_count, check_seed
 from ..play.players import player_kinds
@@ -324,15 +325,18 @@ def _resources(chunk: MatchChunk, load: bool = True) -> dict:
 
 def run_match_chunk(chunk: MatchChunk) -> MatchChunkResult:
     """Play the chunk's matches in the C game loop (GIL released) and return its tallies."""
+    resources = _resources(chunk)
     tallies = _core.run_matches(
         Position.initial().board, chunk.n_matches, chunk.length, chunk.score[0], chunk.score[1],
         chunk.post_crawford, chunk.player_a, chunk.player_b, chunk.seed,
         chunk.first_roll_no_doubles, chunk.backgammons, chunk.max_cube, chunk.winner_starts,
-        default_match_table(), **_resources(chunk), tavli=chunk.tavli,
+        default_match_table(), **resources, tavli=chunk.tavli,
         variant_player_a=chunk.variant_ids[0], variant_player_b=chunk.variant_ids[1],
         plakoto_options=chunk.plakoto_options, fevga_options=chunk.fevga_options,
         plakoto_draw_ends_game=chunk.draw_ends_game, **_variant_nets(chunk),
         cubeful_play=(chunk.cubeful_play, chunk.cubeful_play),
+        regions=(match_regions(chunk.length, chunk.max_cube)
+                 if resources.get("bearoff") is not None and chunk.max_cube > 1 else None),
     )
     return MatchChunkResult(chunk.index, chunk.n_matches, tuple(int(v) for v in tallies))
 

@@ -39,6 +39,7 @@ from ..game.position import Play, Position
 from ..game.resolve import resolve_position
 from ..play.cube import default_match_table
 from ..play.hint import hint
+from ..play.match_bearoff import REGION_CHECKERS
 from ..play.neural import NetChoice, choose_net, net_of_choice
 from ..play.players import needs_net, player_kinds
 from ..rules import Rules, get_rules
@@ -379,9 +380,9 @@ def make_plays_request(
     if cubeful:
         cube = cube_of(pos.sides_switched(), cap)  # the opponent's, on roll after the play
         if pos.context.match_length and truncate:
-            truncate = False
-            notes.append("cubeful in a match: games are played to the end (the cubeful "
-                         "bear-off database is for money play)")
+            notes.append(f"cubeful in a match: games stop once both sides have at most "
+                         f"{REGION_CHECKERS} checkers left, all on points 1-6, and count the "
+                         "exact MWC of the game solved at the score there")
     elif pos.context.cube_value != 1 or pos.context.match_length:
         notes.append("the cube and score are not used: the equities are cubeless money "
                      "(--cubeful plays the cube)")

@@ -25,6 +25,7 @@ from typing import Iterable, Sequence
 import numpy as np
 
 from .. import _core
+from ..play.match_bearoff import solved_region
 from ..play.players import game_resources
 from .cubeful import branch_met
 from ..play.neural import NetChoice
@@ -231,6 +232,12 @@ def run_chunk(chunk: RolloutChunk) -> ChunkResult:
     if chunk.cube_branches:
         resources.update(cube_branches=chunk.cube_branches, met=branch_met(chunk.cube_branches),
                          cubeful_play=(chunk.cubeful_play, chunk.cubeful_play))
+        if resources.get("bearoff") is not None and not money_branches(chunk.cube_branches):
+            # A match: the bear-off region solved at its score, once per process (the
+            # players' cube there, and where games truncate).
+            value, owner, cap, _, _, away_me, away_opp, crawford = chunk.cube_branches[0]
+            resources["match_region"] = solved_region(value, owner, cap, away_me, away_opp,
+                                                      crawford, cache_dir=chunk.cache_dir)
     vr = np.zeros(VR_SUMS) if chunk.vr else None
     counts, moments, *cube = _core.run_games(
         board,

@@ -24,6 +24,7 @@ from ..game.resolve import resolve_position
 from ..run.plans import MissingIndices, UnitPlan, part_size, parts
 from ..play.players import needs_net
 from .cubeful import DEFAULT_MAX_CUBE, check_max_cube, cube_branches
+from ..play.match_bearoff import REGION_CHECKERS
 from ..play.neural import NetChoice, choose_net
 from ..game.position import GameContext, Position
 from ..rules import Rules, game_rules, get_rules, option_names
@@ -227,9 +228,9 @@ def make_request(
     filt = check_move_filter(move_filter)
     net = choose_net(weights, needed=neural or use_vr or bool(cut))
     if branches is not None and truncate and not money_branches(branches):
-        truncate = False
-        notes.append("cubeful in a match: games are played to the end (the cubeful bear-off "
-                     "database is for money play)")
+        notes.append(f"cubeful in a match: games stop once both sides have at most "
+                     f"{REGION_CHECKERS} checkers left, all on points 1-6, and count the exact "
+                     "MWC of the game solved at the score there (perfect checker and cube play)")
     elif branches is not None and truncate:
         notes.append("cubeful: games stop in the cubeful bear-off database and count its exact "
                      "equity there (perfect checker and cube play from then on)")

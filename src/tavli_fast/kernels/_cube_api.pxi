@@ -113,3 +113,139 @@ def cube_analysis(const double[::1] probabilities, double x, int value, int owne
         cube_analyse(&probabilities[0], x, &s, &a)
     return (a.cubeless, a.nd, a.dt, a.dp, a.mwc_nd, a.mwc_dt, a.mwc_dp, a.action,
             bool(a.can_double), bool(a.exact))
+
+
+
+cdef int _bearoff_solve(const int8_t[:, ::1] board, int value, int owner, int max_value,
+                        int away_me, int away_opp, bint crawford, MatchTableC met,
+                        BearoffTables bearoff, int64_t budget, CubeState* s,
+                        CubeSolve* out) except -2:
+    """bearoff_cube_solve for Python: 1 solved, 0 over `budget`; precise errors else."""
+    cdef Board b
+    cdef int code
+    cdef MoveGen* g
+    if bearoff is None:
+        raise ValueError("the exact cube solve needs the two-sided bear-off database")
+    if budget < 0:
+        raise ValueError(f"budget must be >= 0, not {budget}")
+    _cube_state(s, value, owner, max_value, False, False, away_me, away_opp, crawford, met)
+    _load_board(board, &b)
+    g = _new_movegen()
+    try:
+        with nogil:
+            code = bearoff_cube_solve(&bearoff.db, &b, s, g, budget, out)
+    finally:
+        free(g)
+    if code == MDP_OUTSIDE:
+        raise ValueError("not a game in progress with both sides inside the two-sided "
+                         "bear-off database")
+    if code == MDP_NO_MEMORY:
+        raise MemoryError("out of memory solving the cubeful bear-off")
+    if code == MDP_MOVEGEN:
+        raise RuntimeError("move generator overflow in a bear-off position")
+    return 1 if code == MDP_OK else 0
+
+
+def bearoff_cube_solution(const int8_t[:, ::1] board, int value, int owner, int max_value,
+                          int away_me, int away_opp, bint crawford, MatchTableC met,
+                          BearoffTables bearoff, int64_t budget):
+    """The exact cubeful solve of a position inside the two-sided bear-off database
+    (_bearoff_match.pxi): (nd, dt, dp, win, can_double, n_me, n_opp) for the side on roll,
+    MWCs in a match (away counts >= 1), points with the cube in money play (away counts
+    0); None when it would hold more than `budget` values."""
+    cdef CubeState s
+    cdef CubeSolve m
+    if not _bearoff_solve(board, value, owner, max_value, away_me, away_opp, crawford, met,
+                          bearoff, budget, &s, &m):
+        return None
+    return (m.nd, m.dt, m.dp, m.win, bool(m.can_double), m.n_me, m.n_opp)
+
+
+def cube_analysis_match_exact(const int8_t[:, ::1] board, int value, int owner, int max_value,
+                              int away_me, int away_opp, bint crawford, MatchTableC met,
+                              BearoffTables bearoff, int64_t budget):
+    """Exact match-play cube analysis of a position inside the two-sided bear-off database:
+    (cubeless, nd, dt, dp, mwc_nd, mwc_dt, mwc_dp, action, can_double, n_me, n_opp) as
+    cube_analysis gives them, or None when the solve would hold more than `budget` values."""
+    cdef CubeState s
+    cdef CubeAnalysis a
+    cdef CubeSolve m
+    if away_me <= 0 or away_opp <= 0:
+        raise ValueError("a match-play cube analysis needs a match score (away counts >= 1)")
+    if not _bearoff_solve(board, value, owner, max_value, away_me, away_opp, crawford, met,
+                          bearoff, budget, &s, &m):
+        return None
+    cube_analysis_from_solve(&m, &s, &a)
+    return (a.cubeless, a.nd, a.dt, a.dp, a.mwc_nd, a.mwc_dt, a.mwc_dp, a.action,
+            bool(a.can_double), m.n_me, m.n_opp)
+
+
+cdef class MatchBearoffRegion:
+    """Every pair of bear-off positions with at most `checkers` checkers a side, solved
+    exactly (perfect checker and cube play) at one match score and starting cube, seen by
+    the game's player 0 on roll (owner 0 centre, 1 player 0, 2 player 1).  The game loop
+    reads it for the players' cube and for truncating cubeful match games
+    (_bearoff_match.pxi); match_bearoff.py builds it once per score and process."""
+    cdef _MDP d
+    cdef object _met
+    cdef int _checkers
+
+    def __cinit__(self, BearoffTables bearoff, int checkers, int value, int owner,
+                  int max_value, int away_me, int away_opp, bint crawford, MatchTableC met):
+        cdef CubeState s
+        cdef int64_t starts[2]
+        cdef int code
+        cdef MoveGen* g
+        memset(&self.d, 0, sizeof(_MDP))
+        if bearoff is None or bearoff.db.two_checkers == 0:
+            raise ValueError("the solved region needs the two-sided bear-off database")
+        if not 1 <= checkers <= bearoff.db.two_checkers:
+            raise ValueError(f"checkers must be 1..{bearoff.db.two_checkers}, not {checkers}")
+        if away_me <= 0 or away_opp <= 0:
+            raise ValueError("the solved region is for a match score (away counts >= 1)")
+        _cube_state(&s, value, owner, max_value, False, False, away_me, away_opp, crawford, met)
+        self._met = met                 # the solve points into its table
+        self._checkers = checkers
+        starts[0] = starts[1] = -checkers
+        g = _new_movegen()
+        try:
+            with nogil:
+                code = _mdp_solve(&self.d, &bearoff.db, &s, starts, g, (<int64_t>1) << 62)
+        finally:
+            free(g)
+        if code == MDP_NO_MEMORY:
+            raise MemoryError("out of memory solving the match-play bear-off region")
+        if code != MDP_OK:
+            raise RuntimeError(f"solving the match-play bear-off region failed ({code})")
+
+    def __dealloc__(self):
+        _mdp_free(&self.d)
+
+    @property
+    def checkers(self):
+        return self._checkers
+
+    @property
+    def pairs(self):
+        """Position pairs solved (each in every cube state, both sides on roll)."""
+        return self.d.side[0].n * self.d.side[1].n
+
+    def cube_analysis(self, const int8_t[:, ::1] board, int side, int value, int owner,
+                      BearoffTables bearoff):
+        """The exact analysis of `board` (row 0 on roll, the game's player `side`) with the
+        cube as that side sees it, as cube_analysis_match_exact gives it (without the
+        position counts), or None when the region does not hold it."""
+        cdef Board b
+        cdef CubeState s
+        cdef CubeAnalysis a
+        if side not in (0, 1):
+            raise ValueError(f"side is 0 or 1, not {side}")
+        if bearoff is None:
+            raise ValueError("the analysis needs the two-sided bear-off database")
+        _load_board(board, &b)
+        _cube_state(&s, value, owner, self.d.max_value, False, False, self.d.away[side],
+                    self.d.away[side ^ 1], self.d.crawford, self._met)
+        if not mdp_region_analysis(&self.d, &b, side, &s, _tables_db(bearoff), &a):
+            return None
+        return (a.cubeless, a.nd, a.dt, a.dp, a.mwc_nd, a.mwc_dt, a.mwc_dp, a.action,
+                bool(a.can_double))

@@ -58,6 +58,8 @@ ctypedef struct GameOptions:
                                 # position reached by a play, before the opponent's turn)
     bint cubeful_play[2]        # per side: the 0-ply neural player picks its play by
                                 # cubeful equity at the live branch's cube (else cubeless)
+    const _MDP* region          # match play: the bear-off region solved at this game's
+                                # score (player 0 = its X), or NULL
 
 ctypedef struct GameResult:
     int outcome                 # an Outcome
@@ -66,8 +68,9 @@ ctypedef struct GameResult:
     double probs[NN_OUTPUTS]    # TRUNCATED: player 0's five probabilities where it stopped
     double luck[NN_OUTPUTS]     # with opt.vr: the summed luck of the rolls, player 0's view
     int points[MAX_BRANCHES]    # per branch: points player 0 won (< 0: lost), cube included
-    double cf_points[MAX_BRANCHES]  # TRUNCATED with branches (money): each branch's exact
-                                # cubeful points for player 0, from the bear-off database
+    double cf_points[MAX_BRANCHES]  # TRUNCATED with branches: each branch's exact cubeful
+                                # result for player 0: money points (the cubeful bear-off
+                                # database), match MWC (the solved region)
     int cube[MAX_BRANCHES]      # per branch: the cube's final value
 
 
@@ -95,13 +98,14 @@ cdef inline int choose_play(MoveGen* g, const Board* before, int n, int player,
                             const GameOptions* opt, Rng* rng, double* next_table,
                             const double* prices=NULL,
                             const double* reply_prices=NULL,
-                            const CubeState* cube=NULL) noexcept nogil:
+                            const CubeState* cube=NULL, int side=0) noexcept nogil:
     """Index in g.out[0:n] of the play `player` picks from `before`.  `next_table` (or NULL)
     receives the opponent's roll table when the 1-ply look made one, else next_table[0] = -1.
     `prices`: in a match, the mover's gammon prices for the neural players, and
     `reply_prices` the opponent's, for the replies of the 1-ply look (NULL: money).
     `cube`: the mover's cube, for the 0-ply neural player's cubeful checker play, and both
-    neural players' inside the cubeful bear-off database (NULL: cubeless)."""
+    neural players' inside the cubeful bear-off database or, in a match, the solved region
+    (opt.region; `side`: the mover, player 0 or 1 of the game) (NULL: cubeless)."""
     cdef int i, best = 0
     cdef double v, best_v
     cdef bint race
@@ -117,6 +121,11 @@ cdef inline int choose_play(MoveGen* g, const Board* before, int n, int player,
             and opt.bearoff.cubeful != NULL and not cube_is_match(cube)
             and bearoff2_win(opt.bearoff, before) >= 0.0):
         return neural_choose_cubeful(opt, g, n, cube)
+    if (cube != NULL and has_probabilities(player) and opt.region != NULL
+            and cube_is_match(cube)):
+        i = mdp_region_choose(opt.region, g, n, side, cube)
+        if i >= 0:
+            return i
     if opt.bearoff != NULL and (player == PLAYER_BEAROFF or opt.bearoff_play):
         i = bearoff_choose(opt.bearoff, g, n, before)
         if i >= 0:
@@ -220,22 +229,31 @@ cdef int cube_turn(const Board* b, int side, const GameOptions* opt, CubeState* 
     """The cube action before `side` rolls: double?, then take (or beaver) or pass.
     Returns the points the doubler wins by a pass, else 0.  `p` holds the net's
     probabilities for this board once `have_p` is set: one evaluation serves every
-    branch and both players."""
-    cdef CubeAnalysis mine, theirs
+    branch and both players.  In a match, the neural players judge a position of the
+    solved bear-off region (opt.region) by its exact values."""
+    cdef CubeAnalysis mine, theirs, exact
     cdef int doubler = opt.players[side], taker = opt.players[side ^ 1]
     cdef double x = 0.0
+    cdef bint solved
     if not cube_can_double(s):
         return 0
-    if has_probabilities(doubler) or has_probabilities(taker):
+    solved = (opt.region != NULL and cube_is_match(s)
+              and mdp_region_analysis(opt.region, b, side, s, opt.bearoff, &exact))
+    if (has_probabilities(doubler) or has_probabilities(taker)) and not solved:
         x = cube_efficiency(b)
         if not have_p[0]:
             neural_probs(opt.net, b.c[0], b.c[1], p)
             have_p[0] = True
-    cube_view(b, doubler, p, x, s, opt.bearoff, &mine)
+    if solved and has_probabilities(doubler):
+        mine = exact
+    else:
+        cube_view(b, doubler, p, x, s, opt.bearoff, &mine)
     if not wants_double(mine.action):
         return 0
     if has_probabilities(taker) == has_probabilities(doubler):
         theirs = mine
+    elif solved and has_probabilities(taker):
+        theirs = exact
     else:
         cube_view(b, taker, p, x, s, opt.bearoff, &theirs)
     if theirs.dt > theirs.dp:
@@ -377,7 +395,7 @@ cdef GameResult play_game(MoveGen* g, const Board* start, const GameOptions* opt
                     live = &cube[k]
                     break
         b = g.out[choose_play(g, &b, n, opt.players[side], opt, rng, table if opt.vr else NULL,
-                              priced, reply_prices if priced != NULL else NULL, live)]
+                              priced, reply_prices if priced != NULL else NULL, live, side)]
         r.plies += 1
         if b.c[0][0] == 15:
             k = loser_result(&b, opt.backgammons)
@@ -404,8 +422,10 @@ cdef bint truncate_cubeful(const Board* b, int side, const GameOptions* opt,
     cdef CubeAnalysis a[MAX_BRANCHES]
     cdef int k
     cdef double e, w
-    if opt.bearoff == NULL or cube_is_match(&cube[0]):
+    if opt.bearoff == NULL:
         return False
+    if cube_is_match(&cube[0]):
+        return truncate_match(b, side, opt, cube, done, r)
     for k in range(opt.n_branches):
         if not done[k] and not cube_analyse_exact(opt.bearoff, b, &cube[k], &a[k]):
             return False
@@ -423,6 +443,43 @@ cdef bint truncate_cubeful(const Board* b, int side, const GameOptions* opt,
         r.cf_points[k] = (e if side == 0 else -e) * cube[k].value
     r.outcome = TRUNCATED
     r.win = w if side == 0 else 1.0 - w
+    r.probs[NN_WIN] = r.win
+    return True
+
+
+cdef bint truncate_match(const Board* b, int side, const GameOptions* opt,
+                         const CubeState* cube, const bint* done, GameResult* r) noexcept nogil:
+    """End a match game with cube branches at `b` (row 0 = `side`, about to decide its
+    cube and roll) if the solved bear-off region (opt.region) holds every live branch:
+    each scores player 0's exact MWC, after the proper cube action from ply 1 on.
+    Returns False, changing nothing, otherwise."""
+    cdef CubeAnalysis a
+    cdef double e[MAX_BRANCHES]
+    cdef int k
+    cdef bint act = r.plies > 0 or opt.cube_first_turn
+    if opt.region == NULL:
+        return False
+    for k in range(opt.n_branches):
+        if done[k]:
+            continue
+        # Ply 0 has no cube action (its branches are the cube decisions rolled out).
+        if act:
+            e[k] = mdp_region_acting(opt.region, b, side, &cube[k])
+        elif mdp_region_analysis(opt.region, b, side, &cube[k], opt.bearoff, &a):
+            e[k] = a.mwc_nd
+        else:
+            e[k] = -1.0
+        if e[k] < 0.0:
+            return False
+    for k in range(opt.n_branches):
+        if done[k]:
+            r.cf_points[k] = mwc_after(&opt.cube[0], r.points[k])
+        else:
+            r.cf_points[k] = e[k] if side == 0 else 1.0 - e[k]
+    r.outcome = TRUNCATED
+    r.win = bearoff2_win(opt.bearoff, b)
+    if side == 1:
+        r.win = 1.0 - r.win
     r.probs[NN_WIN] = r.win
     return True
 
@@ -476,12 +533,16 @@ cdef inline void cube_figures(const GameResult* r, const GameOptions* opt, doubl
     cdef int k, points
     cdef const CubeState* s = &opt.cube[0]
     cdef bint match = cube_is_match(s)
-    if r.outcome == TRUNCATED and not match:
-        # Stopped in the cubeful bear-off database: exact cubeful points; the cubeless
-        # result is the exact win probability's (no gammons there).
+    if r.outcome == TRUNCATED and opt.n_branches and (not match or opt.region != NULL):
+        # Stopped in the cubeful bear-off database (money: exact cubeful points) or in the
+        # solved region (match: exact MWCs); the cubeless result is the exact win
+        # probability's (no gammons there).
         for k in range(opt.n_branches):
-            v[k] = r.cf_points[k] / <double>s.value
-        cubeless[0] = 2.0 * r.win - 1.0
+            v[k] = r.cf_points[k] if match else r.cf_points[k] / <double>s.value
+        if match:
+            cubeless[0] = r.win * mwc_after(s, s.value) + (1.0 - r.win) * mwc_after(s, -s.value)
+        else:
+            cubeless[0] = 2.0 * r.win - 1.0
         return
     for k in range(opt.n_branches):
         v[k] = mwc_after(s, r.points[k]) if match else r.points[k] / <double>s.value

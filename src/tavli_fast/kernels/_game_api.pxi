@@ -40,7 +40,8 @@ def run_games(const int8_t[:, ::1] board, Py_ssize_t n_games, int player0, int p
               MatchTableC met=None, int truncate_plies=0, double[::1] vr_moments=None,
               double[::1] per_game_luck=None, int filter_candidates=NN_1PLY_CANDIDATES,
               double filter_window=NN_1PLY_WINDOW, double[::1] per_game_cubeful=None,
-              bint cube_first_turn=False, cubeful_play=(False, False)):
+              bint cube_first_turn=False, cubeful_play=(False, False),
+              MatchBearoffRegion match_region=None):
     """Play n_games games from `board`; player0 is on roll first.
 
     Returns (counts int64[9], moments float64[12]):
@@ -114,6 +115,7 @@ def run_games(const int8_t[:, ::1] board, Py_ssize_t n_games, int player0, int p
         raise ValueError("cubeful_play is a pair: player 0's, then player 1's")
     opt.cubeful_play[0] = bool(cubeful_play[0])
     opt.cubeful_play[1] = bool(cubeful_play[1])
+    opt.region = &match_region.d if match_region is not None else NULL
     if (opt.vr or truncate_plies > 0) and net is None:
         raise ValueError("variance reduction and truncation after N plies need a NeuralNet")
     if truncate_plies < 0:
@@ -134,8 +136,14 @@ def run_games(const int8_t[:, ::1] board, Py_ssize_t n_games, int player0, int p
         opt.n_branches = len(cube_branches)
     if truncate and (bearoff is None or bearoff.db.two_checkers == 0):
         raise ValueError("truncation needs the two-sided bear-off database")
-    if truncate and cube_branches is not None and bearoff.db.cubeful == NULL:
+    if (truncate and cube_branches is not None and not opt.cube[0].away_me
+            and bearoff.db.cubeful == NULL):
         raise ValueError("truncating a cubeful rollout needs the cubeful bear-off database")
+    if match_region is not None and (cube_branches is None or not opt.cube[0].away_me
+                                     or bearoff is None
+                                     or mdp_state_of(opt.region, 0, &opt.cube[0]) < 0):
+        raise ValueError("match_region is for cubeful match games at its score and cube, "
+                         "with the two-sided bear-off database")
     if per_game_equity is not None and per_game_equity.shape[0] != n_games:
         raise ValueError("per_game_equity must have n_games entries")
     if per_game_cubeful is not None and (cube_branches is None
@@ -247,6 +255,7 @@ def choose(const int8_t[:, ::1] board, int die1, int die2, int player, uint64_t 
     opt.n_branches = 0
     opt.cube_first_turn = False
     opt.cubeful_play[0] = opt.cubeful_play[1] = False
+    opt.region = NULL
     opt.net = _net_c(net)
     opt.scratch = NULL
     rng_seed(&rng, seed)

@@ -38,6 +38,11 @@ ctypedef struct MatchOptions:
     bint draw_ends_game         # P6 option: a Plakoto draw is a game nobody scores, not replayed
     VNPlayers vnn               # the variant nets of the neural players (VPLAYER_NEURAL*)
     bint cubeful_play[2]        # A's and B's 0-ply neural players play by cubeful equity
+    int region_checkers         # > 0: the neural players judge their cube in bear-offs of at
+                                # most this many checkers a side by the game solved at its
+                                # score (_bearoff_match.pxi), built on first use of a score
+    _MDP* regions               # [(starter's away - 1) * length + other's away - 1][crawford]:
+                                # n_states 0 not built yet, -1 could not be built
 
 
 cdef inline int tavli_variant_game(VarGen* v, int kind, int starter, const MatchOptions* m,
@@ -55,6 +60,24 @@ cdef inline int tavli_variant_game(VarGen* v, int kind, int starter, const Match
     return play_variant_game(v, &start, 0, GAME_PLAKOTO if kind == 1 else GAME_FEVGA,
                              m.variant_options[kind - 1], players, rng, &plies, NULL, 0,
                              &m.vnn)
+
+
+cdef const _MDP* match_region(const MatchOptions* m, const BearoffDB* db, MoveGen* g,
+                              const CubeState* s) noexcept nogil:
+    """The bear-off region solved at the score of `s` (the starter's view, cube 1 centred),
+    built on first use with the move generator `g`; NULL without regions or if it could
+    not be built (out of memory: the model answers then)."""
+    cdef _MDP* d
+    cdef int64_t starts[2]
+    if m.regions == NULL or db == NULL or db.two_checkers < m.region_checkers:
+        return NULL
+    d = &m.regions[((s.away_me - 1) * m.length + s.away_opp - 1) * 2 + (1 if s.crawford else 0)]
+    if d.n_states == 0:
+        starts[0] = starts[1] = -m.region_checkers
+        if _mdp_solve(d, db, s, starts, g, (<int64_t>1) << 62) != MDP_OK:
+            _mdp_free(d)
+            d.n_states = -1
+    return d if d.n_states > 0 else NULL
 
 
 cdef void play_match(MoveGen* g, VarGen* v, const Board* start, GameOptions* opt,
@@ -117,6 +140,9 @@ cdef void play_match(MoveGen* g, VarGen* v, const Board* start, GameOptions* opt
             opt.cube[0].away_opp = m.length - score[starter ^ 1]
             opt.cube[0].crawford = crawford
             opt.cube[0].met = m.met
+            opt.region = NULL
+            if has_probabilities(opt.players[0]) or has_probabilities(opt.players[1]):
+                opt.region = match_region(m, opt.bearoff, g, &opt.cube[0])
             r = play_game(g, start, opt, rng, NULL, 0)
             if r.outcome == FAILED:
                 tally[MT_GAMES] = -1

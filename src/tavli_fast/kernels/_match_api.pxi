@@ -9,7 +9,7 @@ def run_matches(const int8_t[:, ::1] board, Py_ssize_t n_matches, int length, in
                 int variant_player_b=VPLAYER_HEURISTIC, int plakoto_options=0,
                 int fevga_options=0, bint plakoto_draw_ends_game=False,
                 VariantNet plakoto_net=None, VariantNet fevga_net=None,
-                cubeful_play=(False, False)):
+                cubeful_play=(False, False), MatchBearoffRegions regions=None):
     """Play n_matches matches to `length` points from the score (score_a, score_b).
 
     Every Portes game starts from `board` (the starting position).  max_cube = 1 plays
@@ -19,7 +19,10 @@ def run_matches(const int8_t[:, ::1] board, Py_ssize_t n_matches, int length, in
     plakoto_net and fevga_net); plakoto_draw_ends_game: P6's option,
     a draw is a game that nobody scores instead of a replay.  `cubeful_play` (A's, then
     B's): that player's 0-ply neural player picks its plays by cubeful equity at the match's
-    cube and score (run_games).  Returns int64[N_MATCH_TALLIES]:
+    cube and score (run_games).  `regions` (with `bearoff`): the neural players' cube in
+    bear-offs of at most regions.checkers checkers a side is read from the game solved
+    exactly at each score (built on a score's first game, kept by `regions` for the next
+    calls).  Returns int64[N_MATCH_TALLIES]:
     matches won by A, games, sum of games squared, sum of final cubes, A's single /
     gammon (2 points) / backgammon wins, B's, games ended by a pass, points scored by A
     and by B, then per game type (Portes, Plakoto, Fevga) games decided, A's points, B's
@@ -50,6 +53,7 @@ def run_matches(const int8_t[:, ::1] board, Py_ssize_t n_matches, int length, in
     players[1] = player_b
     opt.net = _net_c(net)
     opt.scratch = NULL
+    opt.region = NULL                   # play_match sets it for each game
     opt.first_roll_no_doubles = first_roll_no_doubles
     opt.backgammons = backgammons
     opt.bearoff = _tables_db(bearoff)
@@ -75,6 +79,16 @@ def run_matches(const int8_t[:, ::1] board, Py_ssize_t n_matches, int length, in
         raise ValueError("cubeful_play is a pair: A's, then B's")
     m.cubeful_play[0] = bool(cubeful_play[0])
     m.cubeful_play[1] = bool(cubeful_play[1])
+    m.region_checkers = 0
+    m.regions = NULL
+    if regions is not None and max_cube > 1 and not tavli:
+        if (bearoff is None or regions.checkers > bearoff.db.two_checkers
+                or regions.length != length or regions.max_cube != max_cube
+                or regions._met is not met):
+            raise ValueError("the bear-off regions must be of this match (length, maximum "
+                             "cube, table) and within the two-sided bear-off database")
+        m.region_checkers = regions.checkers
+        m.regions = regions.regions
     opt.cube_first_turn = False
     m.vnn.net[GAME_PLAKOTO] = _vnet_c(plakoto_net, GAME_PLAKOTO)
     m.vnn.net[GAME_FEVGA] = _vnet_c(fevga_net, GAME_FEVGA)
@@ -108,3 +122,42 @@ def run_matches(const int8_t[:, ::1] board, Py_ssize_t n_matches, int length, in
     if failed:
         raise RuntimeError("a game did not finish (corrupt position?)")
     return tally
+
+
+cdef class MatchBearoffRegions:
+    """The bear-off regions of a match's scores for run_matches: for each score (and the
+    Crawford game), every pair of at most `checkers` checkers a side solved exactly at that
+    score with the cube centred at 1 (_bearoff_match.pxi), built by run_matches on the
+    score's first game and kept here for later calls (match_bearoff.py keeps one per
+    process)."""
+    cdef _MDP* regions
+    cdef readonly int checkers, length, max_cube
+    cdef readonly object _met
+
+    def __cinit__(self, int checkers, int length, int max_cube, MatchTableC met):
+        if met is None or not 1 <= length <= met.t.n:
+            raise ValueError(f"a {length}-point match needs a match equity table that long")
+        if not 1 <= checkers <= BO_MAX_CHECKERS:
+            raise ValueError(f"checkers must be 1..{BO_MAX_CHECKERS}, not {checkers}")
+        self.checkers = checkers
+        self.length = length
+        self.max_cube = max_cube
+        self._met = met
+        self.regions = <_MDP*>calloc(length * length * 2, sizeof(_MDP))
+        if self.regions == NULL:
+            raise MemoryError("cannot allocate the match's bear-off regions")
+
+    def __dealloc__(self):
+        cdef int i
+        if self.regions != NULL:
+            for i in range(self.length * self.length * 2):
+                _mdp_free(&self.regions[i])
+            free(self.regions)
+
+    @property
+    def solved(self):
+        """How many scores' regions have been solved so far."""
+        cdef int i, n = 0
+        for i in range(self.length * self.length * 2):
+            n += self.regions[i].n_states > 0
+        return n

@@ -10,8 +10,10 @@ are in ``_cube.pxi``; the game loop uses the same ones for the players' cube dec
 
 Money positions inside the cubeful two-sided bear-off database (``bearoff.py``) are
 answered exactly instead, from perfect checker and cube play, as GNU Backgammon answers
-them from its own database (``exact`` is then True; ``docs/cube.md`` says how exact, and
-why matches and cubes close to their maximum keep the model).
+them from its own database; match positions inside the two-sided database are solved
+exactly at their score (``match_bearoff.py``). ``exact`` is then True; ``docs/cube.md``
+says how exact, and where the model still answers (money cubes close to their maximum,
+match positions too large to solve).
 
 Equities are those of the side on roll per unit of the current cube, as gnubg's ``hint``
 prints them: double/pass is +1. In a match, match winning chances are mapped to that
@@ -29,6 +31,7 @@ from .. import _core
 from ..errors import InvalidPositionError
 from ..game.position import GameContext, Position
 from .bearoff import default_database, in_two_sided
+from .match_bearoff import exact_match_analysis
 from .met import load_met
 from .neural import default_net
 from .players import PLAYERS
@@ -72,7 +75,8 @@ class CubeDecision:
     (gammons weighted by their match price), as gnubg prints it. ``efficiency``: the cube
     efficiency x the model used (None when exact). ``probabilities``: the five cubeless
     probabilities used. ``exact``: the equities come from the cubeful bear-off database
-    (perfect play by both sides), not from the model.
+    or, in a match, from the game solved at its score (perfect play by both sides), not
+    from the model.
     """
 
     no_double: float
@@ -224,22 +228,28 @@ def cube_decision(position: str | Position, *, probabilities: Sequence[float] | 
     or a Position with its GameContext. `probabilities`: (win, win_gammon, win_backgammon,
     lose_gammon, lose_backgammon) of the side on roll, gammons including backgammons; when
     given, no evaluator runs. Otherwise `player`'s evaluator gives them (the neural net at
-    0-ply). `exact`: answer a money position inside the cubeful bear-off database from
-    the database (True), or always by the model (False); the default None does the first
-    unless `probabilities` are given (then the model runs on them). Raises InvalidPositionError (dice already rolled, game over, a bad id),
-    ValueError (bad probabilities, a player without probabilities).
+    0-ply). `exact`: answer a position inside the bear-off databases exactly (True: money
+    from the cubeful database, a match by solving the game at its score), or always by the
+    model (False); the default None does the first unless `probabilities` are given (then
+    the model runs on them). Raises InvalidPositionError (dice already rolled, game over,
+    a bad id), ValueError (bad probabilities, a player without probabilities).
     """
     pos = resolve_pre_roll(position)
     p = check_probabilities(probabilities) if probabilities is not None else _probabilities_of(pos, player)
     ctx = pos.context
     x = _core.cube_efficiency_of(pos.board)
-    # Given probabilities ask for the model on them; else a money bear-off inside the
-    # cubeful database is answered exactly.
+    # Given probabilities ask for the model on them; else a bear-off inside the databases
+    # is answered exactly: a match by its solve at the score, money by the cubeful database.
     if exact is None:
         exact = probabilities is None
-    tables = _exact_tables(pos) if exact else None
-    (cubeless, nd, dt, dp, m_nd, m_dt, m_dp, action, can_double, exact) = _core.cube_analysis(
-        p, x, **cube_state_args(ctx), board=pos.board, bearoff=tables)
+    solved = exact_match_analysis(pos) if exact else None
+    if solved is not None:
+        (cubeless, nd, dt, dp, m_nd, m_dt, m_dp, action, can_double) = solved[:9]
+    else:
+        tables = _exact_tables(pos) if exact else None
+        (cubeless, nd, dt, dp, m_nd, m_dt, m_dp, action, can_double,
+         exact) = _core.cube_analysis(p, x, **cube_state_args(ctx), board=pos.board,
+                                      bearoff=tables)
     return CubeDecision(
         no_double=nd,
         double_take=dt,
