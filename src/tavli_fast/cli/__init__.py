@@ -22,6 +22,7 @@ from .. import _core
 from ..api import Executor
 from ..checks import MAX_COUNT, MAX_COUNT_TEXT, check_count
 from ..errors import check_dice
+from ..run.atomic import output_target
 
 __all__ = [
     "EXIT_INTERRUPTED",
@@ -220,13 +221,20 @@ def compiled_core_status() -> str:
 
 
 def check_writable(path: str, option: str) -> None:
-    """UsageError unless `path` (given to `option`) can be written: its directory exists and it
-    is not a directory itself."""
-    directory = os.path.dirname(os.path.abspath(path)) or "."
-    if not os.path.isdir(directory):
-        raise UsageError(f"{option}: directory {directory} does not exist")
-    if os.path.isdir(path):
-        raise UsageError(f"{option}: {path} is a directory")
+    """UsageError unless `path` (given to `option`) may be written: a regular file or a new
+    name in an existing, writable directory (``atomic.output_target``), never a device, a
+    pipe or a directory."""
+    try:
+        output_target(path)
+    except ValueError as e:
+        raise UsageError(f"{option}: {e}") from None
+
+
+def add_force_option(p: argparse.ArgumentParser) -> None:
+    """``--force``: let --checkpoint overwrite a file that is not a checkpoint of this run."""
+    p.add_argument("--force", action="store_true",
+                   help="let --checkpoint overwrite an existing file that is not a checkpoint "
+                   "of this same run")
 
 
 def parse_dice(text: str) -> tuple[int, int]:

@@ -35,8 +35,8 @@ from ..play.cube import cube_decision
 from ..play.hint import hint, prices_report
 from ..play.neural import Probabilities, evaluator
 from . import NET_OUTPUTS as FIGURES
-from . import (OneLineParser, UsageError, add_executor_options, entry_point, executor_settings,
-               parse_count, parse_dice, print_error, print_plays, run_command)
+from . import (OneLineParser, UsageError, add_executor_options, add_force_option, entry_point,
+               executor_settings, parse_count, parse_dice, print_error, print_plays, run_command)
 from .plays import add_plays_options, run_plays
 from .rollout import _seed
 from .variant_evaluate import variant_eval, variant_hint
@@ -143,6 +143,7 @@ def hint_main(argv: Sequence[str] | None = None) -> int:
     for option, kwargs in (("--seed", {"type": _seed}), ("--cubeful", {"action": "store_true"}),
                            ("--checkpoint", {}), ("--resume", {}), ("--no-progress", {"action": "store_true"})):
         rollout.add_argument(option, **kwargs)
+    add_force_option(rollout)
     add_executor_options(rollout)
     args = p.parse_args(argv)
     if args.rollout is not None or args.resume is not None:

@@ -124,7 +124,7 @@ def run_plays(prog: str, args: argparse.Namespace, settings: dict[str, Any],
     total = settings.get("trials") or DEFAULT_TRIALS
     with TqdmProgress(total, enabled=not (args.no_progress or args.json)) as bar:
         result = rollout_plays(**public_settings(settings, executor), checkpoint=args.checkpoint,
-                               resume=args.resume, progress=bar)
+                               resume=args.resume, force=args.force, progress=bar)
     status = print_result(prog, args, result)
     if args.plot is not None and result.plays and result.trials_played:
         result.plot(args.plot)

@@ -286,7 +286,8 @@ def make_targets(directory: str | os.PathLike, net: _core.NeuralNet, games: obje
                   "targets": kind, "bearoff": net.bearoff is not None}
     if command is not None:
         record["commands"] = record.get("commands", []) + [command]
-    meta_path.write_text(json.dumps(record, indent=1))
+    with atomic_file(meta_path, text=True, readable=True) as f:
+        f.write(json.dumps(record, indent=1))
     job = TargetsJob(path, net, record["games"], record["seed"], float(explore), unit_games,
                      plies, rollouts, bool(race), truncate_plies, bool(contact))
     with make_executor(jobs, start_method, scheduler=scheduler, client=client) as executor:
