@@ -52,6 +52,8 @@ from . import (
     EXIT_INTERRUPTED,
     OneLineParser,
     add_executor_options,
+    add_force_option,
+    check_training_files,
     entry_point,
     executor_settings,
     parse_count,
@@ -120,6 +122,7 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--checkpoint", help="save the run here (every --checkpoint-every games)")
     p.add_argument("--checkpoint-every", type=parse_count, default=50_000)
     p.add_argument("--resume", help="continue the run saved in this checkpoint")
+    add_force_option(p)
     p.add_argument("--init-from", dest="init_from", metavar="WEIGHTS",
                    help="a new run starting from this weights file's net instead of random "
                         "weights (the shipped one: tavli_fast.neural.default_weights_path())")
@@ -205,6 +208,7 @@ def run(args: argparse.Namespace, command: str | None = None) -> int:
     (TD, --targets, --fit, --average) records for the recipe of the nets it makes."""
     if args.recipe is not None:
         return _recipe(args)
+    check_training_files(args, resumes_own_checkpoint=bool(args.fit))
     if args.method is not None and not (args.fit and args.export):
         raise ValueError("--method describes the net a --fit writes: it goes with --fit and "
                          "--export")
