@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 from typing import Any
 
 from ..api import rollout_plays
@@ -56,6 +57,8 @@ def add_plays_options(p: argparse.ArgumentParser, *, with_dice: bool) -> None:
 
 
 def _checkpoint_format(path: str) -> str | None:
+    if not os.path.isfile(path):
+        return None  # (a pipe would block the reading); the rollout's reader says what it is
     try:
         with open(path, encoding="utf-8") as f:
             return json.load(f).get("format")

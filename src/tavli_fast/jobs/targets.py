@@ -47,7 +47,7 @@ from .. import _core
 from ..run.atomic import atomic_file
 from ..run.driver import ProgressCallback, run_job
 from ..run.executors import make_executor
-from ..checks import check_count, check_seed
+from ..checks import check_count, check_regular_file, check_seed
 from ..play.neural import net_arrays, net_from_arrays, weights_checksum, with_bearoff
 from ..run.plans import MissingIndices, UnitPlan, part_size, parts
 from ..play.players import PLAYERS, game_resources
@@ -411,6 +411,7 @@ class FitState:
 
     @classmethod
     def load(cls, path: str | os.PathLike) -> "FitState":
+        check_regular_file(path, "a fit checkpoint")
         with np.load(path) as z:
             meta = json.loads(str(z["meta"]))
             get = lambda p: [np.array(z[f"{p}{i}"]) for i in range(4)]  # noqa: E731

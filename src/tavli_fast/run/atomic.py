@@ -10,18 +10,14 @@ link is followed, so the file it names is replaced and the link stays.
 from __future__ import annotations
 
 import os
-import stat
 import tempfile
 from contextlib import contextmanager
 from pathlib import Path
 from typing import IO, Any, Iterator
 
-__all__ = ["atomic_file", "output_target"]
+from ..checks import special_file_kind
 
-#: What a file that is not a regular file is, by its mode (for the refusal's message).
-_KINDS = ((stat.S_ISDIR, "a directory"), (stat.S_ISCHR, "a character device"),
-          (stat.S_ISBLK, "a block device"), (stat.S_ISFIFO, "a pipe (FIFO)"),
-          (stat.S_ISSOCK, "a socket"))
+__all__ = ["atomic_file", "output_target"]
 
 
 def output_target(path: str | os.PathLike) -> Path:
@@ -32,20 +28,19 @@ def output_target(path: str | os.PathLike) -> Path:
     """
     real = Path(os.path.realpath(os.fspath(path)))
     try:
-        mode = os.stat(real).st_mode
-    except FileNotFoundError:
-        directory = real.parent
-        if not directory.is_dir():
-            raise ValueError(f"cannot write {os.fspath(path)}: directory {directory} does not exist") from None
-        if not os.access(directory, os.W_OK | os.X_OK):
-            raise ValueError(f"cannot write {os.fspath(path)}: directory {directory} is not writable") from None
-        return real
+        kind = special_file_kind(real)
     except OSError as e:
         raise ValueError(f"cannot write {os.fspath(path)}: {e.strerror}") from None
-    if not stat.S_ISREG(mode):
-        kind = next((name for test, name in _KINDS if test(mode)), "not a regular file")
-        shown = os.fspath(path) if os.fspath(path) == os.fspath(real) else f"{os.fspath(path)} (-> {real})"
+    if kind is not None:
+        linked = os.path.abspath(os.fspath(path)) != os.fspath(real)
+        shown = f"{os.fspath(path)} (-> {real})" if linked else os.fspath(path)
         raise ValueError(f"{shown} is {kind}, not a regular file: it is left as it is")
+    if not real.exists():
+        directory = real.parent
+        if not directory.is_dir():
+            raise ValueError(f"cannot write {os.fspath(path)}: directory {directory} does not exist")
+        if not os.access(directory, os.W_OK | os.X_OK):
+            raise ValueError(f"cannot write {os.fspath(path)}: directory {directory} is not writable")
     return real
 
 

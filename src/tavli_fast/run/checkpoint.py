@@ -24,6 +24,7 @@ import logging
 import os
 from typing import Any, Callable, Mapping, Sequence
 
+from ..checks import check_regular_file
 from .atomic import atomic_file, output_target
 
 __all__ = ["write_checkpoint", "read_checkpoint", "completed_units", "claim_checkpoint",
@@ -101,9 +102,7 @@ def read_checkpoint(path: str | os.PathLike, fmt: str, version: int, what: str,
     have to their types (e.g. ``{"request": dict, "chunks": dict}``); `request_keys` are
     the settings its ``request`` must hold.
     """
-    path = os.fspath(path)
-    if os.path.exists(path) and not os.path.isfile(path):
-        raise ValueError(f"{path} is not a checkpoint file (not a regular file)")
+    path = check_regular_file(path, "a checkpoint file")
     try:
         with open(path, encoding="utf-8") as f:
             doc = json.load(f, parse_constant=_no_constant, parse_float=_finite)
