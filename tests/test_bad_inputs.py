@@ -451,10 +451,11 @@ def files(tmp, run2_checkpoint):
                          ("text-link", tmp / "text.txt")):
         (tmp / name).symlink_to(target)
     shutil.copy(run2_checkpoint, tmp / "run2.json")
-    text = run2_checkpoint.read_text()
-    assert '"seed": 2' in text
-    (tmp / "tampered.json").write_text(text.replace('"seed": 2', '"seed": 1'))
-    signed = json.loads(text)
+    signed = json.loads(run2_checkpoint.read_text())
+    assert signed["request"]["seed"] == 2 and signed["checksum"]
+    tampered = json.loads(json.dumps(signed))
+    tampered["request"]["seed"] = 1  # a request this rollout's own would match
+    (tmp / "tampered.json").write_text(json.dumps(tampered))
     key = next(iter(signed["chunks"]))
     old = {k: v for k, v in signed.items() if k != "checksum"}
     for name, doc, value in (("nan-old.json", old, "NaN"), ("nan-signed.json", signed, "NaN"),

@@ -5,8 +5,8 @@
     tavli-train --resume run.npz --games 3e6 --rate 0.003 --checkpoint run.npz   # anneal
     tavli-train --resume run.npz --games 1e6 --export weights.npz --net-version v2
     tavli-train --average a.npz b.npz c.npz --export weights.npz --net-version v2
-    tavli-train --init-from weights.npz --alpha 0.003 --games 5e5 --checkpoint run.npz
-    tavli-train --games 1e6 --seed 1 --lambda 0.7 --checkpoint run.npz    # TD(lambda)
+    tavli-train --init-from weights.npz --alpha 0.003 --games 5e5 --checkpoint warm.npz
+    tavli-train --games 1e6 --seed 1 --lambda 0.7 --checkpoint td.npz     # TD(lambda)
     tavli-train --recipe neural-v17-320.npz      # how a net was made, from the first net on
     tavli-train --recipe mine.npz    # yours too: every training command records itself
     tavli-train --game plakoto --games 3e5 --seed 1 --checkpoint p.npz   # Plakoto / Fevga nets

@@ -36,20 +36,32 @@ _log = logging.getLogger(__name__)
 CHECKSUM_KEY = "checksum"
 
 
+def _canonical(doc: Mapping[str, Any]) -> str:
+    """`doc` without its checksum as canonical JSON: keys sorted, no spaces, NaN and
+    infinities refused (ValueError)."""
+    body = {k: v for k, v in doc.items() if k != CHECKSUM_KEY}
+    return json.dumps(body, sort_keys=True, separators=(",", ":"), allow_nan=False)
+
+
+def _sha256(text: str) -> str:
+    return "sha256:" + hashlib.sha256(text.encode("utf-8")).hexdigest()
+
+
 def checksum_of(doc: Mapping[str, Any]) -> str:
     """``"sha256:<hex>"`` of `doc` (without its checksum) in canonical JSON: keys sorted, no
     spaces, NaN and infinities refused (ValueError)."""
-    body = {k: v for k, v in doc.items() if k != CHECKSUM_KEY}
-    text = json.dumps(body, sort_keys=True, separators=(",", ":"), allow_nan=False)
-    return "sha256:" + hashlib.sha256(text.encode("utf-8")).hexdigest()
+    return _sha256(_canonical(doc))
 
 
 def write_checkpoint(path: str | os.PathLike, doc: dict[str, Any]) -> None:
     """Write `doc` with its checksum to `path` atomically (temporary file beside it, fsync,
-    os.replace); ValueError if `path` is not a regular file or a new name."""
-    signed = {**doc, CHECKSUM_KEY: checksum_of(doc)}
+    os.replace); ValueError if `path` is not a regular file or a new name, or `doc` holds
+    NaN or an infinity. The file is the canonical JSON with the checksum put first (the
+    document is serialised once: a cluster's checkpoint can be tens of MB)."""
+    body = _canonical(doc)
+    signed = f'{{"{CHECKSUM_KEY}":"{_sha256(body)}"' + ("}" if body == "{}" else "," + body[1:])
     with atomic_file(path, text=True, fsync=True) as f:
-        json.dump(signed, f, allow_nan=False)
+        f.write(signed)
 
 
 def _no_constant(name: str) -> Any:
@@ -66,7 +78,7 @@ def _finite(text: str) -> float:
 @functools.lru_cache(maxsize=None)
 def _warn_unchecked(path: str) -> None:
     """Warn once per file that a checkpoint without a checksum cannot be checked."""
-    _log.warning("checkpoint %s has no checksum (written by an older version): resumed "
+    _log.warning("checkpoint %s has no checksum (written by an older version): read "
                  "without checking it", path)
 
 
