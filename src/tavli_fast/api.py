@@ -69,7 +69,12 @@ def run_request(
     previous_elapsed: float = 0.0,
     start_method: str | None = None,
 ) -> RolloutResult:
-    """Run the chunks of ``request`` not already in ``completed`` on the local pool; merge."""
+    """Run the chunks of ``request`` not already in ``completed`` on the local pool; merge.
+    ``checkpoint``: a new file or one of this same run (``claim_checkpoint``)."""
+    if checkpoint is not None:
+        path = os.fspath(checkpoint)
+        checkpoint = claim_checkpoint(
+            path, read_checkpoint, lambda saved: RolloutJob.from_checkpoint(saved, request, path))
     with make_executor(jobs, start_method) as executor:
         return _run(RolloutJob(request, completed), executor, progress=progress,
                     checkpoint=checkpoint, previous_elapsed=previous_elapsed)
@@ -200,8 +205,8 @@ def _rollout(
         ply=ply, vr=vr, truncate_plies=truncate_plies, move_filter=move_filter,
         weights=weights,
     )
-    job, checkpoint, previous_elapsed = _start_or_resume(RolloutJob, request, doc, resume, checkpoint,
-                                                         read_checkpoint, force)
+    job, checkpoint, previous_elapsed = _start_or_resume(
+        RolloutJob, request, doc, resume, checkpoint, read_checkpoint, force)
     # The arguments are checked before a cluster is contacted.
     with make_executor(jobs, start_method, scheduler=scheduler, client=client) as executor:
         return _run(job, executor, progress=progress, checkpoint=checkpoint,

@@ -257,12 +257,15 @@ def check_training_files(args: argparse.Namespace, resumes_own_checkpoint: bool 
         if path:
             check_writable(path, option)
     path, resume = getattr(args, "checkpoint", None), getattr(args, "resume", None)
-    if not path or not os.path.exists(path) or resumes_own_checkpoint or getattr(args, "force", False):
+    if not path or not os.path.exists(path) or resumes_own_checkpoint:
+        return
+    if getattr(args, "force", False):
         return
     if resume is not None and os.path.exists(resume) and os.path.samefile(path, resume):
         return
     raise UsageError(f"--checkpoint: {path} exists and is not the checkpoint this run resumes "
-                     f"(--resume {path} continues it); give another file, or --force to overwrite it")
+                     f"(--resume {path} continues it); give another file, or --force to "
+                     "overwrite it")
 
 
 def add_force_option(p: argparse.ArgumentParser) -> None:

@@ -380,10 +380,10 @@ def openings(
     play first gets ``screen_trials`` trials (default max(1296, trials/7)) and only the plays
     within ``screen`` of the best get the full ``trials``. All plays of a roll share the same
     dice (common random numbers). The numbers depend on the seed, trials, chunk_size and the
-    screening, never on ``jobs``. checkpoint: a JSON file kept up to date (an existing file only if it
-    holds this same run, unless force); resume: continue such
-    a file (its settings are used; ``jobs`` may differ). progress: called with a
-    ``RolloutProgress`` (trials over all plays) after each unit of work. scheduler / client:
+    screening, never on ``jobs``. checkpoint: a JSON file kept up to date (an existing file
+    only if it holds this same run, unless force); resume: continue such a file (its
+    settings are used; ``jobs`` may differ). progress: called with a ``RolloutProgress``
+    (trials over all plays) after each unit of work. scheduler / client:
     run the units on a Dask cluster instead of the local pool, with the same numbers (see
     ``tavli_fast.rollout``). vr: variance reduction, on top of the common dice (every figure
     luck-adjusted, see ``tavli_fast.rollout``); None: on for the neural players. game:
@@ -409,7 +409,8 @@ def openings(
         )
         job = OpeningsJob(request)
     path = None if checkpoint is None else claim_checkpoint(
-        checkpoint, read_checkpoint, lambda saved: OpeningsJob.from_checkpoint(saved, request, os.fspath(checkpoint)),
+        checkpoint, read_checkpoint,
+        lambda saved: OpeningsJob.from_checkpoint(saved, request, os.fspath(checkpoint)),
         resume=resume, force=force)
     with make_executor(jobs, start_method, scheduler=scheduler, client=client) as executor:
         outcome = run_job(job, executor, progress=progress, checkpoint=path,

@@ -346,7 +346,8 @@ def rollout_plays(
         )
         job = PlaysJob(request)
     path = None if checkpoint is None else claim_checkpoint(
-        checkpoint, read_checkpoint, lambda saved: PlaysJob.from_checkpoint(saved, request, os.fspath(checkpoint)),
+        checkpoint, read_checkpoint,
+        lambda saved: PlaysJob.from_checkpoint(saved, request, os.fspath(checkpoint)),
         resume=resume, force=force)
     with make_executor(jobs, start_method, scheduler=scheduler, client=client) as executor:
         outcome = run_job(job, executor, progress=progress, checkpoint=path,

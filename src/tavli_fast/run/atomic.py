@@ -38,9 +38,11 @@ def output_target(path: str | os.PathLike) -> Path:
     if not real.exists():
         directory = real.parent
         if not directory.is_dir():
-            raise ValueError(f"cannot write {os.fspath(path)}: directory {directory} does not exist")
+            raise ValueError(f"cannot write {os.fspath(path)}: directory {directory} does not "
+                             "exist")
         if not os.access(directory, os.W_OK | os.X_OK):
-            raise ValueError(f"cannot write {os.fspath(path)}: directory {directory} is not writable")
+            raise ValueError(f"cannot write {os.fspath(path)}: directory {directory} is not "
+                             "writable")
     return real
 
 
