@@ -190,3 +190,13 @@ def test_a_plot_is_written_to_the_path_as_given(tmp_path, capsys):
     assert status == 0, capsys.readouterr().err
     assert sorted(p.name for p in tmp_path.iterdir()) == ["plot"]
     assert path.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+
+
+def test_a_plot_named_svg_is_an_svg_file_of_that_name(tmp_path, capsys):
+    path = tmp_path / "plot.svg"
+    status = openings_cli.main(["--player", "pubeval", "--rolls", "31", "--trials", "20",
+                                "--seed", "1", "--jobs", "1", "--no-progress", "--no-screen",
+                                "--plot", str(path)])
+    assert status == 0, capsys.readouterr().err
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["plot.svg"]
+    assert b"<svg" in path.read_bytes()[:1000]

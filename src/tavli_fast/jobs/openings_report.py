@@ -22,7 +22,7 @@ import numpy as np
 from .. import _core
 from ..game.notation import format_play
 from ..play.players import game_resources
-from ..run.atomic import atomic_file
+from ..run.atomic import atomic_file, save_figure
 from ..run.checkpoint import claim_checkpoint
 from ..run.driver import run_job
 from ..run.executors import check_jobs, make_executor
@@ -336,8 +336,7 @@ class OpeningsResult(TableExport):
         pad = 0.35 * (hi - lo or 0.1)
         ax.set_ylim(min(lo, 0) - pad, max(hi, 0) + pad)
         fig.tight_layout()
-        with atomic_file(path, readable=True) as f:  # as given: savefig adds .png to a bare name
-            fig.savefig(f, format="png", dpi=110)
+        save_figure(fig, path)
         plt.close(fig)
 
 

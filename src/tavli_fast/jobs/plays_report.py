@@ -17,7 +17,7 @@ from typing import Any, Callable
 from ..game.position import Position
 from ..play.neural import NetChoice
 from ..run.records import TableExport
-from ..run.atomic import atomic_file
+from ..run.atomic import save_figure
 from ..run.checkpoint import claim_checkpoint
 from ..run.driver import run_job
 from ..run.executors import check_jobs, make_executor
@@ -225,8 +225,7 @@ class PlaysResult(TableExport):
                      f"{self.players[1]}, common dice, seed {self.seed}", fontsize=9)
         ax.grid(axis="x", alpha=0.3)
         fig.tight_layout()
-        with atomic_file(path, readable=True) as f:  # as given: savefig adds .png to a bare name
-            fig.savefig(f, format="png", dpi=110)
+        save_figure(fig, path)
         plt.close(fig)
 
 

@@ -17,7 +17,7 @@ from typing import IO, Any, Iterator
 
 from ..checks import special_file_kind
 
-__all__ = ["atomic_file", "output_target"]
+__all__ = ["atomic_file", "output_target", "save_figure"]
 
 
 def output_target(path: str | os.PathLike) -> Path:
@@ -72,3 +72,13 @@ def atomic_file(path: str | os.PathLike, *, text: bool = False, fsync: bool = Fa
     except BaseException:
         Path(tmp).unlink(missing_ok=True)
         raise
+
+
+def save_figure(figure: Any, path: str | os.PathLike, dpi: int = 110) -> None:
+    """Save a matplotlib figure to `path` itself, atomically: in the format its extension
+    names when matplotlib writes it (``.svg``, ``.pdf``, ...), else PNG (matplotlib alone
+    would add ``.png`` to a name without one and write another file)."""
+    suffix = Path(path).suffix[1:].lower()
+    fmt = suffix if suffix in figure.canvas.get_supported_filetypes() else "png"
+    with atomic_file(path, readable=True) as f:
+        figure.savefig(f, format=fmt, dpi=dpi)
