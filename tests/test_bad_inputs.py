@@ -5,19 +5,31 @@ tavli-train, tavli-bearoff and tavli-match. Each runs in this process (``main(ar
 faster than a process each), under a timer that ends a run that hangs; a few run as real
 processes too, as a user runs them. ``{tmp}`` in an argument is a directory of this test's
 own (with a text file, a JSON file of another kind and an empty directory in it).
+
+Issue 51's target: 40 further bad inputs of files and settings (``FILE_CASES``): devices,
+pipes, directories and symbolic links given as outputs, another run's checkpoint, a
+checkpoint changed by hand or holding NaN, outputs that cannot be written, --jobs beyond
+the machine, --dice -31, an unknown TAVLI_FAST_SIMD. Each also leaves every file as it was:
+the test directory's files keep their type and content, /dev/null and /dev/full stay devices.
 """
 
 from __future__ import annotations
 
+import hashlib
 import json
+import os
+import shutil
 import signal
+import stat
 import subprocess
 import sys
 from contextlib import contextmanager
+from pathlib import Path
 from typing import Callable, Iterator
 
 import pytest
 
+import tavli_fast
 from tavli_fast.cli import bearoff, evaluate, match, openings, rollout, train
 
 #: Seconds a bad input may take before it counts as a hang (argument checks, reading a net).
@@ -270,9 +282,12 @@ def tmp(tmp_path):
 
 
 def _write_checkpoint(path, kind: str, request: dict, done: str) -> None:
-    """A checkpoint file of `kind` (rollout, match, openings) holding `request` and no work."""
+    """A checkpoint file of `kind` (rollout, match, openings) holding `request` and no work,
+    with its checksum (a checkpoint without one is read with a warning, a second line)."""
     doc = {"format": f"tavli_fast {kind} checkpoint", "version": 1, "request": request,
            done: [] if done == "rolls" else {}}
+    text = json.dumps(doc, sort_keys=True, separators=(",", ":"))
+    doc["checksum"] = "sha256:" + hashlib.sha256(text.encode()).hexdigest()
     path.write_text(json.dumps(doc))
 
 
@@ -339,3 +354,160 @@ def test_bad_input_to_a_real_process_is_one_line_and_exit_status_2(module, argv)
                        timeout=60)
     assert p.returncode == 2, p.stderr
     assert len(p.stderr.strip().splitlines()) == 1 and "Traceback" not in p.stderr, p.stderr
+
+
+# ---------------------------------------------------------------------------------------------
+# Issue 51: files that must never be destroyed, checkpoints of other runs, settings
+# ---------------------------------------------------------------------------------------------
+
+PUBEVAL = ["--player", "pubeval", "--trials", "10", "--seed", "1", "--jobs", "1"]
+PLAYS = ["--position", START, "--dice", "31", *PUBEVAL]
+OPENINGS = ["--player", "pubeval", "--rolls", "31", "--trials", "10", "--seed", "1", "--jobs", "1"]
+MATCHES = ["--player", "pubeval", "--length", "3", "--matches", "2", "--seed", "1", "--jobs", "1"]
+DEVICES = ("/dev/null", "/dev/full")
+
+FILE_CASES: list[tuple[str, list[str]]] = [
+    # tavli-rollout: outputs that are not regular files, another run's or a changed checkpoint
+    ("tavli-rollout", [*PUBEVAL, "--checkpoint", "{tmp}/null-link"]),   # -> /dev/null
+    ("tavli-rollout", [*PUBEVAL, "--checkpoint", "{tmp}/full-link"]),   # -> /dev/full
+    ("tavli-rollout", [*PUBEVAL, "--checkpoint", "{tmp}/fifo"]),
+    ("tavli-rollout", [*PUBEVAL, "--checkpoint", "{tmp}/text.txt"]),    # not a checkpoint
+    ("tavli-rollout", [*PUBEVAL, "--checkpoint", "{tmp}/text-link"]),   # -> text.txt
+    ("tavli-rollout", [*PUBEVAL, "--checkpoint", "{tmp}/other.json"]),
+    ("tavli-rollout", [*PUBEVAL, "--checkpoint", "{tmp}/run2.json"]),   # seed 2's run
+    ("tavli-rollout", ["--resume", "{tmp}/run2.json", "--checkpoint", "{tmp}/text.txt"]),
+    ("tavli-rollout", ["--resume", "{tmp}/tampered.json"]),
+    ("tavli-rollout", ["--resume", "{tmp}/nan-old.json"]),              # no checksum, a NaN
+    ("tavli-rollout", ["--resume", "{tmp}/nan-signed.json"]),           # a NaN put in by hand
+    ("tavli-rollout", ["--resume", "{tmp}/inf-old.json"]),              # no checksum, 1e999
+    ("tavli-rollout", ["--resume", "{tmp}/fifo"]),                      # would block a reader
+    ("tavli-rollout", ["--resume", "{tmp}/null-link"]),
+    ("tavli-rollout", [*PUBEVAL, "--jobs", "100000"]),
+    ("tavli-rollout", ["--dice", "-31", *PUBEVAL]),
+    # the candidate plays of a roll (tavli-rollout --dice)
+    ("tavli-rollout", [*PLAYS, "--plot", "{tmp}/full-link"]),
+    ("tavli-rollout", [*PLAYS, "--plot", "{tmp}/empty"]),
+    ("tavli-rollout", [*PLAYS, "--checkpoint", "{tmp}/fifo"]),
+    ("tavli-rollout", [*PLAYS, "--checkpoint", "{tmp}/run2.json"]),    # a plain rollout's
+    # tavli-openings
+    ("tavli-openings", [*OPENINGS, "--plot", "{tmp}/full-link"]),
+    ("tavli-openings", [*OPENINGS, "--plot", "{tmp}/fifo"]),
+    ("tavli-openings", [*OPENINGS, "--csv", "{tmp}/null-link"]),
+    ("tavli-openings", [*OPENINGS, "--csv", "{tmp}/empty"]),
+    ("tavli-openings", [*OPENINGS, "--checkpoint", "{tmp}/run2.json"]),
+    ("tavli-openings", [*OPENINGS, "--checkpoint", "{tmp}/text-link"]),
+    ("tavli-openings", [*OPENINGS, "--jobs", "100000"]),
+    ("tavli-openings", ["--resume", "{tmp}/fifo"]),
+    # tavli-match
+    ("tavli-match", [*MATCHES, "--checkpoint", "{tmp}/full-link"]),
+    ("tavli-match", [*MATCHES, "--checkpoint", "{tmp}/text.txt"]),
+    ("tavli-match", [*MATCHES, "--checkpoint", "{tmp}/run2.json"]),
+    ("tavli-match", [*MATCHES, "--jobs", "100000"]),
+    # tavli-hint
+    ("tavli-hint", ["--position", START, "--dice", "-31"]),
+    ("tavli-hint", ["--position", START, "--dice", "3--1"]),
+    ("tavli-hint", ["--position", START, "--dice", "31", "--rollout", "10", "--player", "pubeval",
+                    "--checkpoint", "{tmp}/null-link"]),
+    ("tavli-hint", ["--position", START, "--dice", "31", "--rollout", "10", "--player", "pubeval",
+                    "--plot", "{tmp}/full-link"]),
+    # tavli-train: checked before any game is played (1e9 games would not end in time)
+    ("tavli-train", ["--games", "1e9", "--export", "{tmp}/no/such/dir/x.npz"]),
+    ("tavli-train", ["--games", "1e9", "--export", "{tmp}/full-link"]),
+    ("tavli-train", ["--games", "1e9", "--checkpoint", "{tmp}/text.txt"]),
+    ("tavli-train", ["--games", "1e9", "--checkpoint", "{tmp}/fifo"]),
+    ("tavli-train", ["--average", "{tmp}/missing.npz", "--export", "{tmp}/null-link"]),
+    ("tavli-train", ["--game", "plakoto", "--games", "1e9", "--export", "{tmp}/empty"]),
+    ("tavli-train", ["--game", "plakoto", "--games", "1e9", "--checkpoint", "{tmp}/text.txt"]),
+    # input files that are pipes: reading one would wait for a writer forever
+    ("tavli-train", ["--games", "10", "--resume", "{tmp}/fifo"]),
+    ("tavli-train", ["--games", "10", "--init-from", "{tmp}/fifo"]),
+    ("tavli-train", ["--game", "plakoto", "--games", "10", "--resume", "{tmp}/fifo"]),
+    ("tavli-rollout", [*PUBEVAL, "--player", "neural", "--weights", "{tmp}/fifo"]),
+    ("tavli-eval", ["--position", START, "--weights", "{tmp}/fifo"]),
+]
+
+#: Every command with an unknown TAVLI_FAST_SIMD (the core would ignore it).
+SIMD_CASES = [("tavli-eval", ["--position", START]), ("tavli-hint", ["--position", START]),
+              ("tavli-rollout", PUBEVAL), ("tavli-openings", OPENINGS), ("tavli-match", MATCHES),
+              ("tavli-train", ["--games", "10"]), ("tavli-bearoff", ["--position", START])]
+
+
+@pytest.fixture(scope="module")
+def run2_checkpoint(tmp_path_factory) -> Path:
+    """A real rollout checkpoint (pubeval, 10 trials, seed 2), written once for the module."""
+    path = tmp_path_factory.mktemp("run2") / "run2.json"
+    tavli_fast.rollout("start", 10, "pubeval", seed=2, executor=1, checkpoint=path)
+    return path
+
+
+@pytest.fixture
+def files(tmp, run2_checkpoint):
+    """`tmp` with a pipe, symbolic links to /dev/null, /dev/full and text.txt, another run's
+    checkpoint (run2.json) and copies of it changed by hand: its seed (tampered.json), a NaN
+    in its work without the checksum (nan-old.json, as an older version wrote) or with it
+    (nan-signed.json), an infinity without the checksum (inf-old.json)."""
+    os.mkfifo(tmp / "fifo")
+    for name, target in (("null-link", "/dev/null"), ("full-link", "/dev/full"),
+                         ("text-link", tmp / "text.txt")):
+        (tmp / name).symlink_to(target)
+    shutil.copy(run2_checkpoint, tmp / "run2.json")
+    signed = json.loads(run2_checkpoint.read_text())
+    assert signed["request"]["seed"] == 2 and signed["checksum"]
+    tampered = json.loads(json.dumps(signed))
+    tampered["request"]["seed"] = 1  # a request this rollout's own would match
+    (tmp / "tampered.json").write_text(json.dumps(tampered))
+    key = next(iter(signed["chunks"]))
+    old = {k: v for k, v in signed.items() if k != "checksum"}
+    for name, doc, value in (("nan-old.json", old, "NaN"), ("nan-signed.json", signed, "NaN"),
+                             ("inf-old.json", old, "1e999")):
+        doc = json.loads(json.dumps(doc))
+        doc["chunks"][key][0] = "@"
+        (tmp / name).write_text(json.dumps(doc).replace('"@"', value))
+    return tmp
+
+
+def _snapshot(directory: Path) -> dict[str, tuple]:
+    """Each entry of `directory` (recursively): its type, and its content or link target."""
+    out = {}
+    for path in sorted(directory.rglob("*")):
+        mode = path.lstat().st_mode
+        if stat.S_ISLNK(mode):
+            out[str(path)] = ("link", os.readlink(path))
+        elif stat.S_ISREG(mode):
+            out[str(path)] = ("file", path.read_bytes())
+        else:
+            out[str(path)] = (stat.S_IFMT(mode),)
+    for device in DEVICES:
+        out[device] = (stat.S_IFMT(os.stat(device).st_mode), os.stat(device).st_rdev)
+    return out
+
+
+def test_there_are_at_least_40_further_bad_inputs_of_files_and_settings():
+    assert len(FILE_CASES) + len(SIMD_CASES) >= 40
+    assert {command for command, _ in FILE_CASES} | {c for c, _ in SIMD_CASES} == set(MAINS)
+
+
+@pytest.mark.parametrize("command,argv", FILE_CASES, ids=[f"{c} {' '.join(a)}" for c, a in FILE_CASES])
+def test_bad_file_is_one_line_exit_status_2_and_every_file_is_left_as_it_was(command, argv, files,
+                                                                            capsys):
+    before = _snapshot(files)
+    status = _run_in_process(command, _fill(argv, files))
+    err = capsys.readouterr().err
+    assert status == 2, err
+    assert "Traceback" not in err
+    lines = err.strip().splitlines()
+    assert len(lines) == 1 and lines[0].startswith(f"{command}: error: "), err
+    assert _snapshot(files) == before
+    for device in DEVICES:
+        assert stat.S_ISCHR(os.stat(device).st_mode)
+
+
+@pytest.mark.parametrize("command,argv", SIMD_CASES, ids=[c for c, _ in SIMD_CASES])
+def test_an_unknown_tavli_fast_simd_is_one_line_and_exit_status_2(command, argv, monkeypatch,
+                                                                  capsys):
+    monkeypatch.setenv("TAVLI_FAST_SIMD", "bogus")
+    status = _run_in_process(command, argv)
+    err = capsys.readouterr().err
+    assert status == 2, err
+    lines = err.strip().splitlines()
+    assert len(lines) == 1 and "TAVLI_FAST_SIMD" in lines[0] and "Traceback" not in err, err

@@ -26,6 +26,7 @@ from dataclasses import dataclass
 from typing import Any, Callable, Sequence
 
 from .jobs.cubeful import DEFAULT_MAX_CUBE
+from .run.checkpoint import claim_checkpoint
 from .run.driver import ProgressCallback, run_job
 from .run.executors import check_jobs, default_jobs, make_executor
 from .jobs.match import (
@@ -68,7 +69,12 @@ def run_request(
     previous_elapsed: float = 0.0,
     start_method: str | None = None,
 ) -> RolloutResult:
-    """Run the chunks of ``request`` not already in ``completed`` on the local pool; merge."""
+    """Run the chunks of ``request`` not already in ``completed`` on the local pool; merge.
+    ``checkpoint``: a new file or one of this same run (``claim_checkpoint``)."""
+    if checkpoint is not None:
+        path = os.fspath(checkpoint)
+        checkpoint = claim_checkpoint(
+            path, read_checkpoint, lambda saved: RolloutJob.from_checkpoint(saved, request, path))
     with make_executor(jobs, start_method) as executor:
         return _run(RolloutJob(request, completed), executor, progress=progress,
                     checkpoint=checkpoint, previous_elapsed=previous_elapsed)
@@ -127,6 +133,7 @@ def _rollout(
     game: str | None = None,
     game_rules: object = None,
     weights: str | os.PathLike | None = None,
+    force: bool = False,
 ) -> RolloutResult:
     """Roll out ``position`` for ``trials`` games and return a ``RolloutResult``.
 
@@ -136,8 +143,10 @@ def _rollout(
     None). jobs: worker processes (default: the CPUs available; 1 runs in this process).
     stratify: quasi-random first two rolls. target_se: stop once the equity's standard error is
     below it (checked after whole chunks, in chunk order, after ``min_trials``). checkpoint: a
-    JSON file kept up to date with the completed chunks; resume: continue from such a file (the
-    request must match it; the seed is taken from it when not given). progress: called with a
+    JSON file kept up to date with the completed chunks, with a checksum (a regular file or a
+    new name; an existing file only if it is a checkpoint of this same run, unless force);
+    resume: continue from such a file (the request must match it; the seed is taken from it
+    when not given). progress: called with a
     ``RolloutProgress`` after each chunk. bearoff: pubeval and greedy play pure bear-offs
     perfectly by the bear-off databases. truncate: a game stops once both sides are inside the
     two-sided bear-off database and counts its exact win probability (GNU Backgammon's
@@ -196,7 +205,8 @@ def _rollout(
         ply=ply, vr=vr, truncate_plies=truncate_plies, move_filter=move_filter,
         weights=weights,
     )
-    job, checkpoint, previous_elapsed = _start_or_resume(RolloutJob, request, doc, resume, checkpoint)
+    job, checkpoint, previous_elapsed = _start_or_resume(
+        RolloutJob, request, doc, resume, checkpoint, read_checkpoint, force)
     # The arguments are checked before a cluster is contacted.
     with make_executor(jobs, start_method, scheduler=scheduler, client=client) as executor:
         return _run(job, executor, progress=progress, checkpoint=checkpoint,
@@ -209,16 +219,25 @@ def _seed_or_saved(seed: int | None, doc: dict[str, Any] | None) -> int | None:
 
 
 def _start_or_resume(job_kind: Any, request: Any, doc: dict[str, Any] | None,
-                     resume: str | os.PathLike | None, checkpoint: str | os.PathLike | None
+                     resume: str | os.PathLike | None, checkpoint: str | os.PathLike | None,
+                     read: Callable[[str], dict[str, Any]], force: bool
                      ) -> tuple[Any, str | None, float]:
     """(job, checkpoint path, seconds already spent): a new job of ``job_kind`` for ``request``,
     or one that continues checkpoint ``doc`` (read from ``resume``, which it keeps saving to
-    unless another checkpoint is given)."""
+    unless another checkpoint is given). The checkpoint file is claimed first
+    (``claim_checkpoint``: a new file, the resumed one, one of this run, or ``force``)."""
     if doc is None:
-        return job_kind(request), None if checkpoint is None else os.fspath(checkpoint), 0.0
-    job = job_kind.from_checkpoint(doc, request, os.fspath(resume))  # type: ignore[arg-type]
-    path = os.fspath(checkpoint if checkpoint is not None else resume)  # type: ignore[arg-type]
-    return job, path, float(doc.get("elapsed_s") or 0.0)
+        job, elapsed = job_kind(request), 0.0
+    else:
+        job = job_kind.from_checkpoint(doc, request, os.fspath(resume))  # type: ignore[arg-type]
+        elapsed = float(doc.get("elapsed_s") or 0.0)
+        if checkpoint is None:
+            checkpoint = resume
+    if checkpoint is None:
+        return job, None, elapsed
+    path = claim_checkpoint(checkpoint, read, lambda saved: job_kind.from_checkpoint(
+        saved, request, os.fspath(checkpoint)), resume=resume, force=force)
+    return job, path, elapsed
 
 
 def _resume_rollout(
@@ -232,20 +251,20 @@ def _resume_rollout(
     start_method: str | None = None,
     scheduler: str | None = None,
     client: Any = None,
+    force: bool = False,
 ) -> RolloutResult:
     """Continue the rollout saved in checkpoint ``path`` (to its trials, or to ``trials``), on
     the local pool or on a Dask cluster (``scheduler`` / ``client``, as for ``rollout``): a run
-    may be resumed on the other executor with the same numbers."""
+    may be resumed on the other executor with the same numbers. ``checkpoint``: another file
+    to keep it in (new, or one of this run, unless ``force``)."""
     check_jobs(jobs)
     doc = read_checkpoint(os.fspath(path))
     request = request_from_checkpoint(doc, trials=trials, target_se=target_se)
-    job = RolloutJob.from_checkpoint(doc, request, os.fspath(path))
+    job, saved_to, previous_elapsed = _start_or_resume(RolloutJob, request, doc, path, checkpoint,
+                                                       read_checkpoint, force)
     with make_executor(jobs, start_method, scheduler=scheduler, client=client) as executor:
-        return _run(
-            job, executor, progress=progress,
-            checkpoint=os.fspath(checkpoint if checkpoint is not None else path),
-            previous_elapsed=float(doc.get("elapsed_s") or 0.0),
-        )
+        return _run(job, executor, progress=progress, checkpoint=saved_to,
+                    previous_elapsed=previous_elapsed)
 
 
 def _play_matches(
@@ -263,6 +282,7 @@ def _play_matches(
     chunk_size: object = DEFAULT_MATCH_CHUNK,
     checkpoint: str | os.PathLike | None = None,
     resume: str | os.PathLike | None = None,
+    force: bool = False,
     progress: ProgressCallback | None = None,
     start_method: str | None = None,
     bearoff: bool = True,
@@ -296,7 +316,8 @@ def _play_matches(
     request = make_match_request(length, matches, players, score, post_crawford, rules, cube,
                                  max_cube, _seed_or_saved(seed, doc), chunk_size, bearoff,
                                  cache_dir, tavli, game_rules, weights)
-    job, path, previous_elapsed = _start_or_resume(MatchJob, request, doc, resume, checkpoint)
+    job, path, previous_elapsed = _start_or_resume(MatchJob, request, doc, resume, checkpoint,
+                                                   read_match_checkpoint, force)
     with make_executor(jobs, start_method, scheduler=scheduler, client=client) as executor:
         outcome = run_job(job, executor, progress=progress, checkpoint=path,
                           previous_elapsed=previous_elapsed)

@@ -5,11 +5,13 @@ from __future__ import annotations
 
 import math
 import os
+import stat
 from numbers import Integral, Real
 
 from .errors import InvalidCountError
 
-__all__ = ["MAX_COUNT", "MAX_COUNT_TEXT", "check_count", "check_seed", "new_seed", "player_names"]
+__all__ = ["MAX_COUNT", "MAX_COUNT_TEXT", "check_count", "check_seed", "new_seed", "player_names",
+           "special_file_kind", "check_regular_file"]
 
 MAX_SEED = 2**64 - 1
 
@@ -68,3 +70,31 @@ def player_names(players: object) -> tuple[str, str]:
     if len(parts) != 2 or not all(parts):
         raise ValueError(f"players must be two player names, got {players!r}")
     return parts[0], parts[1]
+
+
+#: What a file that is not a regular file is, by its mode (for messages).
+_FILE_KINDS = ((stat.S_ISDIR, "a directory"), (stat.S_ISCHR, "a character device"),
+               (stat.S_ISBLK, "a block device"), (stat.S_ISFIFO, "a pipe (FIFO)"),
+               (stat.S_ISSOCK, "a socket"))
+
+
+def special_file_kind(path: str | os.PathLike) -> str | None:
+    """What `path` is (following symbolic links) when it exists and is not a regular file:
+    ``"a directory"``, ``"a character device"`` (``/dev/null``), ``"a pipe (FIFO)"``, ...;
+    None for a regular file or a name with no file."""
+    try:
+        mode = os.stat(path).st_mode
+    except (FileNotFoundError, NotADirectoryError):
+        return None
+    if stat.S_ISREG(mode):
+        return None
+    return next((name for test, name in _FILE_KINDS if test(mode)), "not a regular file")
+
+
+def check_regular_file(path: str | os.PathLike, what: str = "a file to read") -> str:
+    """`path` as a string; ValueError when it is a device, pipe, socket or directory (reading
+    a pipe would wait for a writer forever). A missing file is left to the reader's error."""
+    kind = special_file_kind(path)
+    if kind is not None:
+        raise ValueError(f"{os.fspath(path)} is {kind}, not {what}")
+    return os.fspath(path)

@@ -9,12 +9,15 @@ in use (cube_decision, tavli-hint, cubeful rollouts, the players' cube in games)
 from __future__ import annotations
 
 import itertools
+import logging
 from pathlib import Path
 
 import numpy as np
 import pytest
 
 from tavli_fast import _core
+from tavli_fast.cli import setup_logging
+from tavli_fast.play import bearoff
 from tavli_fast.play.bearoff import default_database
 from tavli_fast.play.cube import cube_decision
 from tavli_fast.game.position import GameContext, Position
@@ -249,3 +252,28 @@ def test_tavli_bearoff_prints_the_cubeful_equities(capsys):
     assert report["cubeful"]["double_take"] == pytest.approx(gnubg_like.double_take)
     assert main(["--position", "4QAAQDQAAAAAAA"]) == 0
     assert "cubeful" not in capsys.readouterr().out     # only when asked for
+
+
+def test_a_note_on_stderr_comes_before_the_long_first_build_of_the_cubeful_database(
+        tmp_path, monkeypatch, capsys):
+    """The first use builds about 300 MB for 15-60 s: one line says so before (not in
+    --json's stdout), as the commands log it (cli.setup_logging: warnings on stderr)."""
+    said_before_build = []
+
+    def build(checkers):  # the real build takes 15-60 s: the note must come before it
+        said_before_build.append(capsys.readouterr().err)
+        return np.zeros((3, 1, 1), dtype=np.float32)
+
+    monkeypatch.setattr(_core, "bearoff_build_two_sided_cubeful", build)
+    logger = logging.getLogger("tavli_fast")  # set up as a command does, put back after
+    for name in ("handlers", "level", "propagate"):
+        monkeypatch.setattr(logger, name, list(logger.handlers) if name == "handlers"
+                            else getattr(logger, name))
+    setup_logging("tavli-hint")
+    bearoff._ensure_cubeful(tmp_path, bearoff.DEFAULT_TWO_SIDED_CHECKERS, build=True)
+    out, err = capsys.readouterr()
+    note = said_before_build[0].strip().splitlines()
+    assert len(note) == 1 and note[0].startswith("tavli-hint: ") and out == ""
+    assert "cubeful bear-off database" in note[0] and "300 MB" in note[0] and "s" in note[0]
+    bearoff._ensure_cubeful(tmp_path, bearoff.DEFAULT_TWO_SIDED_CHECKERS, build=True)
+    assert capsys.readouterr().err == ""  # built: no note the second time

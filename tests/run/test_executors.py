@@ -15,6 +15,7 @@ import pytest
 
 from helpers import pos
 from tavli_fast.api import Executor, read_checkpoint, resume_rollout, rollout
+from tavli_fast.run.executors.local import check_jobs, default_jobs, max_jobs
 
 # 8 chunks of 1500 pubeval games: long enough to have several chunks in flight, short to run.
 SPEC = dict(position="start", trials=12_000, players=("pubeval", "pubeval"), seed=20240501,
@@ -235,3 +236,13 @@ def test_target_se_stops_at_the_same_trial_whatever_jobs():
 def test_jobs_defaults_to_available_cpus():
     r = rollout(pos("x 1:1; o 6:14"), 10, seed=1)
     assert r.jobs == len(os.sched_getaffinity(0))
+
+
+def test_jobs_beyond_four_per_cpu_are_refused_before_any_process_starts():
+    """--jobs 100000 once ran and reported "100000 job(s)" (issue 51)."""
+    assert max_jobs() == max(16, 4 * default_jobs())
+    assert check_jobs(max_jobs()) == max_jobs()
+    with pytest.raises(ValueError, match=f"at most {max_jobs()}"):
+        check_jobs(max_jobs() + 1)
+    with pytest.raises(ValueError, match="at most"):
+        rollout("start", 10, "pubeval", seed=1, executor=100_000)

@@ -16,12 +16,13 @@ import os
 import signal
 import sys
 import threading
-from typing import Any, Callable, Iterator, NoReturn, Sequence
+from typing import Any, Callable, Iterator, Mapping, NoReturn, Sequence
 
 from .. import _core
 from ..api import Executor
 from ..checks import MAX_COUNT, MAX_COUNT_TEXT, check_count
-from ..errors import check_dice
+from ..jobs.plays import parse_dice as parse_roll
+from ..run.atomic import output_target
 
 __all__ = [
     "EXIT_INTERRUPTED",
@@ -85,8 +86,13 @@ class OneLineParser(argparse.ArgumentParser):
 
     def parse_known_args(self, args=None, namespace=None):  # type: ignore[override]
         argv = list(sys.argv[1:] if args is None else args)
-        return super().parse_known_args(_join_dash_values(argv, self.DASH_VALUE_OPTIONS),
-                                        namespace)
+        parsed = super().parse_known_args(_join_dash_values(argv, self.DASH_VALUE_OPTIONS),
+                                          namespace)
+        try:  # every command: the environment's settings are input too
+            check_simd_setting(os.environ)
+        except UsageError as e:
+            self.error(str(e))
+        return parsed
 
     def error(self, message: str) -> NoReturn:
         for option in self.DASH_VALUE_OPTIONS:
@@ -219,22 +225,63 @@ def compiled_core_status() -> str:
     return f"compiled core: yes ({_core.__file__})"
 
 
+#: The values of TAVLI_FAST_SIMD the compiled core knows: ``baseline`` forces the SSE2
+#: kernels; unset (or empty), the AVX2 ones run where the processor has them.
+SIMD_SETTINGS = ("", "baseline")
+
+
+def check_simd_setting(environ: Mapping[str, str]) -> None:
+    """UsageError for a TAVLI_FAST_SIMD the core does not know (it would be ignored)."""
+    value = environ.get("TAVLI_FAST_SIMD")
+    if value is not None and value not in SIMD_SETTINGS:
+        raise UsageError(f"TAVLI_FAST_SIMD={value!r} is not a setting: set it to baseline (the "
+                         "SSE2 kernels) or leave it unset (AVX2 where the processor has it)")
+
+
 def check_writable(path: str, option: str) -> None:
-    """UsageError unless `path` (given to `option`) can be written: its directory exists and it
-    is not a directory itself."""
-    directory = os.path.dirname(os.path.abspath(path)) or "."
-    if not os.path.isdir(directory):
-        raise UsageError(f"{option}: directory {directory} does not exist")
-    if os.path.isdir(path):
-        raise UsageError(f"{option}: {path} is a directory")
+    """UsageError unless `path` (given to `option`) may be written: a regular file or a new
+    name in an existing, writable directory (``atomic.output_target``), never a device, a
+    pipe or a directory."""
+    try:
+        output_target(path)
+    except ValueError as e:
+        raise UsageError(f"{option}: {e}") from None
+
+
+def check_training_files(args: argparse.Namespace, resumes_own_checkpoint: bool = False) -> None:
+    """Before a training run (tavli-train): --export and --checkpoint can be written (a
+    regular file or a new name), and an existing --checkpoint is this run's: the file of
+    --resume, or (`resumes_own_checkpoint`: --fit) the run it continues, unless --force."""
+    for path, option in ((getattr(args, "export", None), "--export"),
+                         (getattr(args, "checkpoint", None), "--checkpoint")):
+        if path:
+            check_writable(path, option)
+    path, resume = getattr(args, "checkpoint", None), getattr(args, "resume", None)
+    if not path or not os.path.exists(path) or resumes_own_checkpoint:
+        return
+    if getattr(args, "force", False):
+        return
+    if resume is not None and os.path.exists(resume) and os.path.samefile(path, resume):
+        return
+    raise UsageError(f"--checkpoint: {path} exists and is not the checkpoint this run resumes "
+                     f"(--resume {path} continues it); give another file, or --force to "
+                     "overwrite it")
+
+
+def add_force_option(p: argparse.ArgumentParser) -> None:
+    """``--force``: let --checkpoint overwrite a file that is not a checkpoint of this run."""
+    p.add_argument("--force", action="store_true",
+                   help="let --checkpoint overwrite an existing file that is not a checkpoint "
+                   "of this same run")
 
 
 def parse_dice(text: str) -> tuple[int, int]:
-    """The roll of a ``--dice`` option: ``31``, ``3-1`` or ``3,1``."""
-    t = text.strip().replace("-", "").replace(",", "")
-    if len(t) != 2 or not t.isdigit():
-        raise ValueError(f"--dice takes two dice such as 31 or 3-1, not {text!r}")
-    return check_dice(int(t[0]), int(t[1]))
+    """The roll of a ``--dice`` option: ``31``, ``3-1`` or ``3,1`` (``jobs.plays.parse_dice``:
+    ``-31`` or ``3--1`` is no roll)."""
+    try:
+        return parse_roll(text)
+    except ValueError:
+        raise ValueError(f"--dice takes two dice such as 31 or 3-1, not {text!r}") from None
 
 
 def print_plays(title: str, plays: list[dict]) -> None:

@@ -35,8 +35,8 @@ from ..play.cube import cube_decision
 from ..play.hint import hint, prices_report
 from ..play.neural import Probabilities, evaluator
 from . import NET_OUTPUTS as FIGURES
-from . import (OneLineParser, UsageError, add_executor_options, entry_point, executor_settings,
-               parse_count, parse_dice, print_error, print_plays, run_command)
+from . import (OneLineParser, UsageError, add_executor_options, add_force_option, entry_point,
+               executor_settings, parse_count, parse_dice, print_error, print_plays, run_command)
 from .plays import add_plays_options, run_plays
 from .rollout import _seed
 from .variant_evaluate import variant_eval, variant_hint
@@ -154,6 +154,7 @@ def build_hint_parser() -> OneLineParser:
                          help="continue the candidate-play rollout saved in FILE (its settings; "
                          "keeps saving to it)")
     rollout.add_argument("--no-progress", action="store_true", help="no progress bar on stderr")
+    add_force_option(rollout)
     add_executor_options(rollout)
     return p
 

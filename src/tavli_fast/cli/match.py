@@ -17,6 +17,7 @@ import sys
 from typing import Any, Sequence
 
 from . import (
+    add_force_option,
     public_settings,
     add_game_option,
     entry_point,
@@ -93,6 +94,7 @@ def build_parser() -> OneLineParser:
     p.add_argument("--checkpoint", default=None, metavar="FILE", help="keep progress in FILE (JSON)")
     p.add_argument("--resume", default=None, metavar="FILE",
                    help="continue the matches saved in FILE (keeps saving to it)")
+    add_force_option(p)
     p.add_argument("--chunk-size", type=parse_count, default=None, metavar="N",
                    help="matches per unit of work (default 200; results depend on it, not on --jobs)")
     p.add_argument("--no-bearoff", action="store_true",
@@ -150,7 +152,7 @@ def run(args: argparse.Namespace) -> int:
 
     with TqdmProgress(settings["matches"], enabled=not (args.no_progress or args.json)) as bar:
         result = play_matches(**public_settings(settings, executor), checkpoint=args.checkpoint,
-                              resume=args.resume, progress=bar)
+                              resume=args.resume, force=args.force, progress=bar)
     return print_result(PROG, args, result)
 
 

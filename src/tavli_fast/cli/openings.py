@@ -15,6 +15,7 @@ from .. import api
 from ..jobs.openings_report import read_checkpoint
 from ..run.progress import TqdmProgress
 from . import (
+    add_force_option,
     check_plot_available,
     check_writable,
     public_settings,
@@ -100,6 +101,7 @@ def build_parser() -> OneLineParser:
                    help="draw each roll's best play with error bars (needs matplotlib)")
     p.add_argument("--no-progress", action="store_true", help="no progress bar on stderr")
     p.add_argument("--checkpoint", default=None, metavar="FILE", help="keep progress in FILE (JSON)")
+    add_force_option(p)
     p.add_argument("--resume", default=None, metavar="FILE",
                    help="continue the run saved in FILE (its settings; keeps saving to it)")
     p.add_argument("--no-stratify", action="store_true", help="plain random dice for the first two rolls")
@@ -169,10 +171,10 @@ def run(args: argparse.Namespace) -> int:
     with TqdmProgress(total, enabled=not (args.no_progress or args.json)) as bar:
         if args.resume is not None:
             result = api.openings(**public_settings({}, executor), progress=bar,
-                                  resume=args.resume, checkpoint=args.checkpoint)
+                                  resume=args.resume, checkpoint=args.checkpoint, force=args.force)
         else:
             result = api.openings(**public_settings(settings, executor), progress=bar,
-                                  checkpoint=args.checkpoint)
+                                  checkpoint=args.checkpoint, force=args.force)
     print(result.to_json() if args.json else str(result))
     sys.stdout.flush()
     if args.csv is not None:

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 from typing import Any, Callable
 
 from ..api import rollout_plays
@@ -56,6 +57,8 @@ def add_plays_options(p: argparse.ArgumentParser, *, with_dice: bool) -> None:
 
 
 def _checkpoint_format(path: str) -> str | None:
+    if not os.path.isfile(path):
+        return None  # (a pipe would block the reading); the rollout's reader says what it is
     try:
         with open(path, encoding="utf-8") as f:
             return json.load(f).get("format")
@@ -127,7 +130,7 @@ def run_plays(prog: str, args: argparse.Namespace, settings: dict[str, Any],
     total = settings.get("trials") or DEFAULT_TRIALS
     with TqdmProgress(total, enabled=not (args.no_progress or args.json)) as bar:
         result = rollout_plays(**public_settings(settings, executor), checkpoint=args.checkpoint,
-                               resume=args.resume, progress=bar)
+                               resume=args.resume, force=args.force, progress=bar)
     status = print_result(prog, args, result)
     if args.plot is not None and result.plays and result.trials_played:
         result.plot(args.plot)

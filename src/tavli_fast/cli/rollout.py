@@ -21,6 +21,7 @@ from ..play.players import PLAYERS
 from ..run.progress import TqdmProgress
 from .plays import add_plays_options, run_plays, wants_plays
 from . import (
+    add_force_option,
     public_settings,
     add_game_option,
     entry_point,
@@ -139,6 +140,7 @@ def build_parser() -> OneLineParser:
     p.add_argument("--checkpoint", default=None, metavar="FILE", help="keep progress in FILE (JSON)")
     p.add_argument("--resume", default=None, metavar="FILE",
                    help="continue the rollout saved in FILE (keeps saving to it)")
+    add_force_option(p)
     p.add_argument("--target-se", type=_positive_float, default=None, metavar="X",
                    help="stop once the equity's standard error is below X")
     p.add_argument("--min-trials", type=parse_count, default=None, metavar="N",
@@ -246,6 +248,7 @@ def run(args: argparse.Namespace) -> int:
                 **public_settings(settings, executor),
                 checkpoint=args.checkpoint,
                 resume=args.resume,
+                force=args.force,
                 progress=bar,
             )
         except VariantIdError as e:

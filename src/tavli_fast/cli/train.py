@@ -5,8 +5,8 @@
     tavli-train --resume run.npz --games 3e6 --rate 0.003 --checkpoint run.npz   # anneal
     tavli-train --resume run.npz --games 1e6 --export weights.npz --net-version v2
     tavli-train --average a.npz b.npz c.npz --export weights.npz --net-version v2
-    tavli-train --init-from weights.npz --alpha 0.003 --games 5e5 --checkpoint run.npz
-    tavli-train --games 1e6 --seed 1 --lambda 0.7 --checkpoint run.npz    # TD(lambda)
+    tavli-train --init-from weights.npz --alpha 0.003 --games 5e5 --checkpoint warm.npz
+    tavli-train --games 1e6 --seed 1 --lambda 0.7 --checkpoint td.npz     # TD(lambda)
     tavli-train --recipe neural-v17-320.npz      # how a net was made, from the first net on
     tavli-train --recipe mine.npz    # yours too: every training command records itself
     tavli-train --game plakoto --games 3e5 --seed 1 --checkpoint p.npz   # Plakoto / Fevga nets
@@ -52,6 +52,8 @@ from . import (
     EXIT_INTERRUPTED,
     OneLineParser,
     add_executor_options,
+    add_force_option,
+    check_training_files,
     entry_point,
     executor_settings,
     parse_count,
@@ -125,6 +127,7 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--checkpoint-every", type=parse_count, default=50_000, metavar="GAMES",
                    help="games between checkpoints (default 50,000)")
     p.add_argument("--resume", help="continue the run saved in this checkpoint")
+    add_force_option(p)
     p.add_argument("--init-from", dest="init_from", metavar="WEIGHTS",
                    help="a new run starting from this weights file's net instead of random "
                         "weights (the shipped one: tavli_fast.neural.default_weights_path())")
@@ -211,6 +214,7 @@ def run(args: argparse.Namespace, command: str | None = None) -> int:
     (TD, --targets, --fit, --average) records for the recipe of the nets it makes."""
     if args.recipe is not None:
         return _recipe(args)
+    check_training_files(args, resumes_own_checkpoint=bool(args.fit))
     if args.method is not None and not (args.fit and args.export):
         raise ValueError("--method describes the net a --fit writes: it goes with --fit and "
                          "--export")

@@ -33,7 +33,8 @@ from ..training.variant_train import (
     train_variant,
 )
 from ..variants.neural import SHIPPED, load_variant_net
-from . import EXIT_INTERRUPTED, OneLineParser, parse_count, run_command, stop_requests
+from . import (EXIT_INTERRUPTED, OneLineParser, add_force_option, check_training_files, parse_count,
+               run_command, stop_requests)
 
 PROG = "tavli-train"
 log = logging.getLogger(PROG)
@@ -56,6 +57,7 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--checkpoint-every", type=parse_count, default=20_000, metavar="GAMES",
                    help="games between checkpoints (default 20,000)")
     p.add_argument("--resume", help="continue the run saved in this checkpoint")
+    add_force_option(p)
     p.add_argument("--log-every", type=parse_count, default=10_000, metavar="GAMES",
                    help="games between progress lines on stderr (default 10,000)")
     p.add_argument("--export", help="write the trained net as a weights file")
@@ -80,6 +82,7 @@ def run(args: argparse.Namespace, command: str) -> int:
     """Run the parsed command; ``command`` (its command line) goes into the recipe."""
     if args.recipe is not None:
         return _recipe(args.game, args.recipe or None)
+    check_training_files(args)
     if args.refit is not None or args.weights is not None or args.refit_hidden:
         return _refit(args, command)
     if args.games is None:

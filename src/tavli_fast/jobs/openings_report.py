@@ -22,6 +22,8 @@ import numpy as np
 from .. import _core
 from ..game.notation import format_play
 from ..play.players import game_resources
+from ..run.atomic import atomic_file, save_figure
+from ..run.checkpoint import claim_checkpoint
 from ..run.driver import run_job
 from ..run.executors import check_jobs, make_executor
 from .openings import (
@@ -215,7 +217,7 @@ class OpeningsResult(TableExport):
 
     def write_csv(self, path: str | os.PathLike) -> None:
         """One row per play: roll, rank (1 = best), play, figures, trials, screened."""
-        with open(path, "w", newline="", encoding="utf-8") as f:
+        with atomic_file(path, text=True, readable=True) as f:
             w = csv.DictWriter(f, fieldnames=self.CSV_FIELDS)
             w.writeheader()
             for r in self.rolls:
@@ -334,7 +336,7 @@ class OpeningsResult(TableExport):
         pad = 0.35 * (hi - lo or 0.1)
         ax.set_ylim(min(lo, 0) - pad, max(hi, 0) + pad)
         fig.tight_layout()
-        fig.savefig(path, dpi=110)
+        save_figure(fig, path)
         plt.close(fig)
 
 
@@ -360,6 +362,7 @@ def openings(
     progress: Callable[[RolloutProgress], Any] | None = None,
     checkpoint: str | os.PathLike | None = None,
     resume: str | os.PathLike | None = None,
+    force: bool = False,
     start_method: str | None = None,
     scheduler: str | None = None,
     client: Any = None,
@@ -376,9 +379,10 @@ def openings(
     play first gets ``screen_trials`` trials (default max(1296, trials/7)) and only the plays
     within ``screen`` of the best get the full ``trials``. All plays of a roll share the same
     dice (common random numbers). The numbers depend on the seed, trials, chunk_size and the
-    screening, never on ``jobs``. checkpoint: a JSON file kept up to date; resume: continue such
-    a file (its settings are used; ``jobs`` may differ). progress: called with a
-    ``RolloutProgress`` (trials over all plays) after each unit of work. scheduler / client:
+    screening, never on ``jobs``. checkpoint: a JSON file kept up to date (an existing file
+    only if it holds this same run, unless force); resume: continue such a file (its
+    settings are used; ``jobs`` may differ). progress: called with a ``RolloutProgress``
+    (trials over all plays) after each unit of work. scheduler / client:
     run the units on a Dask cluster instead of the local pool, with the same numbers (see
     ``tavli_fast.rollout``). vr: variance reduction, on top of the common dice (every figure
     luck-adjusted, see ``tavli_fast.rollout``); None: on for the neural players. game:
@@ -403,7 +407,10 @@ def openings(
             bearoff, truncate, cache_dir, game, game_rules, vr=vr, weights=weights,
         )
         job = OpeningsJob(request)
-    path = os.fspath(checkpoint) if checkpoint is not None else None
+    path = None if checkpoint is None else claim_checkpoint(
+        checkpoint, read_checkpoint,
+        lambda saved: OpeningsJob.from_checkpoint(saved, request, os.fspath(checkpoint)),
+        resume=resume, force=force)
     with make_executor(jobs, start_method, scheduler=scheduler, client=client) as executor:
         outcome = run_job(job, executor, progress=progress, checkpoint=path,
                           previous_elapsed=previous)

@@ -17,6 +17,8 @@ from typing import Any, Callable
 from ..game.position import Position
 from ..play.neural import NetChoice
 from ..run.records import TableExport
+from ..run.atomic import save_figure
+from ..run.checkpoint import claim_checkpoint
 from ..run.driver import run_job
 from ..run.executors import check_jobs, make_executor
 from ..run.progress import RolloutProgress
@@ -223,7 +225,7 @@ class PlaysResult(TableExport):
                      f"{self.players[1]}, common dice, seed {self.seed}", fontsize=9)
         ax.grid(axis="x", alpha=0.3)
         fig.tight_layout()
-        fig.savefig(path, dpi=110)
+        save_figure(fig, path)
         plt.close(fig)
 
 
@@ -302,6 +304,7 @@ def rollout_plays(
     progress: Callable[[RolloutProgress], Any] | None = None,
     checkpoint: str | os.PathLike | None = None,
     resume: str | os.PathLike | None = None,
+    force: bool = False,
     start_method: str | None = None,
     scheduler: str | None = None,
     client: Any = None,
@@ -319,7 +322,7 @@ def rollout_plays(
     the neural players then pick their plays by cubeful equity. players, ply, vr, weights,
     bearoff, truncate, cache_dir, max_cube: as for ``rollout`` (default players: the net).
     The numbers depend on the seed, trials, chunk size and settings, never on the executor.
-    checkpoint / resume / progress: as for ``rollout`` (a resumed run keeps its candidates).
+    checkpoint / resume / force / progress: as for ``rollout`` (a resumed run keeps its candidates).
     """
     check_jobs(jobs)
     if game is not None:
@@ -341,7 +344,10 @@ def rollout_plays(
             weights=weights,
         )
         job = PlaysJob(request)
-    path = os.fspath(checkpoint) if checkpoint is not None else None
+    path = None if checkpoint is None else claim_checkpoint(
+        checkpoint, read_checkpoint,
+        lambda saved: PlaysJob.from_checkpoint(saved, request, os.fspath(checkpoint)),
+        resume=resume, force=force)
     with make_executor(jobs, start_method, scheduler=scheduler, client=client) as executor:
         outcome = run_job(job, executor, progress=progress, checkpoint=path,
                           previous_elapsed=previous)

@@ -47,7 +47,7 @@ from .. import _core
 from ..run.atomic import atomic_file
 from ..run.driver import ProgressCallback, run_job
 from ..run.executors import make_executor
-from ..checks import check_count, check_seed
+from ..checks import check_count, check_regular_file, check_seed
 from ..play.neural import net_arrays, net_from_arrays, weights_checksum, with_bearoff
 from ..run.plans import MissingIndices, UnitPlan, part_size, parts
 from ..play.players import PLAYERS, game_resources
@@ -286,7 +286,8 @@ def make_targets(directory: str | os.PathLike, net: _core.NeuralNet, games: obje
                   "targets": kind, "bearoff": net.bearoff is not None}
     if command is not None:
         record["commands"] = record.get("commands", []) + [command]
-    meta_path.write_text(json.dumps(record, indent=1))
+    with atomic_file(meta_path, text=True, readable=True) as f:
+        f.write(json.dumps(record, indent=1))
     job = TargetsJob(path, net, record["games"], record["seed"], float(explore), unit_games,
                      plies, rollouts, bool(race), truncate_plies, bool(contact))
     with make_executor(jobs, start_method, scheduler=scheduler, client=client) as executor:
@@ -410,6 +411,7 @@ class FitState:
 
     @classmethod
     def load(cls, path: str | os.PathLike) -> "FitState":
+        check_regular_file(path, "a fit checkpoint")
         with np.load(path) as z:
             meta = json.loads(str(z["meta"]))
             get = lambda p: [np.array(z[f"{p}{i}"]) for i in range(4)]  # noqa: E731

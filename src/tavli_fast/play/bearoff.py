@@ -63,6 +63,9 @@ __all__ = [
 
 logger = logging.getLogger("tavli_fast.play.bearoff")
 
+#: The size of the default cubeful database's file, for the note before its first build.
+CUBEFUL_BUILD_SIZE = "about 300 MB"
+
 MAGIC = b"TAVLIBO\x00"
 FORMAT_VERSION = 1
 ENV_CACHE = "TAVLI_FAST_CACHE"
@@ -285,6 +288,9 @@ def _ensure_cubeful(directory: Path, checkers: int, build: bool) -> Path:
     if not path.exists():
         if not build:
             raise FileNotFoundError(f"no cubeful two-sided bear-off database at {path}")
+        # A long first-use build that would look like a hang: say so first (one line).
+        logger.warning("building the cubeful bear-off database once, into %s (%s; it takes "
+                       "15-60 s, later runs read it)", path, CUBEFUL_BUILD_SIZE)
         _build_and_write(path, "cubeful two-sided", {"points": 6, "checkers": checkers},
                          lambda: {"nd_by_opponent": _core.bearoff_build_two_sided_cubeful(checkers)})
     return path

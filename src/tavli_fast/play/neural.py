@@ -44,6 +44,7 @@ from pathlib import Path
 import numpy as np
 
 from .. import _core
+from ..checks import check_regular_file
 from ..run.atomic import atomic_file
 from ..game.position import Position
 from .bearoff import default_database
@@ -190,6 +191,7 @@ def load_net(path: str | os.PathLike) -> tuple[_core.NeuralNet, dict]:
     """(net, meta) from a weights file (`weights_file`: a shipped one by its bare name), its
     format and checksum verified."""
     path = weights_file(path)
+    check_regular_file(path, "a weights file")
     try:
         # Open the file here: np.load leaks its handle when a damaged archive makes it raise.
         with open(path, "rb") as f:

@@ -33,7 +33,7 @@ import numpy as np
 
 from .. import _core
 from ..run.atomic import atomic_file
-from ..checks import check_count, check_seed
+from ..checks import check_count, check_regular_file, check_seed
 from ..play.neural import load_net
 
 __all__ = ["TrainingState", "train", "initial_state", "add_features", "set_rate",
@@ -205,6 +205,7 @@ def save_checkpoint(path: str | os.PathLike, state: TrainingState) -> None:
 
 def load_checkpoint(path: str | os.PathLike) -> TrainingState:
     """The state saved by save_checkpoint (ValueError if the file is not one)."""
+    check_regular_file(path, "a training checkpoint")
     try:
         with open(path, "rb") as f, np.load(f, allow_pickle=False) as z:
             meta = json.loads(str(z["meta"]))

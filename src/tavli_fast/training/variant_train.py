@@ -23,7 +23,7 @@ import numpy as np
 
 from .. import _core
 from ..run.atomic import atomic_file
-from ..checks import check_count, check_seed
+from ..checks import check_count, check_regular_file, check_seed
 from .train import RATE_STEP, learning_rate
 from ..variants.games import OUTCOMES
 from ..variants.neural import save_variant_net, variant_net_from_seed
@@ -109,6 +109,7 @@ def save_variant_checkpoint(path: str | Path, state: VariantTrainingState) -> No
 
 def load_variant_checkpoint(path: str | Path) -> VariantTrainingState:
     """The run saved by ``save_variant_checkpoint``; ValueError for another kind of file."""
+    check_regular_file(path, "a training checkpoint")
     with np.load(path, allow_pickle=False) as z:
         meta = json.loads(str(z["meta"]))
         if meta.get("magic") != CHECKPOINT_MAGIC:

@@ -29,6 +29,7 @@ from typing import Any, Mapping
 import numpy as np
 
 from .. import _core
+from ..checks import check_regular_file
 from ..run.atomic import atomic_file
 from ..play.neural import NetChoice, NeuralNetError, installed_net, weights_checksum
 from .position import VariantPosition, variant_position
@@ -121,6 +122,7 @@ def load_variant_net(path: str | os.PathLike, game: str | None = None) -> tuple[
     """(net, meta) from a weights file, its format and checksum verified; with ``game``, the
     file must hold that game's net. NeuralNetError names the file otherwise."""
     path = variant_weights_file(path)
+    check_regular_file(path, "a weights file")
     try:
         with open(path, "rb") as f:
             if not zipfile.is_zipfile(f):

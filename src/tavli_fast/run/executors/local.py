@@ -31,13 +31,19 @@ from typing import Any, Callable, Iterable, Sequence
 
 from .guard import check_main_guard
 
-__all__ = ["LocalExecutor", "check_jobs", "default_jobs", "default_start_method",
+__all__ = ["LocalExecutor", "check_jobs", "default_jobs", "max_jobs", "default_start_method",
            "MAX_CONSECUTIVE_FAILURES"]
 
 log = logging.getLogger(__name__)
 
 #: A pool that breaks this many times in a row without finishing a unit is given up on.
 MAX_CONSECUTIVE_FAILURES = 3
+
+
+#: Local worker processes allowed per CPU available (``max_jobs``).
+JOBS_PER_CPU = 4
+#: The least ``max_jobs`` on any machine.
+MIN_MAX_JOBS = 16
 
 
 def default_jobs() -> int:
@@ -62,7 +68,17 @@ def check_jobs(jobs: object) -> int:
         raise ValueError(f"jobs must be a whole number >= 1, got {jobs!r}")
     if jobs < 1:
         raise ValueError(f"jobs must be >= 1, got {jobs}")
+    if jobs > max_jobs():
+        raise ValueError(f"jobs must be at most {max_jobs()} ({JOBS_PER_CPU} per CPU available, at "
+                         f"least {MIN_MAX_JOBS}), got {jobs}: more processes than that only "
+                         "share the same CPUs")
     return int(jobs)
+
+
+def max_jobs() -> int:
+    """The most local worker processes a run may ask for: ``JOBS_PER_CPU`` per CPU available,
+    and never fewer than ``MIN_MAX_JOBS`` (a Dask cluster's workers are its own)."""
+    return max(MIN_MAX_JOBS, JOBS_PER_CPU * default_jobs())
 
 
 # ---------------------------------------------------------------------------------------------
