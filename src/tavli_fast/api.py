@@ -99,6 +99,7 @@ def _run(
         worker_restarts=outcome.restarts,
         resumed_games=job.resumed_games,
         checkpoint=checkpoint,
+        cut_games=sum(r.games for r in job.tally.partial.values()),
     )
 
 

@@ -59,6 +59,7 @@ def test_a_cancel_from_another_thread_stops_the_run_with_its_games(jobs):
     assert answered < ANSWER_S
     # No chunk of 50,000 finished in 4 s: every game counted comes from a chunk cut short.
     assert 0 < r.games < BIG["trials"]
+    assert f"{r.games:,} of the games are from chunks cut short" in str(r)
     assert sum(r.counts) + r.truncated == r.games and r.se["equity"] > 0
     # Progress moved while the first chunks played, not only when they ended.
     assert any(0 < done < BIG["chunk_size"] for _, done in calls)
