@@ -198,3 +198,21 @@ def test_run_control_is_shared_with_a_mapped_copy():
 
 def _start_board() -> np.ndarray:
     return np.ascontiguousarray(Position.initial().board, dtype=np.int8)
+
+
+def test_a_stop_within_a_match_drops_that_match_and_keeps_the_others():
+    from tavli_fast.play.cube import default_match_table
+
+    def matches(n, control=None):
+        return _core.run_matches(_start_board(), n, 25, 0, 0, False, 1, 1, 13, True, True, 64,
+                                 False, default_match_table(), control=control)
+
+    control = np.zeros(2, dtype=np.int64)
+    timer = threading.Timer(1.0, control.__setitem__, (0, 1))
+    timer.start()
+    cut = matches(10_000, control)
+    timer.join()
+    played = int(control[1])
+    assert 0 < played < 10_000
+    # The tallies are those of the matches finished: the same as a run of that many matches.
+    assert np.array_equal(cut, matches(played))

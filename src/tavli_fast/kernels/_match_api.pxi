@@ -25,9 +25,9 @@ def run_matches(const int8_t[:, ::1] board, Py_ssize_t n_matches, int length, in
     and by B, then per game type (Portes, Plakoto, Fevga) games decided, A's points, B's
     points and the sums of their squares, then Plakoto mother-rule wins of A and of B,
     and Plakoto draws (replayed; counted in the games).
-    `control` (int64[2], see _control.pxi): the loop stops before a match once control[0]
-    is set, returning the tallies of the matches played, and adds one to control[1] after
-    each match.
+    `control` (int64[2], see _control.pxi): the loop stops once control[0] is set, before
+    a match or between two games of one (that match is then dropped), returning the tallies
+    of the matches played, and adds one to control[1] after each match.
     """
     cdef Board b
     _load_board(board, &b)
@@ -91,6 +91,7 @@ def run_matches(const int8_t[:, ::1] board, Py_ssize_t n_matches, int length, in
     cdef VarGen* v = NULL
     cdef Py_ssize_t i
     cdef bint failed = False
+    cdef int64_t before[N_MATCH_TALLIES]
     try:
         if player_a == PLAYER_NEURAL_1PLY or player_b == PLAYER_NEURAL_1PLY:
             opt.scratch = _new_movegen()
@@ -102,7 +103,10 @@ def run_matches(const int8_t[:, ::1] board, Py_ssize_t n_matches, int length, in
             for i in range(n_matches):
                 if stop_asked(ctl):
                     break
-                play_match(g, v, &b, &opt, players, &m, &rng, &t[0])
+                memcpy(before, &t[0], sizeof(before))
+                if not play_match(g, v, &b, &opt, players, &m, &rng, &t[0], ctl):
+                    memcpy(&t[0], before, sizeof(before))   # the unfinished match: dropped
+                    break
                 if t[MT_GAMES] < 0:
                     failed = True
                     break
