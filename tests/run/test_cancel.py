@@ -155,10 +155,15 @@ def test_cancelled_candidate_plays_report_every_play_with_trials(tmp_path):
     cancel = threading.Event()
     timer = stop_from_another_thread(cancel, 4.0)
     path = tmp_path / "plays.json"
+    calls: list = []
     r = rollout_plays("start", "31", 2592, "neural", seed=2, jobs=1, chunk_size=1296,
-                      plays="8/5 6/5,24/23 13/10", cancel=cancel, checkpoint=path)
+                      plays="8/5 6/5,24/23 13/10", cancel=cancel, checkpoint=path,
+                      progress=calls.append)
     timer.join()
     assert r.interrupted
+    # The progress carries each play's running figures (none before the first unit merges).
+    assert calls and all([q.play for q in p.plays] == ["8/5 6/5", "24/23 13/10"] for p in calls)
+    assert any(0 < p.trials_done for p in calls)
     trials = [p.trials for p in r.plays]
     assert trials[0] > 0 and len(set(trials)) == 1  # the same trials for both: paired
     assert "not started" not in str(r)
@@ -216,3 +221,12 @@ def test_a_stop_within_a_match_drops_that_match_and_keeps_the_others():
     assert 0 < played < 10_000
     # The tallies are those of the matches finished: the same as a run of that many matches.
     assert np.array_equal(cut, matches(played))
+
+
+def test_the_progress_of_candidate_plays_carries_each_play():
+    calls: list = []
+    r = rollout_plays("start", "31", 600, "pubeval", seed=2, jobs=1, chunk_size=300,
+                      plays="8/5 6/5,24/23 13/10", stop_when_decided=None, progress=calls.append)
+    last = {q.play: q for q in calls[-1].plays}
+    assert {name: q.trials for name, q in last.items()} == {p.play: p.trials for p in r.plays}
+    assert all(q.trials == 600 and q.equity_se > 0 and not q.dropped for q in last.values())

@@ -9,7 +9,18 @@ from typing import Any, TextIO
 
 from tqdm import tqdm
 
-__all__ = ["RolloutProgress", "TqdmProgress", "with_games_in_flight"]
+__all__ = ["PlayProgress", "RolloutProgress", "TqdmProgress", "with_games_in_flight"]
+
+
+@dataclass(frozen=True)
+class PlayProgress:
+    """One candidate play's running figures, in the progress of a candidate-play rollout."""
+
+    play: str
+    trials: int
+    equity: float  # the mean of the score the plays are ranked by (nan before any trial)
+    equity_se: float
+    dropped: bool  # decided against by the stop rule
 
 
 @dataclass(frozen=True)
@@ -25,6 +36,7 @@ class RolloutProgress:
     equity: float  # over the trials done so far, for the side on roll
     equity_se: float
     eta_s: float  # seconds left at the current rate (inf when unknown)
+    plays: tuple[PlayProgress, ...] = ()  # candidate plays: each play's figures so far
 
 
 def with_games_in_flight(p: RolloutProgress, games: int, session_s: float) -> RolloutProgress:
