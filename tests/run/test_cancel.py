@@ -230,3 +230,13 @@ def test_the_progress_of_candidate_plays_carries_each_play():
     last = {q.play: q for q in calls[-1].plays}
     assert {name: q.trials for name, q in last.items()} == {p.play: p.trials for p in r.plays}
     assert all(q.trials == 600 and q.equity_se > 0 and not q.dropped for q in last.values())
+
+
+def test_a_plakoto_rollout_is_cancelled_with_its_games():
+    cancel = threading.Event()
+    timer = stop_from_another_thread(cancel, 3.0)
+    r = rollout("start", 10**8, rules="plakoto", seed=4, jobs=1, chunk_size=10**6, cancel=cancel)
+    timer.join()
+    assert r.interrupted and 0 < r.games < 10**6
+    draws = round(r.variant["draw"][0] * r.games)
+    assert sum(r.counts) + draws == r.games
