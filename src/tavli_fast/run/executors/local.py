@@ -218,9 +218,10 @@ class LocalExecutor:
                     if done():
                         break
                 return False
-            with RunControl(2, shared=False, cancel=cancel) as control:
+            with RunControl(1, shared=False, cancel=cancel) as control:
                 pool = ThreadPoolExecutor(max_workers=1, thread_name_prefix="tavli-unit")
-                flight = _Flight(self, pool, _Pending(units), worker, control, 1)
+                # One unit at a time: none is waiting to start when the run is done early.
+                flight = _Flight(pool, _Pending(units), worker, control, window=1)
                 try:
                     flight.fly(completed, done, partial, tick)
                 finally:
@@ -256,7 +257,7 @@ class LocalExecutor:
                     max_workers=workers, mp_context=ctx, initializer=_worker_init,
                     initargs=(log_queue, level, os.getpid()),
                 )
-                flight = _Flight(self, executor, pending, worker, control, workers)
+                flight = _Flight(executor, pending, worker, control, window=2 * workers)
                 try:
                     flight.fly(completed, done, partial, tick)
                 finally:
@@ -310,13 +311,13 @@ class _Flight:
     the run is stopping (Ctrl-C, the cancel) stops the units in flight and waits DRAIN_S
     seconds at most for the games they played."""
 
-    def __init__(self, owner: LocalExecutor, pool: Any, pending: "_Pending",
-                 worker: Callable[..., Any], control: RunControl, workers: int):
+    def __init__(self, pool: Any, pending: "_Pending", worker: Callable[..., Any],
+                 control: RunControl, *, window: int):
         self.pool = pool
         self.pending = pending
         self.worker = worker
         self.control = control
-        self.window = 2 * workers
+        self.window = window
         self.takes_control = _takes_control(worker)
         self.inflight: dict[Future, tuple[tuple[int, Any], int]] = {}  # -> (index, unit), slot
         self.free_slots = list(range(min(self.window, control.slots)))
