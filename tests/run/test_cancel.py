@@ -240,3 +240,17 @@ def test_a_plakoto_rollout_is_cancelled_with_its_games():
     assert r.interrupted and 0 < r.games < 10**6
     draws = round(r.variant["draw"][0] * r.games)
     assert sum(r.counts) + draws == r.games
+
+
+def test_a_cancel_is_answered_while_the_databases_are_built():
+    from tavli_fast.run.executors.local import LocalExecutor
+
+    cancel = threading.Event()
+    ticks: list = []
+    timer = stop_from_another_thread(cancel, 0.5)
+    started = time.monotonic()
+    stopped = LocalExecutor(2).run([1, 2], abs, lambda i, r: None, lambda: False,
+                                   lambda unit: time.sleep(30), cancel=cancel, tick=ticks.append)
+    timer.join()
+    assert stopped and time.monotonic() - started < ANSWER_S
+    assert ticks  # the progress goes on while they are built

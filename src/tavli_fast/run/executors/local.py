@@ -227,8 +227,8 @@ class LocalExecutor:
                 finally:
                     pool.shutdown(wait=not control.stopping, cancel_futures=True)
                 return control.stopping
-        if prepare is not None:
-            prepare(units[0])
+        if prepare is not None and not _prepare_watched(prepare, units[0], cancel, tick):
+            return True
         return self._run_pool(units, worker, completed, done, cancel, partial, tick)
 
     def _run_pool(
@@ -285,6 +285,32 @@ class LocalExecutor:
                             "a unit of work"
                         )
             return False
+
+
+def _prepare_watched(prepare: Callable[[Any], Any], unit: Any, cancel: Cancel | None,
+                     tick: Callable[[int], Any] | None) -> bool:
+    """``prepare(unit)`` (the databases a fresh machine builds, up to a minute) on a thread of
+    its own, while this one looks at the cancel and reports progress every POLL_S seconds.
+    False if the cancel came first (the build goes on in the background, for the next run)."""
+    outcome: dict[str, BaseException] = {}
+
+    def build() -> None:
+        try:
+            prepare(unit)
+        except BaseException as e:  # noqa: BLE001 - raised again in the caller's thread
+            outcome["error"] = e
+
+    thread = threading.Thread(target=build, name="tavli-prepare", daemon=True)
+    thread.start()
+    while thread.is_alive():
+        thread.join(POLL_S)
+        if cancel is not None and cancel.is_set():
+            return False
+        if tick is not None:
+            tick(0)
+    if "error" in outcome:
+        raise outcome["error"]
+    return True
 
 
 def _run_unit(worker: Callable[..., Any], unit: Any, control: UnitControl | None) -> tuple[Any, bool]:
