@@ -254,3 +254,18 @@ def test_a_cancel_is_answered_while_the_databases_are_built():
     timer.join()
     assert stopped and time.monotonic() - started < ANSWER_S
     assert ticks  # the progress goes on while they are built
+
+
+def test_without_a_file_for_the_stop_flag_the_pool_still_runs(monkeypatch, caplog):
+    from tavli_fast.run import control
+
+    def refused(*args, **kwargs):
+        raise PermissionError("no temporary directory")
+
+    spec = dict(position="start", trials=2000, players="pubeval", seed=8, chunk_size=500)
+    reference = rollout(**spec, jobs=1)
+    monkeypatch.setattr(control.tempfile, "mkstemp", refused)
+    r = rollout(**spec, jobs=2)
+    assert (r.games, r.counts, r.plies_sum) == (reference.games, reference.counts,
+                                                reference.plies_sum)
+    assert "cannot share its stop flag" in caplog.text

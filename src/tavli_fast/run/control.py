@@ -16,6 +16,7 @@ run, and a worker gets its slot as a ``UnitControl`` with each unit.
 from __future__ import annotations
 
 import contextlib
+import logging
 import mmap
 import os
 import tempfile
@@ -25,6 +26,8 @@ from typing import Any, Iterable, Iterator, Protocol
 import numpy as np
 
 __all__ = ["Cancel", "RunControl", "UnitControl", "check_cancel"]
+
+log = logging.getLogger(__name__)
 
 _WORDS = 2  # per slot: the stop flag, the games played
 
@@ -98,17 +101,24 @@ class RunControl:
         self.stopping = False
         self.path: str | None = None
         self._mapped: mmap.mmap | None = None
-        size = _WORDS * self.slots * 8
+        self.shared = shared
+        self.words = np.zeros(_WORDS * self.slots, dtype=np.int64)
         if shared:
-            fd, self.path = tempfile.mkstemp(prefix="tavli-run-", suffix=".ctl")
             try:
-                os.ftruncate(fd, size)
-                self._mapped = mmap.mmap(fd, size)
-            finally:
-                os.close(fd)
-            self.words = np.frombuffer(self._mapped, dtype=np.int64)
-        else:
-            self.words = np.zeros(_WORDS * self.slots, dtype=np.int64)
+                self._map(_WORDS * self.slots * 8)
+            except OSError as e:  # no temporary directory to write to: units run to their end
+                log.warning("the run cannot share its stop flag with its workers (%s): a "
+                            "stop waits for the units in play", e)
+                self.close()
+
+    def _map(self, size: int) -> None:
+        fd, self.path = tempfile.mkstemp(prefix="tavli-run-", suffix=".ctl")
+        try:
+            os.ftruncate(fd, size)
+            self._mapped = mmap.mmap(fd, size)
+        finally:
+            os.close(fd)
+        self.words = np.frombuffer(self._mapped, dtype=np.int64)
 
     def __enter__(self) -> "RunControl":
         return self
@@ -134,6 +144,8 @@ class RunControl:
         self.words[_WORDS * slot] = 1 if self.stopping else 0
         if self.path is not None:
             return UnitControl(slot, self.path)
+        if self.shared:  # the file could not be made: a unit in another process has no words
+            return UnitControl(slot)
         return UnitControl(slot, local=self.words)
 
     def cancelled(self) -> bool:
