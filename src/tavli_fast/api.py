@@ -303,9 +303,10 @@ def _play_matches(
     options of a tavli match, by name (``"draw_scores_point"``: a Plakoto draw is a game that
     nobody scores, not replayed; ``"runner_to_quarter"``, ...). weights: a weights file for
     the neural players' net (checker play and cube), as for ``rollout``. cancel: as for
-    ``rollout`` (the matches finished so far are reported; a match in play is dropped). Raises ValueError for
-    bad arguments (length < 1, a score that has already won, post_crawford with no player
-    1-away, a score or rules other than portes with tavli, weights and no neural player, ...).
+    ``rollout`` (the matches finished so far are reported; a match in play is dropped).
+    Raises ValueError for bad arguments (length < 1, a score that has already won,
+    post_crawford with no player 1-away, a score or rules other than portes with tavli, weights
+    and no neural player, ...).
     """
     check_jobs(jobs)
     check_cancel(cancel)

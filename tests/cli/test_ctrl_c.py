@@ -15,7 +15,8 @@ import pytest
 # The run is a subprocess, as a user runs it; each mode has units that last far longer than
 # the test waits, so that only the stop flag can end them in time.
 ROLLOUT = [sys.executable, "-m", "tavli_fast"]
-OPENINGS = [sys.executable, "-c", "import sys; from tavli_fast.cli.openings import main; sys.exit(main())"]
+OPENINGS = [sys.executable, "-c",
+            "import sys; from tavli_fast.cli.openings import main; sys.exit(main())"]
 MATCH = [sys.executable, "-c", "import sys; from tavli_fast.cli.match import main; sys.exit(main())"]
 
 # (command, the games the JSON document reports as played)

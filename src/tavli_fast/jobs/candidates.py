@@ -201,7 +201,8 @@ class _Sums:
 
     def copy(self) -> "_Sums":
         other = _Sums.__new__(_Sums)
-        other.__dict__ = {name: None if v is None else v.copy() for name, v in self.__dict__.items()}
+        other.__dict__ = {name: None if v is None else v.copy()
+                          for name, v in self.__dict__.items()}
         return other
 
 
@@ -228,7 +229,8 @@ def _play_block(unit: CandidateUnit, sums: _Sums, first: int, size: int, dice: n
             sums.cubes[i] += float(cube[0][6])
         if int(counts[:7].sum()) != size:
             if control is None or not control[0]:
-                raise RuntimeError(f"roll {unit.roll_index} chunk {unit.chunk}: wrong number of games")
+                raise RuntimeError(f"roll {unit.roll_index} chunk {unit.chunk}: wrong number "
+                                   "of games")
             return False
     return True
 

@@ -298,8 +298,10 @@ class DaskExecutor:
                     if future.status != "finished":
                         error = future.exception()
                         if isinstance(error, distributed.KilledWorker):
-                            raise RuntimeError(f"Dask workers kept dying while running unit {i}: {error}")
-                        raise RuntimeError(f"unit {i} failed on a Dask worker: {type(error).__name__}: {error}")
+                            raise RuntimeError(f"Dask workers kept dying while running unit "
+                                               f"{i}: {error}")
+                        raise RuntimeError(f"unit {i} failed on a Dask worker: "
+                                           f"{type(error).__name__}: {error}")
                     result = future.result()
                     future.release()
                     completed(i, result)

@@ -28,7 +28,8 @@ import select
 import signal
 import threading
 import time
-from concurrent.futures import FIRST_COMPLETED, Future, ProcessPoolExecutor, ThreadPoolExecutor, wait
+from concurrent.futures import (FIRST_COMPLETED, Future, ProcessPoolExecutor, ThreadPoolExecutor,
+                                wait)
 from concurrent.futures.process import BrokenProcessPool
 from numbers import Integral
 from typing import Any, Callable, Iterable, Sequence
@@ -313,7 +314,8 @@ def _prepare_watched(prepare: Callable[[Any], Any], unit: Any, cancel: Cancel | 
     return True
 
 
-def _run_unit(worker: Callable[..., Any], unit: Any, control: UnitControl | None) -> tuple[Any, bool]:
+def _run_unit(worker: Callable[..., Any], unit: Any,
+              control: UnitControl | None) -> tuple[Any, bool]:
     """A unit as a worker runs it: (its result, whole). ``whole`` is false when the run's stop
     flag was up as the unit returned: the game loop may then have cut it short."""
     if control is None:
