@@ -269,3 +269,20 @@ def test_without_a_file_for_the_stop_flag_the_pool_still_runs(monkeypatch, caplo
     assert (r.games, r.counts, r.plies_sum) == (reference.games, reference.counts,
                                                 reference.plies_sum)
     assert "cannot share its stop flag" in caplog.text
+
+
+def test_candidate_plays_cut_within_a_unit_resume_to_the_uninterrupted_numbers(tmp_path):
+    spec = dict(position="start", dice="62", trials=16_000, players="pubeval", seed=6,
+                chunk_size=8000, plays="24/18 13/11,13/5", stop_when_decided=None)
+    whole = rollout_plays(**spec, jobs=1)
+    cancel = threading.Event()
+    path = tmp_path / "plays.json"
+    # Stopped within the second unit: its whole blocks count, the checkpoint has the first.
+    cut = rollout_plays(**spec, jobs=1, checkpoint=path, cancel=cancel,
+                        progress=cancel_when(cancel, 2 * 8000 + 2, []))
+    assert cut.interrupted
+    trials = {p.trials for p in cut.plays}
+    assert len(trials) == 1 and 8000 < trials.pop() < 16_000
+    resumed = rollout_plays(None, resume=path, jobs=1)
+    strip = lambda d: {k: v for k, v in d.items() if k not in ("elapsed_s", "checkpoint")}  # noqa: E731
+    assert strip(resumed.to_dict()) == {**strip(whole.to_dict()), "interrupted": False}
