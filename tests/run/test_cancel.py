@@ -286,3 +286,21 @@ def test_candidate_plays_cut_within_a_unit_resume_to_the_uninterrupted_numbers(t
     resumed = rollout_plays(None, resume=path, jobs=1)
     strip = lambda d: {k: v for k, v in d.items() if k not in ("elapsed_s", "checkpoint")}  # noqa: E731
     assert strip(resumed.to_dict()) == {**strip(whole.to_dict()), "interrupted": False}
+
+
+def test_a_plakoto_unit_played_in_blocks_gives_the_numbers_of_one_call():
+    from tavli_fast.jobs.openings import OpeningsJob, make_openings_request
+
+    request = make_openings_request(200, "heuristic", 3, "backgammon", "31", None, None, 200,
+                                    True, True, True, None, "plakoto", None)
+    unit = OpeningsJob(request).plan()[0]
+    control = np.zeros(2, dtype=np.int64)
+    assert run_unit(unit, control=control) == run_unit(unit)
+    assert control[1] == len(unit.boards) * unit.n_games
+    control = np.zeros(2, dtype=np.int64)
+    timer = threading.Timer(0.05, control.__setitem__, (0, 1))
+    timer.start()
+    cut = run_unit(replace(unit, n_games=20_000), control=control)
+    timer.join()
+    assert 0 < cut.games < 20_000
+    assert cut == run_unit(replace(unit, n_games=cut.games))

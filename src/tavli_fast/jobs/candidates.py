@@ -27,7 +27,7 @@ import logging
 import math
 import time
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, Callable
 
 import numpy as np
 
@@ -144,15 +144,6 @@ _VARIANT_FIGURES = np.array(
 )
 
 
-def _variant_figures(unit: CandidateUnit, i: int, board: np.ndarray, seed: int,
-                     players: tuple[int, int], dice: np.ndarray) -> tuple[np.ndarray, int]:
-    """Candidate i's games of a Plakoto / Fevga unit: per game the mover's figures
-    (float64[n_games, 6]) and the sum of the plies."""
-    counts, outcomes = play_variant_trials(board, unit.pinned[i], unit.game, unit.variant_options,
-                                           unit.n_games, players, seed, dice, net=unit.net)
-    return _VARIANT_FIGURES[outcomes], int(counts[7])
-
-
 def _money_cube(cube: tuple | None) -> bool:
     """A cube of a money game (its away counts are 0): the cubeful bear-off database applies."""
     return cube is not None and cube[5] == 0
@@ -209,8 +200,8 @@ class _Sums:
 def _play_block(unit: CandidateUnit, sums: _Sums, first: int, size: int, dice: np.ndarray,
                 seed: int, resources: dict, scores: np.ndarray, luck: np.ndarray,
                 cubeful: np.ndarray, control: np.ndarray | None) -> bool:
-    """Trials first .. first+size-1 of every candidate, added to ``sums``; False if the run's
-    stop cut them short (``sums`` then holds a part of the block)."""
+    """Trials first .. first+size-1 of every candidate of a Portes unit, added to ``sums``;
+    False if the run's stop cut them short (``sums`` then holds a part of the block)."""
     block = slice(first, first + size)
     players = (unit.player_on_roll, unit.first_mover)
     for i, raw in enumerate(unit.boards):
@@ -227,32 +218,53 @@ def _play_block(unit: CandidateUnit, sums: _Sums, first: int, size: int, dice: n
         sums.counts[i] += counts
         if cube:
             sums.cubes[i] += float(cube[0][6])
-        if int(counts[:7].sum()) != size:
-            if control is None or not control[0]:
-                raise RuntimeError(f"roll {unit.roll_index} chunk {unit.chunk}: wrong number "
-                                   "of games")
+        if not _whole(unit, counts, size, control):
             return False
     return True
 
 
-def _play_portes(unit: CandidateUnit, dice: np.ndarray, seed: int, scores: np.ndarray,
-                 luck: np.ndarray, cubeful: np.ndarray, control: np.ndarray | None
-                 ) -> tuple[_Sums, int]:
-    """The unit's Portes games: (the sums, the trials every candidate played). Without control
-    words, one block of every trial; with them, blocks of about BLOCK_S seconds, and a stop
-    ends the unit at the last whole block."""
-    sums = _Sums(len(unit.boards), unit.vr)
-    resources = unit_resources(unit)
+def _play_variant_block(unit: CandidateUnit, sums: _Sums, first: int, size: int,
+                        dice: np.ndarray, seed: int, outcomes: np.ndarray,
+                        control: np.ndarray | None) -> bool:
+    """The same for a Plakoto / Fevga unit: each game's outcome goes into ``outcomes``."""
+    block = slice(first, first + size)
+    players = (unit.player_on_roll, unit.first_mover)
+    for i, raw in enumerate(unit.boards):
+        board = np.frombuffer(raw, dtype=np.int8).reshape(2, 26).copy()
+        counts, _ = play_variant_trials(board, unit.pinned[i], unit.game, unit.variant_options,
+                                        size, players, seed, dice[block], net=unit.net,
+                                        control=control, rng_state=sums.rng[i],
+                                        outcomes=outcomes[i, block])
+        sums.counts[i] += counts
+        if not _whole(unit, counts, size, control):
+            return False
+    return True
+
+
+def _whole(unit: CandidateUnit, counts: np.ndarray, size: int, control: np.ndarray | None) -> bool:
+    """Whether the core played all ``size`` games (else the run's stop must have cut them)."""
+    if int(counts[:7].sum()) == size:
+        return True
+    if control is None or not control[0]:
+        raise RuntimeError(f"roll {unit.roll_index} chunk {unit.chunk}: wrong number of games")
+    return False
+
+
+def _play_blocks(unit: CandidateUnit, play: Callable[[_Sums, int, int], bool],
+                 control: np.ndarray | None) -> tuple[_Sums, int]:
+    """The unit's games, ``play(sums, first, size)`` a block at a time: (the sums, the trials
+    every candidate played). Without control words, one block of every trial; with them,
+    blocks of about BLOCK_S seconds, and a stop ends the unit at the last whole block."""
+    sums = _Sums(len(unit.boards), unit.vr and unit.game < 0)
     if control is None:
-        _play_block(unit, sums, 0, unit.n_games, dice, seed, resources, scores, luck, cubeful, None)
+        play(sums, 0, unit.n_games)
         return sums, unit.n_games
     done, size = 0, 1
     while done < unit.n_games and not control[0]:
         size = min(size, unit.n_games - done)
         before = sums.copy()
         start = time.perf_counter()
-        if not _play_block(unit, sums, done, size, dice, seed, resources, scores, luck, cubeful,
-                           control):
+        if not play(sums, done, size):
             return before, done
         done += size
         took = time.perf_counter() - start
@@ -269,27 +281,29 @@ def run_unit(unit: CandidateUnit, control: np.ndarray | None = None) -> UnitResu
     short blocks, every candidate in turn, and once the run's stop flag is up the result
     holds the whole blocks played (``games`` < ``n_games``): every candidate has played the
     same trials, so its paired differences stand. The numbers of a whole unit are those of
-    one block, bit for bit. (Plakoto and Fevga units are not cut: their games are short.)"""
+    one block, bit for bit."""
     start = time.perf_counter()
     dice = common_dice(unit)
     seed = chunk_seed(unit.roll_seed, unit.chunk)
-    players = (unit.player_on_roll, unit.first_mover)
     k = len(unit.candidates)
     scores = np.empty((k, unit.n_games), dtype=np.float64)
     luck = np.zeros((k, unit.n_games), dtype=np.float64)
     cubeful = np.empty((k, unit.n_games), dtype=np.float64)
     moments, truncated, plies, cubes = [], [], [], []
-    played = unit.n_games
     if unit.game >= 0:
-        for i, raw in enumerate(unit.boards):
-            board = np.frombuffer(raw, dtype=np.int8).reshape(2, 26).copy()
-            figs, n_plies = _variant_figures(unit, i, board, seed, players, dice)
-            scores[i] = -figs[:, _EQ]  # the side on roll's, as run_games gives them
+        outcomes = np.empty((k, unit.n_games), dtype=np.int8)
+        sums, played = _play_blocks(unit, lambda s, first, size: _play_variant_block(
+            unit, s, first, size, dice, seed, outcomes, control), control)
+        for i in range(k):
+            figs = _VARIANT_FIGURES[outcomes[i, :played]]
+            scores[i, :played] = -figs[:, _EQ]  # the side on roll's, as run_games gives them
             moments.append(tuple(float(v) for v in (*figs.sum(axis=0), *(figs**2).sum(axis=0))))
             truncated.append(0)
-            plies.append(n_plies)
+            plies.append(int(sums.counts[i, 7]))
     else:
-        sums, played = _play_portes(unit, dice, seed, scores, luck, cubeful, control)
+        resources = unit_resources(unit)
+        sums, played = _play_blocks(unit, lambda s, first, size: _play_block(
+            unit, s, first, size, dice, seed, resources, scores, luck, cubeful, control), control)
         for i in range(k):
             m = sums.moments[i] if sums.vr is None else sums.vr[i]
             moments.append(_mover_moments(m, played))
@@ -297,7 +311,7 @@ def run_unit(unit: CandidateUnit, control: np.ndarray | None = None) -> UnitResu
             plies.append(int(sums.counts[i, 7]))
             if unit.cube is not None:
                 cubes.append(float(sums.cubes[i]))
-        scores, luck, cubeful = scores[:, :played], luck[:, :played], cubeful[:, :played]
+    scores, luck, cubeful = scores[:, :played], luck[:, :played], cubeful[:, :played]
     if unit.cube is not None:
         # The opponent's cubeful result: money points (negated), or his MWC (1 - it).
         scores = (1.0 - cubeful) if unit.cube[5] else -cubeful
