@@ -36,6 +36,9 @@ MODES = {
     "openings-jobs2": (
         [*OPENINGS, "--rolls", "31", "--trials", "20000", "--chunk-size", "10000", "-j", "2"],
         lambda doc: doc["trials_played"]),
+    "plakoto-openings-jobs1": (
+        [*OPENINGS, "--game", "plakoto", "--rolls", "31", "--trials", "1e6", "--chunk-size",
+         "1e6", "-j", "1"], lambda doc: doc["trials_played"]),
     "match-jobs1": (
         [*MATCH, "--player", "pubeval", "--matches", "1e6", "--chunk-size", "1e6", "-j", "1"],
         lambda doc: doc["matches"]),
