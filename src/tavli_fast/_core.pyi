@@ -45,6 +45,8 @@ def run_variant_games(
     first_dice: npt.NDArray[np.int8] | None = ...,
     outcomes: npt.NDArray[np.int8] | None = ...,
     net: VariantNet | None = ...,
+    control: npt.NDArray[np.int64] | None = ...,
+    rng_state: npt.NDArray[np.uint64] | None = ...,
 ) -> npt.NDArray[np.int64]: ...
 def encode_position_id(board: Board) -> str: ...
 def decode_position_id(text: str) -> tuple[Board | None, int]: ...
@@ -77,6 +79,9 @@ def run_games(
     cube_first_turn: bool = ...,
     cubeful_play: tuple[bool, bool] = ...,
     match_region: MatchBearoffRegion | None = ...,
+    control: npt.NDArray[np.int64] | None = ...,
+    rng_state: npt.NDArray[np.uint64] | None = ...,
+    moments_into: npt.NDArray[np.float64] | None = ...,
 ) -> tuple[npt.NDArray[np.int64], npt.NDArray[np.float64]]: ...
 def choose(
     board: Board,
@@ -278,6 +283,7 @@ def run_matches(
     fevga_net: VariantNet | None = ...,
     cubeful_play: tuple[bool, bool] = ...,
     regions: MatchBearoffRegions | None = ...,
+    control: npt.NDArray[np.int64] | None = ...,
 ) -> npt.NDArray[np.int64]: ...
 def bearoff_cube_solution(
     board: Board, value: int, owner: int, max_value: int, away_me: int, away_opp: int,

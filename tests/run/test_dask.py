@@ -15,6 +15,7 @@ import signal
 import socket
 import subprocess
 import sys
+import threading
 import time
 from pathlib import Path
 
@@ -170,9 +171,9 @@ def test_interrupted_on_dask_resumes_on_the_local_pool(cluster, reference, tmp_p
     path = tmp_path / "run.json"
     calls = []
 
-    def interrupt_after_two(progress):
-        calls.append(progress)
-        if len(calls) == 2:
+    def interrupt_after_two(progress):  # two chunks merged (a cluster has no games in flight)
+        if progress.trials_done >= 2000 and not calls:
+            calls.append(progress)
             raise KeyboardInterrupt
 
     partial = rollout(**SPEC, executor=Executor(client=client), checkpoint=path,
@@ -257,3 +258,19 @@ def test_training_targets_through_scheduler_are_identical_to_local(cluster, tmp_
     supervise.make_targets(tmp_path / "local", net, 3, seed=8, unit_games=1, jobs=1)
     a, b = supervise.load_targets(tmp_path / "dask"), supervise.load_targets(tmp_path / "local")
     assert np.array_equal(a[0], b[0]) and np.array_equal(a[1], b[1]) and len(a[0]) > 0
+
+
+def test_a_cancel_drops_the_tasks_of_the_cluster_at_once(cluster):
+    # Last in the file: the dropped tasks still run on the workers until the cluster ends.
+    _, client = cluster
+    cancel = threading.Event()
+    calls = []
+    timer = threading.Timer(8.0, cancel.set)
+    started = time.monotonic()
+    timer.start()
+    r = rollout("start", 4_000_000, players="pubeval", seed=3, chunk_size=1_000_000,
+                executor=Executor(client=client), cancel=cancel, progress=calls.append)
+    timer.join()
+    assert r.interrupted and r.games < 4_000_000
+    assert time.monotonic() - started - 8.0 < 10.0  # the tasks of 1e6 games are not waited for
+    assert calls  # progress every second or so, though no chunk ended

@@ -45,7 +45,7 @@ from ..play.players import needs_net, player_kinds
 from ..rules import Rules, get_rules
 from ..run.checkpoint import read_checkpoint as _read_checkpoint
 from ..run.plans import UnitPlan, part_size, parts
-from ..run.progress import RolloutProgress
+from ..run.progress import PlayProgress, RolloutProgress
 from .candidates import CandidateTally, CandidateUnit, UnitResult, prepare_unit, run_unit
 from .cubeful import DEFAULT_MAX_CUBE, check_max_cube, cube_of
 from .openings import default_player
@@ -539,6 +539,10 @@ class PlaysJob:
     def add(self, result: UnitResult) -> None:
         self.tally.add(result)
 
+    def add_partial(self, result: UnitResult) -> None:
+        """A unit cut short by a stop (``run/driver.py``): reported, never saved."""
+        self.tally.add_partial(result)
+
     def progress(self, elapsed_s: float, session_s: float) -> RolloutProgress:
         request = self.request
         # Trials a dropped play will never play count as done.
@@ -548,8 +552,11 @@ class PlaysJob:
         rate = (done - self.resumed_games) / session_s if session_s > 0 else 0.0
         best = self.best()
         equity, se = self.tally.mean_score(best)
+        plays = tuple(PlayProgress(c.play, int(self.tally.games[i]), *self.tally.mean_score(i),
+                                   i in self.dropped)
+                      for i, c in enumerate(request.candidates))
         return RolloutProgress(done, total, elapsed_s, rate, equity, se,
-                               (total - done) / rate if rate > 0 else math.inf)
+                               (total - done) / rate if rate > 0 else math.inf, plays)
 
     def to_checkpoint(self, elapsed_s: float) -> dict[str, Any]:
         return {

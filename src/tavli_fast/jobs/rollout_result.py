@@ -353,8 +353,16 @@ def build_result(
     worker_restarts: int = 0,
     resumed_games: int = 0,
     checkpoint: str | None = None,
+    cut_games: int = 0,
 ) -> RolloutResult:
+    """The result of the chunk results ``results``; ``cut_games``: how many of their games
+    come from chunks cut short by a stop (a note says that a checkpoint does not hold them)."""
     t = merge(results)
+    notes = request.notes
+    if cut_games:
+        notes += (f"{cut_games:,} of the games are from chunks cut short by the stop: they count "
+                  "here, but a checkpoint holds whole chunks only (a resume plays those chunks "
+                  "again from their start, so that it gives the uninterrupted run's numbers)",)
     cube = None
     if request.cube_branches is not None and t.games and t.cube is not None:
         fig = figures(t)[0]
@@ -380,7 +388,7 @@ def build_result(
         worker_restarts=worker_restarts,
         resumed_games=resumed_games,
         first_roll=request.forced_dice,
-        notes=request.notes,
+        notes=notes,
         checkpoint=checkpoint,
         bearoff=request.bearoff_play,
         truncate=request.truncate,

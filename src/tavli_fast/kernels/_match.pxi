@@ -80,10 +80,12 @@ cdef const _MDP* match_region(const MatchOptions* m, const BearoffDB* db, MoveGe
     return d if d.n_states > 0 else NULL
 
 
-cdef void play_match(MoveGen* g, VarGen* v, const Board* start, GameOptions* opt,
+cdef bint play_match(MoveGen* g, VarGen* v, const Board* start, GameOptions* opt,
                      const int* players, const MatchOptions* m, Rng* rng,
-                     int64_t* tally) noexcept nogil:
+                     int64_t* tally, const int64_t* control=NULL) noexcept nogil:
     """Play one match between players[0] (A) and players[1] (B) and add it to `tally`.
+    Returns False if the run's stop flag (`control`, _control.pxi) came up between two of
+    its games: the match was left unfinished, and `tally` holds a part of it.
 
     Each game starts at `start` with its starter on roll: the winner of the opening roll
     (R5, a fair coin), or with `winner_starts` the previous game's winner.  The starter's
@@ -103,11 +105,13 @@ cdef void play_match(MoveGen* g, VarGen* v, const Board* start, GameOptions* opt
     opt.stop_on_pass = True
     opt.truncate = False
     while score[0] < m.length and score[1] < m.length:
+        if games and stop_asked(control):
+            return False
         if kind != 0:
             vo = tavli_variant_game(v, kind, starter, m, rng)
             if vo == V_FAILED:
                 tally[MT_GAMES] = -1
-                return
+                return True
             if vo == V_DRAW:
                 tally[MT_DRAWS] += 1
                 tally[MT_CUBE] += 1             # a game without the cube: its cube is 1
@@ -146,7 +150,7 @@ cdef void play_match(MoveGen* g, VarGen* v, const Board* start, GameOptions* opt
             r = play_game(g, start, opt, rng, NULL, 0)
             if r.outcome == FAILED:
                 tally[MT_GAMES] = -1
-                return
+                return True
             points = r.points[0]
             winner = starter if points > 0 else starter ^ 1
             points = points if points > 0 else -points
@@ -171,3 +175,4 @@ cdef void play_match(MoveGen* g, VarGen* v, const Board* start, GameOptions* opt
     tally[MT_WINS_A] += 1 if score[0] >= m.length else 0
     tally[MT_GAMES] += games
     tally[MT_GAMES_SQ] += games * games
+    return True

@@ -79,7 +79,8 @@ cdef int _check_vplayer(int p, bint have_net) except -1:
 def run_variant_games(const int8_t[:, ::1] board, uint32_t pinned, int game, int options,
                       Py_ssize_t n_games, int player0, int player1, uint64_t seed,
                       const int8_t[:, ::1] first_dice=None, int8_t[::1] outcomes=None,
-                      VariantNet net=None):
+                      VariantNet net=None, int64_t[::1] control=None,
+                      uint64_t[::1] rng_state=None):
     """Play n_games Plakoto (game 0) / Fevga (game 1) games from `board`; player 0 on roll.
 
     Players: 0 random (uniform over the distinct results), 1 heuristic, 2 neural and
@@ -90,7 +91,11 @@ def run_variant_games(const int8_t[:, ::1] board, uint32_t pinned, int game, int
     of the plies.  first_dice[i, 2j:2j+2] forces roll j of game i (a 0 pair rolls
     normally), as in run_games.  `outcomes`, if given (int8[n_games]), receives each
     game's outcome code (0-6 as above): paired comparisons need the games one by one.
-    The same seed (and dice) gives the same games.
+    The same seed (and dice) gives the same games.  `control` (int64[2], see _control.pxi):
+    the loop stops before a game once control[0] is set (the counts are then those of the
+    games played: counts[0:7] sum to them) and adds one to control[1] after each game.
+    `rng_state` (uint64[4]): as in run_games (a run cut into several calls plays the games
+    of one call).
     """
     cdef Board b
     _load_board(board, &b)
@@ -123,12 +128,15 @@ def run_variant_games(const int8_t[:, ::1] board, uint32_t pinned, int game, int
     cdef int outcome, plies = 0, failed = 0
     cdef const int8_t* forced = NULL
     cdef bint keep = outcomes is not None
-    rng_seed(&rng, seed)
+    cdef int64_t* ctl = _control_words(control)
+    _start_rng(&rng, seed, rng_state)
     try:
         if player0 == VPLAYER_NEURAL_1PLY or player1 == VPLAYER_NEURAL_1PLY:
             nn.scratch = _new_vargen()
         with nogil:
             for i in range(n_games):
+                if stop_asked(ctl):
+                    break
                 if n_forced:
                     forced = &first_dice[i, 0]
                 outcome = play_variant_game(v, &b, pinned, game, options, players, &rng, &plies,
@@ -141,9 +149,11 @@ def run_variant_games(const int8_t[:, ::1] board, uint32_t pinned, int game, int
                 cv[V_N_OUTCOMES + 1] += <int64_t>plies * plies
                 if keep:
                     outcomes[i] = <int8_t>outcome
+                count_game(ctl)
     finally:
         free(v)
         free(nn.scratch)
+    _save_rng(&rng, rng_state)
     if failed:
         raise RuntimeError("a game did not end (or overflowed the generator): a rules bug")
     return counts

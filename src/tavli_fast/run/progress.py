@@ -4,17 +4,30 @@ from __future__ import annotations
 
 import math
 import sys
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any, TextIO
 
 from tqdm import tqdm
 
-__all__ = ["RolloutProgress", "TqdmProgress"]
+__all__ = ["PlayProgress", "RolloutProgress", "TqdmProgress", "with_games_in_flight"]
+
+
+@dataclass(frozen=True)
+class PlayProgress:
+    """One candidate play's running figures, in the progress of a candidate-play rollout."""
+
+    play: str
+    trials: int
+    equity: float  # the mean of the score the plays are ranked by (nan before any trial)
+    equity_se: float
+    dropped: bool  # decided against by the stop rule
 
 
 @dataclass(frozen=True)
 class RolloutProgress:
-    """Where a rollout stands, passed to the ``progress`` callback after each chunk."""
+    """Where a rollout stands, passed to the ``progress`` callback after each chunk and at
+    least once a second while chunks play (``trials_done`` then counts the games of the
+    chunks in flight so far; the equity is that of the chunks merged)."""
 
     trials_done: int
     trials_total: int
@@ -23,6 +36,18 @@ class RolloutProgress:
     equity: float  # over the trials done so far, for the side on roll
     equity_se: float
     eta_s: float  # seconds left at the current rate (inf when unknown)
+    plays: tuple[PlayProgress, ...] = ()  # candidate plays: each play's figures so far
+
+
+def with_games_in_flight(p: RolloutProgress, games: int, session_s: float) -> RolloutProgress:
+    """``p`` with ``games`` more done: those the units in flight have played so far (their
+    figures are not merged yet, so the equity is that of the units merged)."""
+    if games <= 0:
+        return p
+    done = min(p.trials_done + games, p.trials_total)
+    rate = p.games_per_second + games / session_s if session_s > 0 else p.games_per_second
+    return replace(p, trials_done=done, games_per_second=rate,
+                   eta_s=(p.trials_total - done) / rate if rate > 0 else math.inf)
 
 
 class TqdmProgress:

@@ -16,7 +16,9 @@ an executor is made; without it installed the error says ``pip install 'tavli_fa
   map them.
 - **Faults:** Dask runs again elsewhere the tasks of a worker that dies; each unit's result is
   handed over once. A scheduler that cannot be reached is a ``ClusterError`` (an OSError) after
-  ``CONNECT_TIMEOUT_S``. KeyboardInterrupt cancels the outstanding tasks and propagates.
+  ``CONNECT_TIMEOUT_S``. KeyboardInterrupt, or the caller's cancel, cancels the outstanding
+  tasks at once (their games are lost: a task on another machine cannot be cut short) and
+  the run returns what was merged.
 - At most about two tasks per worker thread are outstanding at once, so the scheduler and this
   process hold a few hundred futures, not one per unit.
 """
@@ -27,6 +29,7 @@ import importlib
 import logging
 import math
 import os
+import threading
 import time
 import uuid
 from typing import Any, Callable, Sequence
@@ -45,6 +48,8 @@ ENV_TIMEOUT = "TAVLI_FAST_DASK_TIMEOUT"
 
 #: Seconds between two looks at the cluster's size (how many tasks to keep outstanding).
 _RESIZE_INTERVAL_S = 2.0
+#: Seconds between two looks at the cancel and the progress while tasks run.
+POLL_S = 0.1
 
 
 class DaskMissingError(ImportError):
@@ -252,10 +257,17 @@ class DaskExecutor:
         completed: Callable[[int, Any], Any],
         done: Callable[[], bool],
         prepare: Callable[[Any], Any] | None = None,
-    ) -> None:
-        """See ``driver.Executor.run``."""
+        *,
+        cancel: Any = None,
+        partial: Callable[[int, Any], Any] | None = None,
+        tick: Callable[[int], Any] | None = None,
+    ) -> bool:
+        """See ``driver.Executor.run``. The tasks of a cluster are not cut short: a cancel (or
+        Ctrl-C) drops the tasks still running within POLL_S seconds, and there are no partial
+        results nor games in flight to report (the progress is still called every second)."""
         if not units or done():
-            return
+            return False
+        stopped = False
         distributed = self._distributed
         if prepare is not None:
             self._prepare_each_machine(prepare, units[0])
@@ -264,7 +276,7 @@ class DaskExecutor:
         name = getattr(worker, "__name__", "unit")
         pending = iter(enumerate(units))  # taken one at a time: a plan made on demand
         inflight: dict[Any, int] = {}
-        stream: Any = None  # made once the first futures exist
+        finished = threading.Event()  # set (on the client's thread) as a task ends
 
         def refill() -> None:
             window = self._window()
@@ -272,24 +284,34 @@ class DaskExecutor:
                 i, unit = item
                 future = self.client.submit(worker, unit, pure=False, key=f"tavli-{name}-{run_id}-{i}")
                 inflight[future] = i
-                if stream is not None:
-                    stream.add(future)
+                future.add_done_callback(lambda _: finished.set())
 
         try:
             refill()
-            stream = distributed.as_completed(list(inflight), loop=self.client.loop)
-            for future in stream:
-                i = inflight.pop(future)
-                if future.status != "finished":
-                    error = future.exception()
-                    if isinstance(error, distributed.KilledWorker):
-                        raise RuntimeError(f"Dask workers kept dying while running unit {i}: {error}")
-                    raise RuntimeError(f"unit {i} failed on a Dask worker: {type(error).__name__}: {error}")
-                result = future.result()
-                future.release()
-                completed(i, result)
-                if done():
-                    break
+            while inflight:
+                # A short wait, so that a cancel and the progress are looked at meanwhile.
+                finished.wait(POLL_S)
+                finished.clear()
+                ready = [f for f in inflight if f.done()]
+                for future in sorted(ready, key=inflight.__getitem__):
+                    i = inflight.pop(future)
+                    if future.status != "finished":
+                        error = future.exception()
+                        if isinstance(error, distributed.KilledWorker):
+                            raise RuntimeError(f"Dask workers kept dying while running unit "
+                                               f"{i}: {error}")
+                        raise RuntimeError(f"unit {i} failed on a Dask worker: "
+                                           f"{type(error).__name__}: {error}")
+                    result = future.result()
+                    future.release()
+                    completed(i, result)
+                    if done():
+                        return stopped
+                if tick is not None:
+                    tick(0)  # a cluster's tasks do not report their games in flight
+                if cancel is not None and cancel.is_set():
+                    stopped = True
+                    return stopped
                 refill()
         finally:
             if inflight:  # interrupted, failed or stopped early: drop the outstanding tasks
@@ -305,3 +327,4 @@ class DaskExecutor:
                 self.restarts += len(lost)
                 log.warning("%d Dask worker(s) left during the run; Dask ran their tasks again "
                             "elsewhere", len(lost))
+        return stopped
