@@ -158,8 +158,9 @@ def _rollout(
 
     Expert settings (issue 10):
 
-    - ply: the neural players' search depth, 0 or 1, or a pair (the side on roll first);
-      None plays the players as named (``neural`` 0-ply, ``neural-1ply``).
+    - ply: the neural players' search depth, 0, 1 or 2, or a pair (the side on roll first);
+      None plays the players as named (``neural`` 0-ply, ``neural-1ply``, ``neural-2ply``:
+      strong but seconds a game). Plakoto and Fevga: 0 or 1.
     - move_filter: (candidates, window) of the 1-ply players, like gnubg's move filter: only
       the best ``candidates`` plays by 0-ply equity (1 to 16), and of those only the ones
       within ``window`` of the best, are looked at 1 ply deeper. Default

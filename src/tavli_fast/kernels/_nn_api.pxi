@@ -176,8 +176,8 @@ cdef class NeuralNet:
         play's position at k - 1 ply); `exact` (0 ply only) evaluates by the float64
         reference.  In a match, `prices` are the mover's gammon prices (cube.gammon_prices)
         and `reply_prices` the opponent's, at which the look-ahead picks his replies (None:
-        money).  `cache`: a SearchCache the 2-ply search keeps its positions in (None: a
-        fresh one for this call; the numbers are the same either way)."""
+        money).  `cache`: a SearchCache the 2-ply search keeps its positions in (None: none;
+        the numbers are the same either way)."""
         cdef Board b
         cdef MoveGen* g
         cdef double v
@@ -195,8 +195,6 @@ cdef class NeuralNet:
             raise ValueError("the exact path evaluates at 0 ply only")
         if (mine == NULL) != (theirs == NULL):
             raise ValueError("the look-ahead needs both sides' gammon prices, or neither")
-        if ply == 2 and cache is None:
-            cache = SearchCache()
         c = _bound_cache(cache, self)
         g = _new_movegen()
         try:
@@ -252,7 +250,8 @@ cdef class NeuralNet:
         `board`'s hidden sums (the players' way) instead of each play evaluated afresh.
         Returns (float64[ply + 1, n]: equity k-ply of play i for its mover, NaN where not
         looked at; int64[n]: the plays best first by the deepest ply that reached them).
-        In a match, `prices`/`reply_prices` as for move_equity."""
+        In a match, `prices`/`reply_prices` as for move_equity.  `cache`: a SearchCache for
+        the 2-ply look (None: none; the same numbers)."""
         cdef Board b
         cdef MoveGen* g
         cdef MoveFilter f[2]
@@ -275,8 +274,6 @@ cdef class NeuralNet:
         ranked = np.empty(n, dtype=np.int64)
         cdef double[:, ::1] e = eq
         cdef int64_t[::1] r = ranked
-        if ply == 2 and cache is None:
-            cache = SearchCache()
         c = _bound_cache(cache, self)
         order = <int*>malloc(n * sizeof(int))
         g = _new_movegen()

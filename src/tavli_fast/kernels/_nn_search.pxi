@@ -345,3 +345,30 @@ cdef int nn_rank_plays(const NeuralNetC* net, const Board* root, const Board* pl
                                                reply_prices)
     nn_keep_best(eq + plies * n, order, m, &filters[0])
     return order[0]
+
+
+cdef int neural_choose_2ply(const NeuralNetC* net, const MoveGen* g, int n, MoveGen* scratch,
+                            MoveFilter first, MoveFilter second, NNCache* cache,
+                            const double* prices=NULL,
+                            const double* reply_prices=NULL) noexcept nogil:
+    """Index of the best play by 2-ply equity among g.out[0:n] (generated from g.root): the
+    plays the move filter `first` keeps by 0 ply (the 1-ply players' filter) are looked at
+    1 ply, those `second` keeps of them by 1 ply at 2 ply (nn_rank_plays, the 0-ply values
+    as changes to g.root's hidden sums, as the other neural players make them).  `cache`
+    (or NULL) keeps the searched positions, bound to `net` by the caller.  In a match,
+    gammons at the mover's `prices`, replies at `reply_prices` (NULL: money).  Should memory
+    run out, the 0-ply choice."""
+    cdef MoveFilter filters[2]
+    cdef double* eq = <double*>malloc(3 * n * sizeof(double))
+    cdef int* order = <int*>malloc(n * sizeof(int))
+    cdef int best
+    filters[0] = first
+    filters[1] = second
+    if eq != NULL and order != NULL:
+        best = nn_rank_plays(net, &g.root, g.out, n, 2, filters, scratch, cache, eq, order,
+                             prices, reply_prices)
+    else:
+        best = neural_choose(net, g, n, prices)
+    free(eq)
+    free(order)
+    return best

@@ -77,6 +77,8 @@ def hint(position: str | Position, die1: int, die2: int, *, top: int = 5,
     mine, theirs = prices if prices is not None else (None, None)
     plays = pos.plays(d1, d2)
     boards = np.ascontiguousarray(np.array([p.position.board for p in plays], dtype=np.int8))
+    if cache is None and depth == 2:
+        cache = _core.SearchCache()
     eq, order = net.rank_plays(pos.board, boards, depth, ((top, math.inf), filter_2ply),
                                cache=cache, prices=mine, reply_prices=theirs)
 
