@@ -145,15 +145,18 @@ def test_a_cache_handed_another_net_forgets_the_first_nets_values(net):
     assert not np.array_equal(other.probabilities(CONTACT, 2), net.probabilities(CONTACT, 2))
 
 
-def test_the_cache_keys_the_gammon_prices(net):
+def test_the_cache_keys_both_sides_gammon_prices(net):
+    board = pos("x 24:1 22:1 13:4 8:3 6:4 5:2; o 24:2 13:4 10:1 8:2 6:4 4:2").board
+    none, high = np.zeros(4), np.array([2.0, 0.2, 1.0, 0.1])
     cache = _core.SearchCache()
-    prices = np.array([0.5, 1.5, 0.2, 0.4])
-    reply = np.array([1.2, 0.6, 0.3, 0.1])
-    money = net.probabilities(CONTACT, 2, cache=cache)
-    match = net.probabilities(CONTACT, 2, cache=cache, prices=prices, reply_prices=reply)
-    np.testing.assert_array_equal(
-        match, net.probabilities(CONTACT, 2, prices=prices, reply_prices=reply))
-    np.testing.assert_array_equal(money, net.probabilities(CONTACT, 2))
+    values = []
+    # One cache through five pricings: each must get its own value, as without a cache.
+    for prices, reply in ((none, high), (none, none), (high, high), (high, none), (None, None)):
+        got = net.probabilities(board, 2, cache=cache, prices=prices, reply_prices=reply)
+        np.testing.assert_array_equal(
+            got, net.probabilities(board, 2, prices=prices, reply_prices=reply))
+        values.append(tuple(got))
+    assert len(set(values)) == 5
 
 
 # ------------------------------------------------------------------ move filters

@@ -1,7 +1,7 @@
 # The search's cache of evaluated positions (part of _neural.pxi, issue 54): the 1- and
 # 2-ply probabilities of positions before the roll, keyed by the position's 80-bit
-# Position ID key (posid_side_bits), the depth, and the gammon prices the side on roll
-# chose its plays at.  A direct-mapped table of a power-of-two size: a new entry replaces
+# Position ID key (posid_side_bits), the depth, and the gammon prices the two sides chose
+# their plays at.  A direct-mapped table of a power-of-two size: a new entry replaces
 # whatever held its slot, so the memory is bounded and nothing is ever freed in a search.
 #
 # Only values computed from the position itself are stored (a node's look-ahead, never a
@@ -20,7 +20,7 @@ cdef enum:
 ctypedef struct NNCacheEntry:
     uint64_t lo                 # the Position ID key's low 64 bits
     uint64_t tag                # its high 16 bits, the depth (bits 16-23), bit 24 set when used
-    uint64_t prices             # nn_prices_hash of the chooser's gammon prices (0: money)
+    uint64_t prices             # a hash of both sides' gammon prices (0: money)
     double p[NN_OUTPUTS]        # the probabilities for the side on roll
 
 ctypedef struct NNCache:
@@ -60,16 +60,20 @@ cdef inline uint64_t nn_prices_hash(const double* prices) noexcept nogil:
 
 
 cdef inline void nn_cache_key(const NNCache* cache, const Board* b, int plies,
-                              const double* prices, NNCacheKey* key) noexcept nogil:
+                              const double* prices, const double* reply_prices,
+                              NNCacheKey* key) noexcept nogil:
     """The key of `b` (row 0 on roll) valued at `plies` with its side on roll choosing at
-    `prices`, and its slot in `cache`."""
+    `prices` and the other side at `reply_prices` (a 2-ply value depends on both), and its
+    slot in `cache`."""
     cdef int opp_len, my_len
     cdef uint64_t opp = posid_side_bits(b.c[1], &opp_len)
     cdef uint64_t mine = posid_side_bits(b.c[0], &my_len)
     key.lo = opp | (mine << opp_len)
     key.tag = ((mine >> (64 - opp_len) if opp_len < 64 else 0) | (<uint64_t>plies << 16)
                | (<uint64_t>1 << 24))
-    key.prices = nn_prices_hash(prices)
+    key.prices = nn_prices_hash(prices) ^ nn_mix64(nn_prices_hash(reply_prices) + 1)
+    if prices == NULL and reply_prices == NULL:
+        key.prices = 0
     key.slot = nn_mix64(key.lo ^ nn_mix64(key.tag ^ key.prices)) & cache.mask
 
 

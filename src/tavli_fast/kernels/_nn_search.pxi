@@ -239,7 +239,7 @@ cdef int nn_ply_probs(const NeuralNetC* net, MoveGen* g, NNCache* cache, const B
         neural_probs(net, before.c[0], before.c[1], p)
         return 0
     if cache != NULL:
-        nn_cache_key(cache, before, plies, prices, &key)
+        nn_cache_key(cache, before, plies, prices, reply_prices, &key)
         if nn_cache_find(cache, &key, p):
             return 0
     nn_base_prepare(net, before, &base)
