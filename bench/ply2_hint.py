@@ -10,6 +10,8 @@ printed too), the median of ``--repeats`` runs after an untimed one that checks 
 - ``tavli-hint --ply 2``'s work (``hint(..., ply=2)``) for one middle-game position and roll,
   a fresh search cache each run (cold), then with the cache of the previous run (warm: the
   case of a player or an analysis that keeps its cache);
+- the same with every one of the 5 plays looked at 1 ply also looked at 2 ply (the widest
+  second filter, ``filter_2ply=(5, inf)``);
 - the same at 1 ply, the ratio beside it;
 - then the first ``--positions`` contact positions of the benchmark set
   (``../shared/data/positions/contact.csv``; TAVLI_BENCH_POSITIONS overrides the directory),
@@ -23,6 +25,7 @@ The move filters are the defaults (docs/usage.md): 0 to 1 ply the best 5 plays b
 from __future__ import annotations
 
 import argparse
+import math
 import os
 import statistics
 import time
@@ -76,10 +79,13 @@ def main(argv: list[str] | None = None) -> int:
     cache = _core.SearchCache()
     hint(position, d1, d2, ply=2, net=net, cache=cache)
     warm = timed(lambda: hint(position, d1, d2, ply=2, net=net, cache=cache), args.repeats)
+    wide = timed(lambda: hint(position, d1, d2, ply=2, net=net, filter_2ply=(5, math.inf)),
+                 args.repeats)
     one = timed(lambda: hint(position, d1, d2, ply=1, net=net), args.repeats)
     print(f"middle game {position.position_id()} dice {d1}{d2}: {n} plays")
     print(f"  2-ply hint, cold cache  {cold[0]:8.3f} s CPU  ({cold[1]:.3f} s wall)")
     print(f"  2-ply hint, warm cache  {warm[0]:8.3f} s CPU  ({warm[1]:.3f} s wall)")
+    print(f"  2-ply hint, 5 at 2 ply  {wide[0]:8.3f} s CPU  ({wide[1]:.3f} s wall)")
     print(f"  1-ply hint              {one[0]:8.3f} s CPU  ({one[1]:.3f} s wall)   "
           f"2-ply / 1-ply {cold[0] / one[0]:.1f}x")
 
