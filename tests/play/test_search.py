@@ -5,6 +5,7 @@ checks of ply and filters."""
 
 from __future__ import annotations
 
+import json
 import math
 
 import numpy as np
@@ -240,3 +241,38 @@ def test_ply_two_names_the_2ply_player_for_portes_only():
         apply_ply(("neural", "neural"), 2, deepest=1)
     with pytest.raises(ValueError, match="ply 2 is for the neural players"):
         apply_ply(("pubeval", "neural"), 2)
+
+
+# ------------------------------------------------------------------ the commands
+
+
+def test_tavli_hint_at_two_ply_prints_the_apis_ranking(capsys):
+    from tavli_fast.cli.evaluate import hint_main
+
+    assert hint_main(["--position", "start", "--dice", "43", "--ply", "2", "--json"]) == 0
+    report = json.loads(capsys.readouterr().out)
+    assert report["ply"] == 2
+    assert report["plays"] == [p.to_dict() for p in tf.hint("start", 4, 3, ply=2)]
+    assert hint_main(["--position", "start", "--dice", "43", "--ply", "2"]) == 0
+    header = capsys.readouterr().out.splitlines()[1].split()
+    assert header[-3:] == ["0-ply", "1-ply", "2-ply"]
+
+
+def test_tavli_eval_and_the_cube_decision_use_the_probabilities_at_the_ply(net, capsys):
+    from tavli_fast.cli.evaluate import eval_main, hint_main
+
+    xgid = "XGID=-b----E-C---eE---c-e----B-:0:0:1:00:0:0:0:0:10"     # money, before the roll
+    board = Position.from_id(xgid).board
+    want = net.probabilities(board, 2)
+    assert eval_main(["--position", xgid, "--ply", "2", "--json"]) == 0
+    report = json.loads(capsys.readouterr().out)
+    assert [report[k] for k in ("win", "win_gammon", "win_backgammon", "lose_gammon",
+                                "lose_backgammon")] == pytest.approx(want, abs=1e-12)
+    assert report["cube"]["probabilities"] == pytest.approx(want, abs=1e-12)
+    assert hint_main(["--position", xgid, "--ply", "2", "--json"]) == 0
+    cube = json.loads(capsys.readouterr().out)["cube"]
+    assert cube["probabilities"] == pytest.approx(want, abs=1e-12)
+    assert hint_main(["--position", xgid, "--json"]) == 0         # 0 ply there by default
+    zero = json.loads(capsys.readouterr().out)["cube"]["probabilities"]
+    assert zero == pytest.approx(net.evaluate(board), abs=1e-12)
+    assert zero != pytest.approx(want, abs=1e-4)
