@@ -276,3 +276,12 @@ def test_tavli_eval_and_the_cube_decision_use_the_probabilities_at_the_ply(net, 
     zero = json.loads(capsys.readouterr().out)["cube"]["probabilities"]
     assert zero == pytest.approx(net.evaluate(board), abs=1e-12)
     assert zero != pytest.approx(want, abs=1e-4)
+
+
+def test_a_2ply_rollout_repeats_its_numbers_with_its_seed():
+    position = Position.from_board(CONTACT).position_id()
+    runs = [tf.rollout(position, 6, players="neural", ply=2, seed=3, jobs=1) for _ in range(2)]
+    assert runs[0].players == ("neural-2ply", "neural-2ply")
+    assert runs[0].equity == runs[1].equity and runs[0].vr == runs[1].vr
+    other = tf.rollout(position, 6, players="neural", ply=1, seed=3, jobs=1)
+    assert other.players == ("neural-1ply", "neural-1ply")
