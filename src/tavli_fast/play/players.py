@@ -21,8 +21,9 @@
   most 3, within 0.10 of the best) are looked at two rolls ahead: the mean over
   the opponent's 21 rolls of the position after his best 0-ply reply, valued at
   1 ply (gnubg's 2-ply; ``_nn_search.pxi``, with a cache of the positions it
-  values kept through each chunk of games).  Strong but slow: about 15 times
-  ``neural-1ply`` a game, so a game takes seconds (docs/performance.md).
+  values kept through each chunk of games).  Slow: about 15 times
+  ``neural-1ply`` (about half a second of CPU a game); a margin over ``neural-1ply``
+  is not yet shown (docs/performance.md).
   In a match with the cube all three value gammons at the score's prices, and the
   look-ahead picks the opponent's replies at his.
 
