@@ -2,6 +2,8 @@
 
     python bench/strength.py --games 20000 --seed 1                    # neural vs pubeval
     python bench/strength.py --player neural-1ply --games 1000
+    python bench/strength.py --player neural-2ply --opponent neural-1ply --games 600 --self-play 0
+                                            # 2-ply against 1-ply (issue 54; ~0.3 s CPU a game)
     python bench/strength.py --games 20000 --rollout                   # also the issue's formula
     python bench/strength.py --weights net.npz --gnubg 10000 --jobs 2 --calibration 10000
     python bench/strength.py --games 0 --self-play 0 --gnubg 10000 --jobs 2 \

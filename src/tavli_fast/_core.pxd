@@ -29,3 +29,4 @@ cpdef enum PlayerKind:
     PLAYER_BEAROFF = 3          # pubeval, but perfect by the bear-off databases in bear-offs
     PLAYER_NEURAL = 4           # best 0-ply equity by the neural net
     PLAYER_NEURAL_1PLY = 5      # best 1-ply equity among the best few 0-ply plays
+    PLAYER_NEURAL_2PLY = 6      # best 2-ply equity among the best few 1-ply plays (issue 54)

@@ -3,7 +3,7 @@ shape (2, 26): row 0 the player on roll, row 1 the opponent, each in its own
 numbering (0 borne off, 1..24 points, 25 bar)."""
 
 from enum import IntEnum
-from typing import Any, Callable
+from typing import Any, Callable, Sequence
 
 import numpy as np
 import numpy.typing as npt
@@ -17,6 +17,7 @@ class PlayerKind(IntEnum):
     PLAYER_BEAROFF = 3
     PLAYER_NEURAL = 4
     PLAYER_NEURAL_1PLY = 5
+    PLAYER_NEURAL_2PLY = 6
 
 def generate(board: Board, die1: int, die2: int) -> npt.NDArray[np.int8]: ...
 def count_batch(boards: npt.NDArray[np.int8], dice: npt.NDArray[np.int8]) -> npt.NDArray[np.int64]: ...
@@ -146,6 +147,21 @@ NEURAL_OUTPUTS: int
 FILTER_CANDIDATES: int  # the 1-ply move filter's defaults (5 candidates within 0.16)
 FILTER_WINDOW: float
 MAX_FILTER_CANDIDATES: int
+FILTER_2PLY_CANDIDATES: int  # the 2-ply search's second filter (3 candidates within 0.10 by 1 ply)
+FILTER_2PLY_WINDOW: float
+FILTERS_2PLY: tuple[tuple[int, float], tuple[int, float]]
+MAX_PLY: int
+
+class SearchCache:
+    """The 2-ply search's bounded cache of evaluated positions (a power of two entries)."""
+    def __init__(self, entries: int = ...) -> None: ...
+    @property
+    def entries(self) -> int: ...
+    @property
+    def hits(self) -> int: ...
+    @property
+    def misses(self) -> int: ...
+    def clear(self) -> None: ...
 
 class NeuralNet:
     """One-hidden-layer evaluator; weights w1 (I, H), b1 (H,), w2 (5, H), b2 (5,); I = 198, 203, 209 or 215."""
@@ -176,6 +192,7 @@ class NeuralNet:
         self, board: Board, ply: int = ..., exact: bool = ...,
         prices: npt.NDArray[np.float64] | None = ...,
         reply_prices: npt.NDArray[np.float64] | None = ...,
+        cache: SearchCache | None = ...,
     ) -> float: ...
     def selfplay_positions(
         self, games: int, rng_state: npt.NDArray[np.uint64], explore: float = ...,
@@ -183,6 +200,17 @@ class NeuralNet:
     ) -> npt.NDArray[np.int8] | tuple[npt.NDArray[np.int8], npt.NDArray[np.int8]]: ...
     def probs_1ply_many(self, boards: npt.NDArray[np.int8]) -> npt.NDArray[np.float64]: ...
     def probs_many(self, boards: npt.NDArray[np.int8], plies: int = ...) -> npt.NDArray[np.float64]: ...
+    def probabilities(
+        self, board: Board, ply: int = ..., cache: SearchCache | None = ...,
+        prices: npt.NDArray[np.float64] | None = ...,
+        reply_prices: npt.NDArray[np.float64] | None = ...,
+    ) -> npt.NDArray[np.float64]: ...
+    def rank_plays(
+        self, board: Board, plays: npt.NDArray[np.int8], ply: int = ...,
+        filters: Sequence[tuple[int, float]] | None = ..., cache: SearchCache | None = ...,
+        incremental: bool = ..., prices: npt.NDArray[np.float64] | None = ...,
+        reply_prices: npt.NDArray[np.float64] | None = ...,
+    ) -> tuple[npt.NDArray[np.float64], npt.NDArray[np.int64]]: ...
     def train(
         self, games: int, rng_state: npt.NDArray[np.uint64], alpha: float, backgammons: bool = ...,
         lam: float = ...,

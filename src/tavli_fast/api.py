@@ -178,10 +178,12 @@ def _rollout(
 
     Expert settings (issue 10):
 
-    - ply: the neural players' search depth, 0 or 1, or a pair (the side on roll first);
-      None plays the players as named (``neural`` 0-ply, ``neural-1ply``).
-    - move_filter: (candidates, window) of the 1-ply players, like gnubg's move filter: only
-      the best ``candidates`` plays by 0-ply equity (1 to 16), and of those only the ones
+    - ply: the neural players' search depth, 0, 1 or 2, or a pair (the side on roll first);
+      None plays the players as named (``neural`` 0-ply, ``neural-1ply``, ``neural-2ply``:
+      about half a second of CPU a game). Plakoto and Fevga: 0 or 1.
+    - move_filter: (candidates, window) of the 1-ply players (and the first of the 2-ply
+      player's two), like gnubg's move filter: only the best ``candidates`` plays by 0-ply
+      equity (1 to 16), and of those only the ones
       within ``window`` of the best, are looked at 1 ply deeper. Default
       ``rollout.DEFAULT_MOVE_FILTER`` = (5, 0.16).
     - vr: variance reduction by luck adjustment. Every roll's luck (the net's probabilities

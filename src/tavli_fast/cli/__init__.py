@@ -286,12 +286,16 @@ def parse_dice(text: str) -> tuple[int, int]:
 
 def print_plays(title: str, plays: list[dict]) -> None:
     """The ranked plays of a roll as tavli-hint prints them: each play's 0-ply equity, and
-    its 1-ply one where it was looked at (backgammon and the variants alike)."""
+    its 1-ply one where it was looked at (backgammon and the variants alike), and a 2-ply
+    column when some play was looked at 2 ply."""
+    depths = ("0-ply", "1-ply") + (("2-ply",) if any(p.get("equity_2ply") is not None
+                                                     for p in plays) else ())
     print(title)
-    print(f"  {'#':>3}  {'play':<24} {'0-ply':>8} {'1-ply':>8}")
+    print(f"  {'#':>3}  {'play':<24} " + " ".join(f"{d:>8}" for d in depths))
     for i, play in enumerate(plays, 1):
-        one = f"{play['equity_1ply']:+8.4f}" if play["equity_1ply"] is not None else f"{'':>8}"
-        print(f"  {i:>3}  {play['play']:<24} {play['equity_0ply']:+8.4f} {one}")
+        cells = [play[f"equity_{d.replace('-', '')}"] for d in depths]
+        text = " ".join(f"{v:+8.4f}" if v is not None else f"{'':>8}" for v in cells)
+        print(f"  {i:>3}  {play['play']:<24} {text}")
 
 
 def print_error(prog: str, message: object) -> int:

@@ -4,15 +4,19 @@
     tavli-hint --position 4HPwATDgc/ABMA --dice 31
     tavli-hint --position 'XGID=...:52:...'      # an XGID's own dice are used
 
-``tavli-eval`` evaluates the side on roll before it rolls (0 ply): the five probabilities,
-the cubeless equity and the cubeful equity (the cube, score and match length of the XGID or
-``PositionID:MatchID`` are used). ``tavli-hint`` on a position before the roll prints the
-cube analysis as gnubg does (cubeless equity, no double, double/take, double/pass and the
-proper action; ``cube.py``); with dice (``--dice`` or the XGID's) it lists the plays of the
-roll, best first: every play's 0-ply equity, and the 1-ply equity of the best few
-(``--top``, default 5), ranked by 1 ply where it was computed. Play equities are cubeless,
-for the mover; at a match score (an XGID's or Match ID's), with gammons and backgammons at
-the score's prices for each side, as the neural players weigh them in a match.
+``tavli-eval`` evaluates the side on roll before it rolls (0 ply; ``--ply 1`` or ``2``: the
+mean over its 36 rolls of the position after its best play, valued one ply less): the five
+probabilities, the cubeless equity and the cubeful equity (the cube, score and match length
+of the XGID or ``PositionID:MatchID`` are used). ``tavli-hint`` on a position before the
+roll prints the cube analysis as gnubg does (cubeless equity, no double, double/take,
+double/pass and the proper action; ``cube.py``), on the probabilities at ``--ply`` (default
+0); with dice (``--dice`` or the XGID's) it lists the plays of the roll, best first: every
+play's 0-ply equity, the 1-ply equity of the best few (``--top``, default 5), and with
+``--ply 2`` the 2-ply equity of the best of those (at most 3, within 0.10 of the best by 1
+ply: ``hint.FILTER_2PLY``), ranked by the deepest ply computed (``--ply 0``: 0 ply only).
+Play equities are cubeless, for the mover; at a match score (an XGID's or Match ID's), with
+gammons and backgammons at the score's prices for each side, as the neural players weigh
+them in a match (also the plays chosen inside the look-ahead).
 ``--rollout [TRIALS]`` rolls the candidate plays out side by side on common dice instead, as
 ``tavli-rollout --dice`` does (``cli/plays.py``).
 ``--weights FILE`` uses another weights file than the shipped one. ``--game plakoto|fevga``
@@ -31,7 +35,7 @@ from typing import Sequence
 from ..errors import VariantIdError
 from ..game.resolve import resolve_position
 from ..jobs.plays import DEFAULT_TRIALS
-from ..play.cube import cube_decision
+from ..play.cube import cube_decision, gammon_prices
 from ..play.hint import hint, prices_report
 from ..play.neural import Probabilities, evaluator
 from . import NET_OUTPUTS as FIGURES
@@ -55,8 +59,26 @@ def _parser(prog: str, description: str) -> OneLineParser:
     return p
 
 
+def _add_ply(p: OneLineParser, default: int, what: str) -> None:
+    p.add_argument("--ply", type=int, choices=(0, 1, 2), default=default,
+                   help=f"how many rolls the net looks ahead: 0, 1 or 2 ({what}; default {default})")
+
+
+def _probabilities(position, net, ply: int) -> Probabilities:
+    """The net's probabilities for the side on roll at `ply` (in a match, the plays inside
+    the look-ahead chosen at each side's gammon prices)."""
+    if ply == 0:
+        return Probabilities.from_array(net.evaluate(position.board))
+    prices = gammon_prices(position.context)
+    mine, theirs = prices if prices is not None else (None, None)
+    return Probabilities.from_array(net.probabilities(position.board, ply, prices=mine,
+                                                      reply_prices=theirs))
+
+
 def build_eval_parser() -> OneLineParser:
-    return _parser("tavli-eval", "The neural net's probabilities for the side on roll.")
+    parser = _parser("tavli-eval", "The neural net's probabilities for the side on roll.")
+    _add_ply(parser, 0, "2 looks two rolls ahead, as gnubg's 2-ply")
+    return parser
 
 
 def _load(prog: str, args):
@@ -77,21 +99,27 @@ def _load(prog: str, args):
 def eval_main(argv: Sequence[str] | None = None) -> int:
     args = build_eval_parser().parse_args(argv)
     if args.game:
+        if args.ply:
+            return print_error("tavli-eval", f"--ply {args.ply}: the {args.game} net evaluates at 0 ply")
         return variant_eval(args)
     loaded = _load("tavli-eval", args)
     if isinstance(loaded, int):
         return loaded
     position, net = loaded
-    p = Probabilities.from_array(net.evaluate(position.board))
+    try:
+        p = _probabilities(position, net, args.ply)
+    except ValueError as e:             # a finished game, at 1 or 2 ply
+        return print_error("tavli-eval", e)
     cube = _cube(position, p)
-    report = {"position_id": position.position_id(), **{k: getattr(p, k) for k in FIGURES},
+    report = {"position_id": position.position_id(), "ply": args.ply,
+              **{k: getattr(p, k) for k in FIGURES},
               "equity": p.equity,
               "cubeful_equity": cube.cubeful_equity if cube is not None else None,
               "cube": cube.to_dict() if cube is not None else None}
     if args.json:
         print(json.dumps(report, indent=2))
     else:
-        print(f"Position ID {report['position_id']} (side on roll, before rolling)")
+        print(f"Position ID {report['position_id']} (side on roll, before rolling; {args.ply}-ply)")
         for k in FIGURES:
             print(f"  {k:<16} {report[k]:8.4f}")
         print(f"  {'equity':<16} {p.equity:+8.4f}   cubeless, money")
@@ -112,14 +140,14 @@ def _cube(position, probabilities):
                          exact=True)
 
 
-def print_cube(decision) -> None:
-    """The cube analysis in gnubg's layout."""
+def print_cube(decision, ply: int = 0) -> None:
+    """The cube analysis in gnubg's layout (the model on the `ply`-ply probabilities)."""
     match = decision.mwc is not None
     if decision.exact:
         source = "bear-off solved at the match score" if match else "cubeful bear-off database"
         print(f"Cube analysis (exact: {source}, perfect play)")
     else:
-        print(f"Cube analysis (0-ply, cube efficiency {decision.efficiency:.3f})")
+        print(f"Cube analysis ({ply}-ply, cube efficiency {decision.efficiency:.3f})")
     print(f"  Cubeless equity   {decision.cubeless_equity:+8.4f}"
           + ("   (normalised: gammons at their match price)" if match else ""))
     rows = (("No double", decision.no_double, "no_double"),
@@ -135,10 +163,13 @@ def print_cube(decision) -> None:
 
 def build_hint_parser() -> OneLineParser:
     p = _parser("tavli-hint", "The cube decision before the roll, or the plays of a roll, by the "
-                "neural net (0 and 1 ply).")
+                "neural net (0, 1 and 2 ply).")
     p.add_argument("--dice", help="the roll, e.g. 31 (default: the XGID's dice; with no dice at "
                    "all, the cube decision before the roll)")
     p.add_argument("--top", type=int, default=5, help="plays that get the 1-ply look (default 5)")
+    _add_ply(p, 1, "the plays: 2 looks at the best of the 1-ply ones two rolls ahead; the cube "
+             "decision before the roll: the probabilities at that ply, default 0 there")
+    p.set_defaults(ply=None)
     p.add_argument("--rollout", type=parse_count, nargs="?", const=DEFAULT_TRIALS, default=None,
                    metavar="TRIALS", help="roll out the candidate plays side by side on common "
                    f"dice, TRIALS a play at most (default {DEFAULT_TRIALS:,}); as tavli-rollout --dice")
@@ -170,6 +201,9 @@ def hint_main(argv: Sequence[str] | None = None) -> int:
     if unused or args.cubeful or args.no_stop or args.stop_when_decided is not None:
         return print_error("tavli-hint", f"{', '.join(unused) or 'that option'} goes with --rollout")
     if args.game:
+        if args.ply not in (None, 1):
+            return print_error("tavli-hint", f"--ply {args.ply}: the {args.game} hint looks 0 and 1 "
+                               "ply ahead (--ply is for backgammon)")
         return variant_hint(args)
     loaded = _load("tavli-hint", args)
     if isinstance(loaded, int):
@@ -187,19 +221,25 @@ def hint_main(argv: Sequence[str] | None = None) -> int:
     except ValueError as e:
         return print_error("tavli-hint", e)
     if dice is None:
-        decision = _cube(position, Probabilities.from_array(net.evaluate(position.board)))
+        ply = args.ply or 0
+        try:
+            decision = _cube(position, _probabilities(position, net, ply))
+        except ValueError as e:         # a finished game, at 1 or 2 ply
+            return print_error("tavli-hint", e)
         if args.json:
             print(json.dumps({"position_id": position.position_id(), "xgid": position.xgid(),
-                              "cube": decision.to_dict()}, indent=2))
+                              "ply": ply, "cube": decision.to_dict()}, indent=2))
         else:
             print(f"Position ID {position.position_id()}   {position.xgid()}")
-            print_cube(decision)
+            print_cube(decision, ply)
         return 0
+    ply = 1 if args.ply is None else args.ply
     try:
-        plays = [p.to_dict() for p in hint(position, dice[0], dice[1], top=args.top, net=net)]
+        plays = [p.to_dict() for p in hint(position, dice[0], dice[1], top=args.top, net=net,
+                                           ply=ply)]
     except ValueError as e:             # a finished game
         return print_error("tavli-hint", e)
-    report = {"position_id": position.position_id(), "dice": list(dice), "plays": plays,
+    report = {"position_id": position.position_id(), "dice": list(dice), "ply": ply, "plays": plays,
               "gammon_prices": prices_report(position)}
     if args.json:
         print(json.dumps(report, indent=2))

@@ -110,9 +110,10 @@ def build_parser() -> OneLineParser:
                      help=f"player on roll, then opponent ({_known_players()}); default "
                      f"{','.join(DEFAULT_PLAYERS)}: {DEFAULT_PLAYERS_WHY}")
     who.add_argument("--player", default=None, metavar="P", help="the same player for both sides")
-    p.add_argument("--ply", type=int, choices=(0, 1), action="append", default=None,
-                   help="search depth of the neural players: 0 or 1; give it twice for the side "
-                   "on roll, then the opponent (default: as the player is named)")
+    p.add_argument("--ply", type=int, choices=(0, 1, 2), action="append", default=None,
+                   help="search depth of the neural players: 0, 1 or 2 (neural-2ply: seconds a "
+                   "game); give it twice for the side on roll, then the opponent (default: as the "
+                   "player is named)")
     p.add_argument("--filter-candidates", type=int, default=None, metavar="N",
                    help="1-ply move filter: look at most N plays 1 ply deeper (default 5, at most 16)")
     p.add_argument("--filter-window", type=float, default=None, metavar="X",

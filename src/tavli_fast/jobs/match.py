@@ -152,7 +152,10 @@ def _whole(value: object, name: str, low: int) -> int:
 def variant_player(name: str) -> int:
     """The Plakoto / Fevga player (the core's VPLAYER_*) of a Portes player in a tavli match:
     ``random`` plays randomly there too, ``neural`` / ``neural-1ply`` by the game's net at
-    that depth, every other player by the variants' heuristic."""
+    that depth (``neural-2ply`` at 1 ply, the deepest there), every other player by the
+    variants' heuristic."""
+    if name == "neural-2ply":  # the variants' nets look 1 ply ahead at most
+        name = "neural-1ply"
     if name == "random" or name in NEURAL_VARIANT_PLAYERS:
         return VARIANT_PLAYERS[name]
     return VARIANT_PLAYERS["heuristic"]

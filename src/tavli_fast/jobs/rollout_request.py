@@ -19,7 +19,7 @@ import numpy as np
 
 from .. import _core
 from ..checks import check_count, check_seed, player_names
-from ..play.players import player_kinds
+from ..play.players import NEURAL_BY_PLY, player_kinds
 from ..game.resolve import resolve_position
 from ..run.plans import MissingIndices, UnitPlan, part_size, parts
 from ..play.players import needs_net
@@ -186,8 +186,9 @@ def make_request(
         if given:
             raise ValueError(f"{', '.join(given)}: settings of the Portes neural players, not "
                              f"of {game}'s")
-        if ply is not None:  # the variants' neural players have the same two depths
-            players = apply_ply(player_names(players if players is not None else "heuristic"), ply)
+        if ply is not None:  # the variants' neural players have the first two depths
+            players = apply_ply(player_names(players if players is not None else "heuristic"), ply,
+                                deepest=1)
         return _variant_request(game, position, players, cubeful, game_rules, weights,
                                 make_request("start", trials, "pubeval", seed, rules, stratify,
                                              chunk_size, target_se, min_trials, False, False))
@@ -297,23 +298,25 @@ def _variant_request(game: object, position: object, players: object, cubeful: b
     )
 
 
-def apply_ply(names: tuple[str, str], ply: object) -> tuple[str, str]:
+def apply_ply(names: tuple[str, str], ply: object, deepest: int = 2) -> tuple[str, str]:
     """The players' names with the neural players set to the search depth `ply`: None (as
-    named), 0 or 1 for both sides, or a pair (the side on roll first).  A depth for a player
-    that has no search (pubeval, ...) must be 0."""
+    named), 0 to `deepest` (2: ``neural-2ply``; the Plakoto and Fevga players stop at 1) for
+    both sides, or a pair (the side on roll first).  A depth for a player that has no
+    search (pubeval, ...) must be 0."""
     if ply is None:
         return names
+    depths = ", ".join(map(str, range(deepest))) + f" or {deepest}"
     pair = (ply, ply) if not isinstance(ply, (tuple, list)) else tuple(ply)
     if len(pair) != 2:
-        raise ValueError(f"ply must be 0, 1 or a pair of them, got {ply!r}")
+        raise ValueError(f"ply must be {depths}, or a pair of them, got {ply!r}")
     out = []
     for name, depth in zip(names, pair):
-        if isinstance(depth, bool) or depth not in (0, 1):
-            raise ValueError(f"ply must be 0 or 1, got {depth!r}")
-        if name in ("neural", "neural-1ply"):
-            out.append("neural-1ply" if depth == 1 else "neural")
+        if isinstance(depth, bool) or depth not in range(deepest + 1):
+            raise ValueError(f"ply must be {depths}, got {depth!r}")
+        if name in NEURAL_BY_PLY:
+            out.append(NEURAL_BY_PLY[depth])
         elif depth:
-            raise ValueError(f"ply 1 is for the neural players; {name!r} has no search depth")
+            raise ValueError(f"ply {depth} is for the neural players; {name!r} has no search depth")
         else:
             out.append(name)
     return out[0], out[1]

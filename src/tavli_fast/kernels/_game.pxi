@@ -42,9 +42,11 @@ ctypedef struct GameOptions:
                                 # cubeless estimate (fast but biased); needs `net`
     bint vr                     # sum each roll's luck by the net (variance reduction);
                                 # needs `net` and `scratch`
-    MoveFilter filter           # the 1-ply players' move filter
+    MoveFilter filter           # the 1-ply players' move filter (and the 2-ply player's first)
+    MoveFilter filter2          # the 2-ply player's second filter (1 to 2 ply)
+    NNCache* cache              # the 2-ply player's cache of evaluated positions, or NULL
     const NeuralNetC* net       # the neural players' net, or NULL
-    MoveGen* scratch            # a second generator for the 1-ply look ahead and the luck, or NULL
+    MoveGen* scratch            # a second generator for the look-ahead and the luck, or NULL
     # The doubling cube (R21-R25).  One game carries several cube histories at once
     # ("branches": a cubeful rollout follows no double and double/take on the same dice);
     # checker play is shared by them (cubeful play follows the first live branch).  Each branch starts from cube[k], seen by
@@ -137,6 +139,9 @@ cdef inline int choose_play(MoveGen* g, const Board* before, int n, int player,
     if player == PLAYER_NEURAL_1PLY:
         return neural_choose_1ply(opt.net, g, n, opt.scratch, &opt.filter, next_table, prices,
                                   reply_prices)
+    if player == PLAYER_NEURAL_2PLY:
+        return neural_choose_2ply(opt.net, g, n, opt.scratch, opt.filter, opt.filter2, opt.cache,
+                                  prices, reply_prices)
     # Tesauro's rule (and gnubg's): race or contact weights by the position
     # before the move, the same for every candidate.
     race = player != PLAYER_GREEDY and board_race(before)
@@ -175,7 +180,7 @@ cdef inline void cube_switch(CubeState* s) noexcept nogil:
 
 
 cdef inline bint has_probabilities(int player) noexcept nogil:
-    return player == PLAYER_NEURAL or player == PLAYER_NEURAL_1PLY
+    return player == PLAYER_NEURAL or player == PLAYER_NEURAL_1PLY or player == PLAYER_NEURAL_2PLY
 
 
 cdef inline void cube_view(const Board* b, int player, const double* p, double x,

@@ -12,24 +12,43 @@ cdef const NeuralNetC* _net_c(NeuralNet net):
 
 cdef int _check_player(int player, BearoffTables bearoff, NeuralNet net) except -1:
     """A known player kind, with the data it needs."""
-    if player < PLAYER_RANDOM or player > PLAYER_NEURAL_1PLY:
+    if player < PLAYER_RANDOM or player > PLAYER_NEURAL_2PLY:
         raise ValueError(f"unknown player kind {player}")
     if player == PLAYER_BEAROFF and bearoff is None:
         raise ValueError("the bearoff player needs the bear-off databases")
-    if (player == PLAYER_NEURAL or player == PLAYER_NEURAL_1PLY) and net is None:
+    if has_probabilities(player) and net is None:
         raise ValueError("the neural players need a NeuralNet")
     return 0
 
 
 cdef int _set_filter(GameOptions* opt, int candidates, double window) except -1:
-    """The 1-ply move filter, checked."""
+    """The 1-ply move filter, checked; the 2-ply player's second filter at its default, and
+    no cache yet (_search_scratch makes it)."""
     if not 1 <= candidates <= NN_MAX_CANDIDATES:
         raise ValueError(f"the move filter keeps 1 to {NN_MAX_CANDIDATES} candidates, not {candidates}")
     if not window >= 0.0:
         raise ValueError(f"the move filter's window must be >= 0, not {window}")
     opt.filter.candidates = candidates
     opt.filter.window = window
+    opt.filter2.candidates = NN_2PLY_CANDIDATES
+    opt.filter2.window = NN_2PLY_WINDOW
+    opt.cache = NULL
     return 0
+
+
+cdef SearchCache _search_scratch(GameOptions* opt, NeuralNet net, int player0, int player1,
+                                 bint luck=False):
+    """The look-ahead's generator (opt.scratch, for the 1- and 2-ply players and the luck
+    of the rolls) and, for a 2-ply player, its cache (returned: the caller keeps it alive
+    while the games run); the caller frees opt.scratch."""
+    cdef SearchCache cache = None
+    cdef bint two = player0 == PLAYER_NEURAL_2PLY or player1 == PLAYER_NEURAL_2PLY
+    if luck or two or player0 == PLAYER_NEURAL_1PLY or player1 == PLAYER_NEURAL_1PLY:
+        opt.scratch = _new_movegen()
+    if two:
+        cache = SearchCache()
+        opt.cache = _bound_cache(cache, net)
+    return cache
 
 
 def run_games(const int8_t[:, ::1] board, Py_ssize_t n_games, int player0, int player1,
@@ -192,8 +211,7 @@ def run_games(const int8_t[:, ::1] board, Py_ssize_t n_games, int player0, int p
     cdef GameResult r
     cdef const int8_t* forced = NULL
     try:
-        if player0 == PLAYER_NEURAL_1PLY or player1 == PLAYER_NEURAL_1PLY or opt.vr:
-            opt.scratch = _new_movegen()    # the replies of the 1-ply look ahead, the luck
+        cache = _search_scratch(&opt, net, player0, player1, opt.vr)
         with nogil:
             for gi in range(n_games):
                 if stop_asked(ctl):
@@ -279,14 +297,14 @@ def choose(const int8_t[:, ::1] board, int die1, int die2, int player, uint64_t 
     cdef int n = generate_plays(_scratch, &b, die1, die2)
     if n < 0:
         raise RuntimeError("more distinct plays than the generator holds")
-    if player == PLAYER_NEURAL_1PLY:
-        opt.scratch = _new_movegen()
+    cache = _search_scratch(&opt, net, player, player)
     try:
         if ((prices is not None and prices.shape[0] != 4)
                 or (reply_prices is not None and reply_prices.shape[0] != 4)):
             raise ValueError("gammon prices are four numbers")
-        if player == PLAYER_NEURAL_1PLY and (prices is None) != (reply_prices is None):
-            raise ValueError("the 1-ply player needs both sides' gammon prices, or neither")
+        if (player in (PLAYER_NEURAL_1PLY, PLAYER_NEURAL_2PLY)
+                and (prices is None) != (reply_prices is None)):
+            raise ValueError("the look-ahead players need both sides' gammon prices, or neither")
         i = choose_play(_scratch, &b, n, player, &opt, &rng, NULL,
                         &prices[0] if prices is not None else NULL,
                         &reply_prices[0] if reply_prices is not None else NULL)

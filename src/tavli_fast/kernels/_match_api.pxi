@@ -108,8 +108,7 @@ def run_matches(const int8_t[:, ::1] board, Py_ssize_t n_matches, int length, in
     cdef bint failed = False
     cdef int64_t before[N_MATCH_TALLIES]
     try:
-        if player_a == PLAYER_NEURAL_1PLY or player_b == PLAYER_NEURAL_1PLY:
-            opt.scratch = _new_movegen()
+        cache = _search_scratch(&opt, net, player_a, player_b)
         if tavli:
             v = _new_vargen()
             if variant_player_a == VPLAYER_NEURAL_1PLY or variant_player_b == VPLAYER_NEURAL_1PLY:

@@ -66,7 +66,7 @@
 # evaluation clamps them to be consistent (backgammon <= gammon <= win, and
 # the same for losses against 1 - win); training works on the raw outputs.
 
-from libc.math cimport exp
+from libc.math cimport exp, NAN, isnan
 
 include "_nnsimd.pxi"
 
@@ -113,6 +113,11 @@ cdef enum:
     NN_MAX_CANDIDATES = 16
     NN_ROLLS = 21               # distinct rolls; a roll table holds NN_ROLLS x NN_OUTPUTS
 cdef double NN_1PLY_WINDOW = 0.16
+# The 2-ply search's second filter (issue 54): of the plays looked at 1 ply, at most
+# NN_2PLY_CANDIDATES, those within NN_2PLY_WINDOW of the best by 1 ply, are looked at 2 ply.
+cdef enum:
+    NN_2PLY_CANDIDATES = 3
+cdef double NN_2PLY_WINDOW = 0.10
 
 ctypedef struct MoveFilter:
     int candidates              # 1..NN_MAX_CANDIDATES
@@ -145,6 +150,7 @@ ctypedef struct NeuralNetC:
 
 include "_nn_inputs.pxi"
 include "_nn_eval.pxi"
+include "_nn_cache.pxi"
 include "_nn_search.pxi"
 include "_nn_train.pxi"
 include "_nn_api.pxi"

@@ -11,6 +11,11 @@ NEURAL_OUTPUTS = NN_OUTPUTS
 FILTER_CANDIDATES = NN_1PLY_CANDIDATES      # the 1-ply move filter's defaults and bound
 FILTER_WINDOW = NN_1PLY_WINDOW
 MAX_FILTER_CANDIDATES = NN_MAX_CANDIDATES
+FILTER_2PLY_CANDIDATES = NN_2PLY_CANDIDATES     # the 2-ply search's second filter
+FILTER_2PLY_WINDOW = NN_2PLY_WINDOW
+#: The move filters of a 2-ply search: (candidates, window) from 0 to 1 ply, then 1 to 2 ply.
+FILTERS_2PLY = ((NN_1PLY_CANDIDATES, NN_1PLY_WINDOW), (NN_2PLY_CANDIDATES, NN_2PLY_WINDOW))
+MAX_PLY = 2                                 # the deepest search
 INPUT_COUNTS = (NN_BASE_INPUTS, NN_V2_INPUTS, NN_EXTRA_INPUTS, NN_INPUTS)   # a net's input sizes
 
 cdef class NeuralNet:
@@ -164,41 +169,126 @@ cdef class NeuralNet:
         return out
 
     def move_equity(self, const int8_t[:, ::1] board, int ply=0, bint exact=False,
-                    const double[::1] prices=None, const double[::1] reply_prices=None):
+                    const double[::1] prices=None, const double[::1] reply_prices=None,
+                    SearchCache cache=None):
         """Cubeless equity of a post-move board for its mover (row 0, sides not switched),
-        at 0 or 1 ply; `exact` (0 ply only) evaluates by the float64 reference.  In a match,
-        `prices` are the mover's gammon prices (cube.gammon_prices) and `reply_prices` the
-        opponent's, at which the 1-ply look picks his replies (None: money)."""
+        at 0, 1 or 2 ply (nn_ply_probs: k ply values the opponent's roll and then his best
+        play's position at k - 1 ply); `exact` (0 ply only) evaluates by the float64
+        reference.  In a match, `prices` are the mover's gammon prices (cube.gammon_prices)
+        and `reply_prices` the opponent's, at which the look-ahead picks his replies (None:
+        money).  `cache`: a SearchCache the 2-ply search keeps its positions in (None: none;
+        the numbers are the same either way)."""
         cdef Board b
         cdef MoveGen* g
         cdef double v
         cdef double p[NN_OUTPUTS]
         cdef const double* mine = NULL
         cdef const double* theirs = NULL
+        cdef NNCache* c
         _load_board(board, &b)
-        if ((prices is not None and prices.shape[0] != 4)
-                or (reply_prices is not None and reply_prices.shape[0] != 4)):
-            raise ValueError("gammon prices are four numbers")
-        if prices is not None:
-            mine = &prices[0]
-        if reply_prices is not None:
-            theirs = &reply_prices[0]
+        _price_pointers(prices, reply_prices, &mine, &theirs)
+        _check_ply(ply)
         if ply == 0:
             nn_after_probs(&self.c, &b, p, exact)
             return nn_equity_priced(p, mine)
-        if ply != 1:
-            raise ValueError(f"ply must be 0 or 1, not {ply}")
         if exact:
             raise ValueError("the exact path evaluates at 0 ply only")
         if (mine == NULL) != (theirs == NULL):
-            raise ValueError("the 1-ply look needs both sides' gammon prices, or neither")
+            raise ValueError("the look-ahead needs both sides' gammon prices, or neither")
+        c = _bound_cache(cache, self)
         g = _new_movegen()
         try:
             with nogil:
-                v = neural_1ply_equity(&self.c, g, &b, NULL, mine, theirs)
+                if ply == 1:
+                    v = neural_1ply_equity(&self.c, g, &b, NULL, mine, theirs)
+                else:
+                    v = nn_move_equity(&self.c, g, c, &b, ply, mine, theirs)
         finally:
             free(g)
         return v
+
+    def probabilities(self, const int8_t[:, ::1] board, int ply=0, SearchCache cache=None,
+                      const double[::1] prices=None, const double[::1] reply_prices=None):
+        """float64[5]: the `ply`-ply probabilities (0, 1 or 2) of `board` for its side on roll
+        (row 0, before rolling; the game in progress): 0 is `evaluate`; k >= 1 the mean over
+        its 36 rolls of the (k - 1)-ply probabilities after its best 0-ply play (nn_ply_probs).
+        In a match the side on roll picks its plays at its gammon `prices`, its opponent at
+        `reply_prices` (None: money).  `cache`: a SearchCache to keep the searched positions
+        in (None: none)."""
+        cdef Board b
+        cdef MoveGen* g
+        cdef int failed = 0
+        cdef const double* mine = NULL
+        cdef const double* theirs = NULL
+        cdef NNCache* c
+        _load_board(board, &b)
+        _price_pointers(prices, reply_prices, &mine, &theirs)
+        _check_ply(ply)
+        if b.c[0][OFF] == 15 or b.c[1][OFF] == 15:
+            raise ValueError("the game is over: there is nothing to evaluate")
+        out = np.empty(NN_OUTPUTS, dtype=np.float64)
+        cdef double[::1] o = out
+        c = _bound_cache(cache, self)
+        g = _new_movegen()
+        try:
+            with nogil:
+                failed = nn_ply_probs(&self.c, g, c, &b, ply, &o[0], mine, theirs)
+        finally:
+            free(g)
+        if failed:
+            raise RuntimeError("a roll had more plays than the generator holds")
+        return out
+
+    def rank_plays(self, const int8_t[:, ::1] board, const int8_t[:, :, ::1] plays, int ply=1,
+                   filters=None, SearchCache cache=None, bint incremental=False,
+                   const double[::1] prices=None, const double[::1] reply_prices=None):
+        """The plays of one roll from `board` (post-move boards, sides not switched) valued as
+        the search does (nn_rank_plays): all at 0 ply; through the move filters `filters`
+        ((candidates, window) pairs: the first picks, by 0 ply, the plays looked at 1 ply,
+        the second, by 1 ply, those looked at 2 ply; None: FILTERS_2PLY) the best at 1 and
+        2 ply, as far as `ply` (0, 1 or 2).  `incremental`: the 0-ply values as changes to
+        `board`'s hidden sums (the players' way) instead of each play evaluated afresh.
+        Returns (float64[ply + 1, n]: equity k-ply of play i for its mover, NaN where not
+        looked at; int64[n]: the plays best first by the deepest ply that reached them).
+        In a match, `prices`/`reply_prices` as for move_equity.  `cache`: a SearchCache for
+        the 2-ply look (None: none; the same numbers)."""
+        cdef Board b
+        cdef MoveGen* g
+        cdef MoveFilter f[2]
+        cdef Py_ssize_t i, n = plays.shape[0]
+        cdef const double* mine = NULL
+        cdef const double* theirs = NULL
+        cdef NNCache* c
+        cdef int* order
+        _load_board(board, &b)
+        if plays.shape[1] != 2 or plays.shape[2] != 26:
+            raise ValueError("plays must have shape (n, 2, 26)")
+        if n == 0:
+            raise ValueError("there are no plays to rank")
+        _price_pointers(prices, reply_prices, &mine, &theirs)
+        _check_ply(ply)
+        if ply and (mine == NULL) != (theirs == NULL):
+            raise ValueError("the look-ahead needs both sides' gammon prices, or neither")
+        _set_filters(f, FILTERS_2PLY if filters is None else filters)
+        eq = np.empty((ply + 1, n), dtype=np.float64)
+        ranked = np.empty(n, dtype=np.int64)
+        cdef double[:, ::1] e = eq
+        cdef int64_t[::1] r = ranked
+        c = _bound_cache(cache, self)
+        order = <int*>malloc(n * sizeof(int))
+        g = _new_movegen()
+        try:
+            if order == NULL:
+                raise MemoryError()
+            with nogil:
+                nn_rank_plays(&self.c, &b if incremental else NULL, <const Board*>&plays[0, 0, 0],
+                              <int>n, ply, f, g, c, &e[0, 0], order, mine, theirs)
+                for i in range(n):
+                    r[i] = order[i]
+        finally:
+            free(g)
+            free(order)
+        return eq, ranked
 
     def selfplay_positions(self, Py_ssize_t games, uint64_t[::1] rng_state,
                            double explore=0.0, bint outcomes=False):
@@ -249,10 +339,10 @@ cdef class NeuralNet:
 
     def probs_many(self, const int8_t[:, :, ::1] boards, int plies=1):
         """float64[m, 5]: the `plies`-ply probabilities (1 or 2) of each board for its side
-        on roll (row 0, before rolling).  1: the mean over the 36 rolls of its 0-ply
-        probabilities after its best play; 2: the same with the position after each best
-        play valued at 1 ply (about 20 times the work).  GIL released.  The games must be in
-        progress."""
+        on roll (row 0, before rolling; `probabilities` of each, money, no cache).  1: the
+        mean over the 36 rolls of its 0-ply probabilities after its best play; 2: the same
+        with the position after each best play valued at 1 ply (about 20 times the work).
+        GIL released.  The games must be in progress."""
         cdef Py_ssize_t i, m = boards.shape[0]
         cdef int failed = 0
         if plies not in (1, 2):
@@ -265,21 +355,15 @@ cdef class NeuralNet:
         out = np.empty((m, NN_OUTPUTS), dtype=np.float64)
         cdef double[:, ::1] o = out
         cdef MoveGen* g = _new_movegen()
-        cdef MoveGen* g2 = NULL
         try:
-            g2 = _new_movegen()
             with nogil:
                 for i in range(m):
-                    if plies == 1:
-                        failed = nn_1ply_probs(&self.c, g, <const Board*>&boards[i, 0, 0], &o[i, 0])
-                    else:
-                        failed = nn_2ply_probs(&self.c, g, g2, <const Board*>&boards[i, 0, 0],
-                                               &o[i, 0])
+                    failed = nn_ply_probs(&self.c, g, NULL, <const Board*>&boards[i, 0, 0], plies,
+                                          &o[i, 0])
                     if failed:
                         break
         finally:
             free(g)
-            free(g2)
         if failed:
             raise RuntimeError("a roll had more plays than the generator holds")
         return out
@@ -340,6 +424,95 @@ cdef class NeuralNet:
             raise RuntimeError("a training game did not finish")
         return counts
 
+
+
+cdef int _check_ply(int ply) except -1:
+    if not 0 <= ply <= 2:
+        raise ValueError(f"ply must be 0, 1 or 2, not {ply}")
+    return 0
+
+
+cdef int _price_pointers(const double[::1] prices, const double[::1] reply_prices,
+                         const double** mine, const double** theirs) except -1:
+    """Checked gammon prices (four each, or None) as the kernels take them (NULL: None)."""
+    if ((prices is not None and prices.shape[0] != 4)
+            or (reply_prices is not None and reply_prices.shape[0] != 4)):
+        raise ValueError("gammon prices are four numbers")
+    mine[0] = &prices[0] if prices is not None else NULL
+    theirs[0] = &reply_prices[0] if reply_prices is not None else NULL
+    return 0
+
+
+cdef int _set_filters(MoveFilter* f, object filters) except -1:
+    """The two move filters of a search from (candidates, window) pairs: candidates >= 0
+    (0: no play goes deeper), window >= 0 (inf: any)."""
+    try:
+        pairs = [(c, w) for c, w in filters]
+    except (TypeError, ValueError):
+        raise ValueError(f"filters are (candidates, window) pairs, not {filters!r}") from None
+    if len(pairs) != 2:
+        raise ValueError(f"a search has two move filters (0 to 1 ply, 1 to 2 ply), not {len(pairs)}")
+    for k, (count, window) in enumerate(pairs):
+        if isinstance(count, bool) or not isinstance(count, int) or count < 0:
+            raise ValueError(f"a move filter keeps 0 or more candidates, not {count!r}")
+        if (isinstance(window, bool) or not isinstance(window, (int, float))
+                or not float(window) >= 0.0):
+            raise ValueError(f"a move filter's window must be an equity >= 0, not {window!r}")
+        f[k].candidates = <int>min(count, 1 << 30)
+        f[k].window = float(window)
+    return 0
+
+
+cdef class SearchCache:
+    """The search's cache of evaluated positions (_nn_cache.pxi): the 1- and 2-ply
+    probabilities of the positions a 2-ply search values, keyed by their Position ID key,
+    the depth and the gammon prices of the side on roll; `entries` slots (a power of two,
+    at most 2**24; 64 bytes each), a new position replacing the one in its slot.  One
+    cache serves one net at a time (handed another, it empties itself) and may be kept
+    across searches, e.g. by a player through a game.  The numbers of a search are the
+    same with a cache and without one.  Not for two threads at once."""
+    cdef NNCache c
+
+    def __cinit__(self, Py_ssize_t entries=1 << NN_CACHE_DEFAULT_BITS):
+        if entries < 1 or entries > (1 << NN_CACHE_MAX_BITS) or entries & (entries - 1):
+            raise ValueError(f"a search cache has a power of two entries, 1 to "
+                             f"{1 << NN_CACHE_MAX_BITS}, not {entries}")
+        self.c.entries = <NNCacheEntry*>calloc(entries, sizeof(NNCacheEntry))
+        if self.c.entries == NULL:
+            raise MemoryError("cannot allocate the search cache")
+        self.c.mask = <uint64_t>(entries - 1)
+        self.c.owner = NULL
+        self.c.hits = 0
+        self.c.misses = 0
+
+    def __dealloc__(self):
+        free(self.c.entries)
+
+    @property
+    def entries(self):
+        return <Py_ssize_t>(self.c.mask + 1)
+
+    @property
+    def hits(self):
+        """Look-ups answered from the cache since it was made or emptied."""
+        return self.c.hits
+
+    @property
+    def misses(self):
+        """Look-ups that had to search."""
+        return self.c.misses
+
+    def clear(self):
+        """Forget every position (after changing the weights of the net it served)."""
+        nn_cache_clear(&self.c)
+
+
+cdef NNCache* _bound_cache(SearchCache cache, NeuralNet net):
+    """The C cache of `cache` (None: NULL), emptied if it held another net's values."""
+    if cache is None:
+        return NULL
+    nn_cache_bind(&cache.c, &net.c)
+    return &cache.c
 
 cdef int _input_count(object inputs) except -1:
     if inputs not in INPUT_COUNTS:

@@ -215,30 +215,33 @@ cdef int neural_choose_1ply(const NeuralNetC* net, const MoveGen* g, int n, Move
     return best
 
 
-cdef int nn_1ply_probs(const NeuralNetC* net, MoveGen* g, const Board* before,
-                       double* p) noexcept nogil:
-    """The 1-ply probabilities of `before` for its side on roll (row 0, before rolling): the
-    mean over the 36 rolls of its probabilities after its best 0-ply play.  Returns 0, or -1
-    if a roll has more plays than `g` holds."""
-    cdef double t[NN_ROLLS * NN_OUTPUTS]
-    if nn_roll_table(net, g, before, t) < 0:
-        return -1
-    nn_roll_table_mean(t, p)
-    return 0
-
-
-cdef int nn_2ply_probs(const NeuralNetC* net, MoveGen* g, MoveGen* g2, const Board* before,
-                       double* p) noexcept nogil:
-    """The 2-ply probabilities of `before` for its side on roll: the mean over its 36 rolls
-    of the 1-ply probabilities (nn_1ply_probs for the opponent, seen from this side) after
-    its best 0-ply play.  `g` generates its plays, `g2` the look-ahead.  Returns 0, or -1 if
-    a roll has more plays than a generator holds."""
+cdef int nn_ply_probs(const NeuralNetC* net, MoveGen* g, NNCache* cache, const Board* before,
+                     int plies, double* p, const double* prices=NULL,
+                     const double* reply_prices=NULL) noexcept nogil:
+    """The `plies`-ply probabilities of `before` for its side on roll (row 0, before rolling;
+    the game in progress).  0: the net's evaluation; k >= 1: the mean over its 36 rolls of
+    its (k-1)-ply probabilities after its best 0-ply play of the roll (the (k-1)-ply ones of
+    the position its opponent then rolls from, seen from this side): 1 ply averages the
+    best plays' 0-ply values, 2 ply looks two rolls ahead, as gnubg numbers its plies.  The
+    side on roll chooses its plays at its gammon `prices`, its opponent at `reply_prices`
+    (NULL: money).  `g` generates every level's plays (a level copies out its best play
+    before the next one runs).  `cache` (or NULL) keeps the values of the positions of 1
+    ply and more (_nn_cache.pxi, bound to `net` by the caller).  Returns 0, or -1 if a roll
+    has more plays than `g` holds."""
     cdef NNBase base
+    cdef NNCacheKey key
     cdef Board opp
     cdef double q[NN_OUTPUTS]
     cdef double r[NN_OUTPUTS]
     cdef int a, b, k, n, best
     cdef double w
+    if plies <= 0:
+        neural_probs(net, before.c[0], before.c[1], p)
+        return 0
+    if cache != NULL:
+        nn_cache_key(cache, before, plies, prices, reply_prices, &key)
+        if nn_cache_find(cache, &key, p):
+            return 0
     nn_base_prepare(net, before, &base)
     memset(p, 0, NN_OUTPUTS * sizeof(double))
     for a in range(1, 7):
@@ -246,16 +249,126 @@ cdef int nn_2ply_probs(const NeuralNetC* net, MoveGen* g, MoveGen* g2, const Boa
             n = generate_plays(g, before, a, b)
             if n < 0:
                 return -1
-            best = nn_best_play_probs(net, &base, g.out, n, q)
-            if g.out[best].c[0][OFF] == 15:
-                nn_won_probs(&g.out[best], True, q)
-            else:
+            best = nn_best_play_probs(net, &base, g.out, n, q, prices)
+            if plies > 1 and g.out[best].c[0][OFF] != 15:
                 memcpy(opp.c[0], g.out[best].c[1], 26)
                 memcpy(opp.c[1], g.out[best].c[0], 26)
-                if nn_1ply_probs(net, g2, &opp, r) < 0:
+                if nn_ply_probs(net, g, cache, &opp, plies - 1, r, reply_prices, prices) < 0:
                     return -1
                 nn_swap_sides(r, q)
             w = (1.0 if a == b else 2.0) / 36.0
             for k in range(NN_OUTPUTS):
                 p[k] += w * q[k]
+    if cache != NULL:
+        nn_cache_store(cache, &key, p)
     return 0
+
+
+cdef double nn_move_equity(const NeuralNetC* net, MoveGen* g, NNCache* cache, const Board* after,
+                           int plies, const double* prices=NULL,
+                           const double* reply_prices=NULL) noexcept nogil:
+    """The `plies`-ply equity of a post-move board for its mover (row 0, sides not switched):
+    the opponent's `plies`-ply probabilities of the position he rolls from (nn_ply_probs,
+    his plays chosen at `reply_prices`, the mover's at `prices`), seen from the mover, with
+    gammons at the mover's `prices` (both NULL: money).  0 ply, a won game, or a roll with
+    more plays than `g` holds: the 0-ply value."""
+    cdef Board opp
+    cdef double theirs[NN_OUTPUTS]
+    cdef double mine[NN_OUTPUTS]
+    if plies > 0 and after.c[0][OFF] != 15:
+        memcpy(opp.c[0], after.c[1], 26)
+        memcpy(opp.c[1], after.c[0], 26)
+        if nn_ply_probs(net, g, cache, &opp, plies, theirs, reply_prices, prices) == 0:
+            nn_swap_sides(theirs, mine)
+            return nn_equity_priced(mine, prices)
+    neural_after_probs(net, after, mine)
+    return nn_equity_priced(mine, prices)
+
+
+cdef int nn_keep_best(const double* values, int* order, int m, const MoveFilter* filt) noexcept nogil:
+    """Sort order[0:m] by values[order[j]], best first (equals keep their order), and return
+    how many of them the move filter `filt` keeps: at most filt.candidates, those within
+    filt.window of the best."""
+    cdef int i, j, t, kept
+    for i in range(1, m):
+        t = order[i]
+        j = i
+        while j > 0 and values[order[j - 1]] < values[t]:
+            order[j] = order[j - 1]
+            j -= 1
+        order[j] = t
+    kept = 0
+    while (kept < m and kept < filt.candidates
+           and (kept == 0 or values[order[kept]] >= values[order[0]] - filt.window)):
+        kept += 1
+    return kept
+
+
+cdef int nn_rank_plays(const NeuralNetC* net, const Board* root, const Board* plays, int n,
+                       int plies, const MoveFilter* filters, MoveGen* scratch, NNCache* cache,
+                       double* eq, int* order, const double* prices=NULL,
+                       const double* reply_prices=NULL) noexcept nogil:
+    """The plays[0:n] of one roll valued at 0 ply, and deeper as far as `plies` (0-2) through
+    gnubg-style move filters: every play at 0 ply; the plays filters[0] keeps of those
+    (the best by 0 ply) at 1 ply; of those, the ones filters[1] keeps (the best by 1 ply) at
+    2 ply.  eq[k * n + i]: play i's k-ply equity for its mover, NaN where it was not
+    looked at (k <= plies).  `root`: the board the plays were made from, their 0-ply
+    values computed as changes to its hidden sums (the players' way), or NULL: each play
+    evaluated afresh.  `order` receives n indices, the plays best first by the deepest ply
+    that reached them (then by the ply above).  Gammons at the mover's `prices`, replies
+    chosen at `reply_prices` (NULL: money).  `scratch`: the generator of the look-ahead
+    (not the one holding `plays`).  Returns the index of the best play."""
+    cdef NNBase base
+    cdef int i, j, k, m
+    cdef double p[NN_OUTPUTS]
+    for i in range(n):
+        order[i] = i
+        for k in range(1, plies + 1):
+            eq[k * n + i] = NAN
+    if root != NULL:
+        nn_base_prepare(net, root, &base)
+    for i in range(n):
+        if root != NULL:
+            nn_play_probs(net, &base, &plays[i], p)
+        else:
+            neural_after_probs(net, &plays[i], p)
+        eq[i] = nn_equity_priced(p, prices)
+    m = n
+    for k in range(1, plies + 1):
+        m = nn_keep_best(eq + (k - 1) * n, order, m, &filters[k - 1])
+        for j in range(m):
+            i = order[j]
+            if k == 1:
+                eq[n + i] = neural_1ply_equity(net, scratch, &plays[i], NULL, prices, reply_prices)
+            else:
+                eq[k * n + i] = nn_move_equity(net, scratch, cache, &plays[i], k, prices,
+                                               reply_prices)
+    nn_keep_best(eq + plies * n, order, m, &filters[0])
+    return order[0]
+
+
+cdef int neural_choose_2ply(const NeuralNetC* net, const MoveGen* g, int n, MoveGen* scratch,
+                            MoveFilter first, MoveFilter second, NNCache* cache,
+                            const double* prices=NULL,
+                            const double* reply_prices=NULL) noexcept nogil:
+    """Index of the best play by 2-ply equity among g.out[0:n] (generated from g.root): the
+    plays the move filter `first` keeps by 0 ply (the 1-ply players' filter) are looked at
+    1 ply, those `second` keeps of them by 1 ply at 2 ply (nn_rank_plays, the 0-ply values
+    as changes to g.root's hidden sums, as the other neural players make them).  `cache`
+    (or NULL) keeps the searched positions, bound to `net` by the caller.  In a match,
+    gammons at the mover's `prices`, replies at `reply_prices` (NULL: money).  Should memory
+    run out, the 0-ply choice."""
+    cdef MoveFilter filters[2]
+    cdef double* eq = <double*>malloc(3 * n * sizeof(double))
+    cdef int* order = <int*>malloc(n * sizeof(int))
+    cdef int best
+    filters[0] = first
+    filters[1] = second
+    if eq != NULL and order != NULL:
+        best = nn_rank_plays(net, &g.root, g.out, n, 2, filters, scratch, cache, eq, order,
+                             prices, reply_prices)
+    else:
+        best = neural_choose(net, g, n, prices)
+    free(eq)
+    free(order)
+    return best

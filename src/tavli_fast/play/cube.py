@@ -34,7 +34,7 @@ from .bearoff import default_database, in_two_sided
 from .match_bearoff import exact_match_analysis
 from .met import load_met
 from .neural import default_net
-from .players import PLAYERS
+from .players import NEURAL_BY_PLY, PLAYERS
 
 __all__ = ["CubeDecision", "cube_decision", "cube_state_args", "ACTIONS", "DOUBLING", "OWNER_CODES",
            "default_match_table", "check_probabilities", "resolve_pre_roll", "gammon_prices"]
@@ -190,7 +190,7 @@ def gammon_prices(context: GameContext,
 def _probabilities_of(pos: Position, player: str) -> np.ndarray:
     if player not in PLAYERS:
         raise ValueError(f"unknown player {player!r}: choose one of {', '.join(PLAYERS)}")
-    if player not in ("neural", "neural-1ply"):
+    if player not in NEURAL_BY_PLY:
         raise ValueError(
             f"player {player!r} gives no probabilities: cube decisions need the neural "
             "evaluator (player 'neural') or probabilities given"

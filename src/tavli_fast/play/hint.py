@@ -1,15 +1,21 @@
 """The plays of a roll ranked by the neural net, as ``tavli-hint`` prints them.
 
 Every play gets its 0-ply equity; the `top` best by 0 ply also their 1-ply equity (the
-mean over the opponent's 21 rolls of his best 0-ply reply), and the ranking is by 1 ply
-where it was computed, then by 0 ply.  Equities are cubeless, for the mover.  At a match
-score (an XGID's or Match ID's) each side's gammons and backgammons count at that side's
-prices there (``cube.gammon_prices``), as the neural players weigh them in a match.
+mean over the opponent's 21 rolls of his best 0-ply reply); at ``ply=2`` the best of those
+by 1 ply (``FILTER_2PLY``: at most 3, within 0.10 of the best) also their 2-ply equity
+(the mean over his 21 rolls of the position after his best 0-ply reply valued at 1 ply:
+two rolls ahead, gnubg's 2-ply).  The ranking is by the deepest ply computed, then the
+ply above.  Equities are cubeless, for the mover.  At a match score (an XGID's or Match
+ID's) each side's gammons and backgammons count at that side's prices there
+(``cube.gammon_prices``), as the neural players weigh them in a match.
 """
 
 from __future__ import annotations
 
+import math
 from dataclasses import asdict, dataclass
+
+import numpy as np
 
 from .. import _core
 from .cube import gammon_prices
@@ -18,7 +24,11 @@ from ..errors import check_dice
 from ..game.resolve import resolve_position
 from ..game.position import Position
 
-__all__ = ["RankedPlay", "hint", "prices_report"]
+__all__ = ["RankedPlay", "hint", "prices_report", "check_ply", "FILTER_2PLY"]
+
+#: The 2-ply look's filter: of the plays looked at 1 ply, at most this many, those within
+#: this equity of the best by 1 ply, are looked at 2 ply (the players' second filter).
+FILTER_2PLY: tuple[int, float] = (int(_core.FILTER_2PLY_CANDIDATES), float(_core.FILTER_2PLY_WINDOW))
 
 _PRICE_NAMES = ("win_gammon", "lose_gammon", "win_backgammon", "lose_backgammon")
 
@@ -28,39 +38,57 @@ class RankedPlay:
     """One play of the roll: the Position ID after it, the opponent on roll (sides
     switched, as gnubg writes a play's position and as every result of the package gives a
     play's ``position_id``), its notation, and its equities (``equity_1ply`` None where the
-    1-ply look was not made)."""
+    1-ply look was not made, ``equity_2ply`` where the 2-ply one was not)."""
 
     position_id: str
     play: str
     equity_0ply: float
     equity_1ply: float | None
+    equity_2ply: float | None = None
 
     def to_dict(self) -> dict:
         return asdict(self)
 
 
+def check_ply(ply: object) -> int:
+    """The search depth of a hint or an evaluation: 0, 1 or 2 (ValueError otherwise)."""
+    if isinstance(ply, bool) or ply not in (0, 1, 2):
+        raise ValueError(f"ply must be 0, 1 or 2, not {ply!r}")
+    return int(ply)  # type: ignore[call-overload]
+
+
 def hint(position: str | Position, die1: int, die2: int, *, top: int = 5,
-         net: _core.NeuralNet | None = None) -> list[RankedPlay]:
+         net: _core.NeuralNet | None = None, ply: int = 1,
+         filter_2ply: tuple[int, float] = FILTER_2PLY,
+         cache: _core.SearchCache | None = None) -> list[RankedPlay]:
     """The plays of (die1, die2) from `position` ("start", a Position ID, an XGID or a
-    Position), best first, by `net` (default the shipped one with the bear-off databases).
-    Raises InvalidDiceError, InvalidPositionError (a finished game) or ValueError (top < 0)."""
+    Position), best first, by `net` (default the shipped one with the bear-off databases),
+    looked at `ply` deep (0, 1 or 2): the `top` best by 0 ply at 1 ply, and at 2 ply the
+    best of those that `filter_2ply` (candidates, window) keeps.  `cache`: a SearchCache to
+    keep (and reuse) the 2-ply search's positions in, e.g. across the hints of one game
+    (None: a fresh one).  Raises InvalidDiceError, InvalidPositionError (a finished game)
+    or ValueError (top < 0, a bad ply or filter)."""
     if top < 0:
         raise ValueError(f"top must be 0 or more, not {top}")
+    depth = check_ply(ply)
     d1, d2 = check_dice(die1, die2)
     pos, _ = resolve_position(position)
     net = net or default_net()
     prices = gammon_prices(pos.context)
     mine, theirs = prices if prices is not None else (None, None)
-    ranked = sorted(((net.move_equity(p.position.board, prices=mine), p)
-                     for p in pos.plays(d1, d2)), key=lambda item: -item[0])
-    plays = [
-        RankedPlay(p.position.sides_switched().position_id(), p.notation or "(no play)", equity,
-                   net.move_equity(p.position.board, ply=1, prices=mine, reply_prices=theirs)
-                   if i < top else None)
-        for i, (equity, p) in enumerate(ranked)
-    ]
-    plays.sort(key=lambda p: (p.equity_1ply is None, -(p.equity_1ply or 0.0), -p.equity_0ply))
-    return plays
+    plays = pos.plays(d1, d2)
+    boards = np.ascontiguousarray(np.array([p.position.board for p in plays], dtype=np.int8))
+    if cache is None and depth == 2:
+        cache = _core.SearchCache()
+    eq, order = net.rank_plays(pos.board, boards, depth, ((top, math.inf), filter_2ply),
+                               cache=cache, prices=mine, reply_prices=theirs)
+
+    def deeper(k: int, i: int) -> float | None:
+        return float(eq[k, i]) if k <= depth and not math.isnan(eq[k, i]) else None
+
+    return [RankedPlay(plays[i].position.sides_switched().position_id(), plays[i].notation or "(no play)",
+                       float(eq[0, i]), deeper(1, i), deeper(2, i))
+            for i in map(int, order)]
 
 
 def prices_report(position: Position) -> dict | None:

@@ -17,8 +17,15 @@
 - ``neural-1ply``: the few best plays by 0 ply (at most 5, within 0.16 of the
   best) are looked at one ply deeper: the mean over the opponent's 21 rolls of
   the opponent's best 0-ply reply.  About 60 times slower than ``neural``.
-  In a match with the cube both value gammons at the score's prices, and the
-  1-ply look picks the opponent's replies at his.
+- ``neural-2ply``: of the plays ``neural-1ply`` looks at, the best by 1 ply (at
+  most 3, within 0.10 of the best) are looked at two rolls ahead: the mean over
+  the opponent's 21 rolls of the position after his best 0-ply reply, valued at
+  1 ply (gnubg's 2-ply; ``_nn_search.pxi``, with a cache of the positions it
+  values kept through each chunk of games).  Slow: about 15 times
+  ``neural-1ply`` (about half a second of CPU a game); a margin over ``neural-1ply``
+  is not yet shown (docs/performance.md).
+  In a match with the cube all three value gammons at the score's prices, and the
+  look-ahead picks the opponent's replies at his.
 
 pubeval, greedy and the neural players also play pure bear-offs by the
 databases unless that is turned off (``bearoff=False`` in simulate and
@@ -62,9 +69,13 @@ PLAYERS: dict[str, int] = {
     "bearoff": int(_core.PlayerKind.PLAYER_BEAROFF),
     "neural": int(_core.PlayerKind.PLAYER_NEURAL),
     "neural-1ply": int(_core.PlayerKind.PLAYER_NEURAL_1PLY),
+    "neural-2ply": int(_core.PlayerKind.PLAYER_NEURAL_2PLY),
 }
 
-_NEURAL = (int(_core.PlayerKind.PLAYER_NEURAL), int(_core.PlayerKind.PLAYER_NEURAL_1PLY))
+#: The neural players by search depth.
+NEURAL_BY_PLY: tuple[str, ...] = ("neural", "neural-1ply", "neural-2ply")
+
+_NEURAL = tuple(PLAYERS[name] for name in NEURAL_BY_PLY)
 
 
 def player_id(name: str) -> int:
