@@ -44,7 +44,7 @@ from ..play.players import needs_net, player_kinds
 from ..rules import Rules, get_rules
 from ..run.checkpoint import read_checkpoint as _read_checkpoint
 from ..run.plans import UnitPlan, part_size, parts
-from ..run.progress import RolloutProgress
+from ..run.progress import PlayProgress, RolloutProgress
 from .candidates import CandidateTally, CandidateUnit, UnitResult, prepare_unit, run_unit
 from .cubeful import DEFAULT_MAX_CUBE, check_max_cube, cube_of
 from .openings import default_player
@@ -547,8 +547,11 @@ class PlaysJob:
         rate = (done - self.resumed_games) / session_s if session_s > 0 else 0.0
         best = self.best()
         equity, se = self.tally.mean_score(best)
+        plays = tuple(PlayProgress(c.play, int(self.tally.games[i]), *self.tally.mean_score(i),
+                                   i in self.dropped)
+                      for i, c in enumerate(request.candidates))
         return RolloutProgress(done, total, elapsed_s, rate, equity, se,
-                               (total - done) / rate if rate > 0 else math.inf)
+                               (total - done) / rate if rate > 0 else math.inf, plays)
 
     def to_checkpoint(self, elapsed_s: float) -> dict[str, Any]:
         return {

@@ -9,7 +9,7 @@ from typing import Any, TextIO
 
 from tqdm import tqdm
 
-__all__ = ["RolloutProgress", "TqdmProgress"]
+__all__ = ["RolloutProgress", "PlayProgress", "TqdmProgress"]
 
 
 @dataclass(frozen=True)
@@ -23,6 +23,21 @@ class RolloutProgress:
     equity: float  # over the trials done so far, for the side on roll
     equity_se: float
     eta_s: float  # seconds left at the current rate (inf when unknown)
+    #: The candidate plays of a roll (``rollout_plays``): one ``PlayProgress`` a play, in the
+    #: request's order; empty for every other kind of run.
+    plays: tuple["PlayProgress", ...] = ()
+
+
+@dataclass(frozen=True)
+class PlayProgress:
+    """Where one candidate play stands: its trials so far and its running equity (the figure
+    the plays are ranked by) with its standard error (NaN before its first trial)."""
+
+    play: str
+    trials_done: int
+    equity: float
+    equity_se: float
+    dropped: bool  # decided against by the stop rule: no more trials
 
 
 class TqdmProgress:
