@@ -45,6 +45,7 @@ def run_variant_games(
     first_dice: npt.NDArray[np.int8] | None = ...,
     outcomes: npt.NDArray[np.int8] | None = ...,
     net: VariantNet | None = ...,
+    control: npt.NDArray[np.int64] | None = ...,
 ) -> npt.NDArray[np.int64]: ...
 def encode_position_id(board: Board) -> str: ...
 def decode_position_id(text: str) -> tuple[Board | None, int]: ...
@@ -76,6 +77,9 @@ def run_games(
     per_game_cubeful: npt.NDArray[np.float64] | None = ...,
     cube_first_turn: bool = ...,
     cubeful_play: tuple[bool, bool] = ...,
+    control: npt.NDArray[np.int64] | None = ...,
+    rng_state: npt.NDArray[np.uint64] | None = ...,
+    moments_into: npt.NDArray[np.float64] | None = ...,
 ) -> tuple[npt.NDArray[np.int64], npt.NDArray[np.float64]]: ...
 def choose(
     board: Board,
@@ -276,4 +280,5 @@ def run_matches(
     plakoto_net: VariantNet | None = ...,
     fevga_net: VariantNet | None = ...,
     cubeful_play: tuple[bool, bool] = ...,
+    control: npt.NDArray[np.int64] | None = ...,
 ) -> npt.NDArray[np.int64]: ...

@@ -19,6 +19,7 @@ cnp.import_array()
 # The kernels (nogil C-level code), each file one job; a file comes after those whose
 # types and enums it uses (Cython resolves functions in any order, but not types).
 include "kernels/_rng.pxi"
+include "kernels/_control.pxi"
 include "kernels/_movegen.pxi"
 include "kernels/_variants.pxi"
 include "kernels/_plakoto.pxi"

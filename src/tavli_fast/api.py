@@ -26,6 +26,7 @@ from dataclasses import dataclass
 from typing import Any, Callable, Sequence
 
 from .jobs.cubeful import DEFAULT_MAX_CUBE
+from .run.control import Cancel, check_cancel
 from .run.driver import ProgressCallback, run_job
 from .run.executors import check_jobs, default_jobs, make_executor
 from .jobs.match import (
@@ -67,11 +68,13 @@ def run_request(
     completed: Sequence[ChunkResult] = (),
     previous_elapsed: float = 0.0,
     start_method: str | None = None,
+    cancel: Cancel | None = None,
 ) -> RolloutResult:
-    """Run the chunks of ``request`` not already in ``completed`` on the local pool; merge."""
+    """Run the chunks of ``request`` not already in ``completed`` on the local pool; merge.
+    ``cancel``: as for ``rollout``."""
     with make_executor(jobs, start_method) as executor:
         return _run(RolloutJob(request, completed), executor, progress=progress,
-                    checkpoint=checkpoint, previous_elapsed=previous_elapsed)
+                    checkpoint=checkpoint, previous_elapsed=previous_elapsed, cancel=cancel)
 
 
 def _run(
@@ -81,10 +84,11 @@ def _run(
     progress: ProgressCallback | None = None,
     checkpoint: str | None = None,
     previous_elapsed: float = 0.0,
+    cancel: Cancel | None = None,
 ) -> RolloutResult:
     """Run the chunks of ``job`` not done yet on ``executor``; merge; return the result."""
     outcome = run_job(job, executor, progress=progress, checkpoint=checkpoint,
-                      previous_elapsed=previous_elapsed)
+                      previous_elapsed=previous_elapsed, cancel=cancel)
     return build_result(
         job.request,
         job.tally.final(),
@@ -127,6 +131,7 @@ def _rollout(
     game: str | None = None,
     game_rules: object = None,
     weights: str | os.PathLike | None = None,
+    cancel: Cancel | None = None,
 ) -> RolloutResult:
     """Roll out ``position`` for ``trials`` games and return a ``RolloutResult``.
 
@@ -149,7 +154,12 @@ def _rollout(
     ``chunk_size``, never on ``jobs``. scheduler: run the chunks on a Dask cluster, given its
     scheduler's address (``"tcp://10.0.0.5:8786"``), or client: a connected
     ``distributed.Client``; either needs the ``[dask]`` extra, and the numbers are those of a
-    local run. game: ``"plakoto"`` or ``"fevga"`` rolls out that game (RULES.md P1-P7,
+    local run. cancel: anything with ``is_set() -> bool`` (a ``threading.Event``): once it is
+    set, from any thread, the run stops within a second and returns the games played so far,
+    flagged ``interrupted``, exactly as on Ctrl-C (chunks cut short count in the result but not
+    in the checkpoint, so a resume gives the uninterrupted numbers). progress is also called
+    at least once a second while chunks play, with the games played so far. Every long run
+    works from any thread. game: ``"plakoto"`` or ``"fevga"`` rolls out that game (RULES.md P1-P7,
     F1-F7) from ``"start"``, its text id or a position of it, with the players ``random`` and
     ``heuristic`` (the default there; pubeval is the default for Portes); the result adds the
     mother-rule wins and losses and the draws (``result.variant``), and a 2-point win counts
@@ -189,6 +199,7 @@ def _rollout(
     a scheduler out of reach or a worker that differs.
     """
     check_jobs(jobs)
+    check_cancel(cancel)
     doc = read_checkpoint(os.fspath(resume)) if resume is not None else None
     request = make_request(
         position, trials, players, _seed_or_saved(seed, doc), rules, stratify, chunk_size,
@@ -200,7 +211,7 @@ def _rollout(
     # The arguments are checked before a cluster is contacted.
     with make_executor(jobs, start_method, scheduler=scheduler, client=client) as executor:
         return _run(job, executor, progress=progress, checkpoint=checkpoint,
-                    previous_elapsed=previous_elapsed)
+                    previous_elapsed=previous_elapsed, cancel=cancel)
 
 
 def _seed_or_saved(seed: int | None, doc: dict[str, Any] | None) -> int | None:
@@ -232,11 +243,13 @@ def _resume_rollout(
     start_method: str | None = None,
     scheduler: str | None = None,
     client: Any = None,
+    cancel: Cancel | None = None,
 ) -> RolloutResult:
     """Continue the rollout saved in checkpoint ``path`` (to its trials, or to ``trials``), on
     the local pool or on a Dask cluster (``scheduler`` / ``client``, as for ``rollout``): a run
-    may be resumed on the other executor with the same numbers."""
+    may be resumed on the other executor with the same numbers. cancel: as for ``rollout``."""
     check_jobs(jobs)
+    check_cancel(cancel)
     doc = read_checkpoint(os.fspath(path))
     request = request_from_checkpoint(doc, trials=trials, target_se=target_se)
     job = RolloutJob.from_checkpoint(doc, request, os.fspath(path))
@@ -244,7 +257,7 @@ def _resume_rollout(
         return _run(
             job, executor, progress=progress,
             checkpoint=os.fspath(checkpoint if checkpoint is not None else path),
-            previous_elapsed=float(doc.get("elapsed_s") or 0.0),
+            previous_elapsed=float(doc.get("elapsed_s") or 0.0), cancel=cancel,
         )
 
 
@@ -272,6 +285,7 @@ def _play_matches(
     tavli: bool = False,
     game_rules: object = None,
     weights: str | os.PathLike | None = None,
+    cancel: Cancel | None = None,
 ) -> MatchResult:
     """Play ``matches`` whole matches to ``length`` points and return a ``MatchResult``.
 
@@ -287,11 +301,13 @@ def _play_matches(
     share of the points (``MatchResult.game_types``); game_rules: the Plakoto and Fevga
     options of a tavli match, by name (``"draw_scores_point"``: a Plakoto draw is a game that
     nobody scores, not replayed; ``"runner_to_quarter"``, ...). weights: a weights file for
-    the neural players' net (checker play and cube), as for ``rollout``. Raises ValueError for
+    the neural players' net (checker play and cube), as for ``rollout``. cancel: as for
+    ``rollout`` (the matches finished so far are reported; a match in play is dropped). Raises ValueError for
     bad arguments (length < 1, a score that has already won, post_crawford with no player
     1-away, a score or rules other than portes with tavli, weights and no neural player, ...).
     """
     check_jobs(jobs)
+    check_cancel(cancel)
     doc = read_match_checkpoint(os.fspath(resume)) if resume is not None else None
     request = make_match_request(length, matches, players, score, post_crawford, rules, cube,
                                  max_cube, _seed_or_saved(seed, doc), chunk_size, bearoff,
@@ -299,7 +315,7 @@ def _play_matches(
     job, path, previous_elapsed = _start_or_resume(MatchJob, request, doc, resume, checkpoint)
     with make_executor(jobs, start_method, scheduler=scheduler, client=client) as executor:
         outcome = run_job(job, executor, progress=progress, checkpoint=path,
-                          previous_elapsed=previous_elapsed)
+                          previous_elapsed=previous_elapsed, cancel=cancel)
         return match_result(job, elapsed_s=outcome.elapsed_s, jobs=executor.workers,
                             interrupted=outcome.interrupted, worker_restarts=outcome.restarts,
                             checkpoint=path)

@@ -182,46 +182,120 @@ def _cube_arguments(unit: CandidateUnit, cubeful: np.ndarray) -> dict[str, Any]:
             "cubeful_play": (unit.cubeful_play, unit.cubeful_play)}
 
 
-def run_unit(unit: CandidateUnit) -> UnitResult:
+#: Seconds a block of trials takes at most, about (every candidate of the unit playing the
+#: block's trials): a unit cut short by a stop ends at a block's end, where every candidate
+#: has played the same trials, so the block is the time a stop may throw away.
+BLOCK_S = 0.25
+
+
+class _Sums:
+    """The running sums of a unit's candidates, carried from block to block (with the dice
+    generator's state, so that a unit played in blocks gives the numbers of one call)."""
+
+    def __init__(self, k: int, vr: bool):
+        self.rng = np.zeros((k, 4), dtype=np.uint64)  # zeros: each starts from the chunk seed
+        self.moments = np.zeros((k, 2 * _K), dtype=np.float64)
+        self.vr = np.zeros((k, 2 * _K), dtype=np.float64) if vr else None
+        self.counts = np.zeros((k, 9), dtype=np.int64)
+        self.cubes = np.zeros(k, dtype=np.float64)
+
+    def copy(self) -> "_Sums":
+        other = _Sums.__new__(_Sums)
+        other.__dict__ = {name: None if v is None else v.copy() for name, v in self.__dict__.items()}
+        return other
+
+
+def _play_block(unit: CandidateUnit, sums: _Sums, first: int, size: int, dice: np.ndarray,
+                seed: int, resources: dict, scores: np.ndarray, luck: np.ndarray,
+                cubeful: np.ndarray, control: np.ndarray | None) -> bool:
+    """Trials first .. first+size-1 of every candidate, added to ``sums``; False if the run's
+    stop cut them short (``sums`` then holds a part of the block)."""
+    block = slice(first, first + size)
+    players = (unit.player_on_roll, unit.first_mover)
+    for i, raw in enumerate(unit.boards):
+        board = np.frombuffer(raw, dtype=np.int8).reshape(2, 26).copy()
+        counts, _, *cube = _core.run_games(
+            board, size, players[0], players[1], seed, False, unit.backgammons, dice[block],
+            bearoff_play=unit.bearoff_play, truncate=unit.truncate,
+            given_plies=0 if unit.reply is None else 1, per_game_equity=scores[i, block],
+            vr_moments=None if sums.vr is None else sums.vr[i],
+            per_game_luck=luck[i, block] if unit.vr else None,
+            **(_cube_arguments(unit, cubeful[i, block]) if unit.cube else {}), **resources,
+            control=control, rng_state=sums.rng[i], moments_into=sums.moments[i],
+        )
+        sums.counts[i] += counts
+        if cube:
+            sums.cubes[i] += float(cube[0][6])
+        if int(counts[:7].sum()) != size:
+            if control is None or not control[0]:
+                raise RuntimeError(f"roll {unit.roll_index} chunk {unit.chunk}: wrong number of games")
+            return False
+    return True
+
+
+def _play_portes(unit: CandidateUnit, dice: np.ndarray, seed: int, scores: np.ndarray,
+                 luck: np.ndarray, cubeful: np.ndarray, control: np.ndarray | None
+                 ) -> tuple[_Sums, int]:
+    """The unit's Portes games: (the sums, the trials every candidate played). Without control
+    words, one block of every trial; with them, blocks of about BLOCK_S seconds, and a stop
+    ends the unit at the last whole block."""
+    sums = _Sums(len(unit.boards), unit.vr)
+    resources = unit_resources(unit)
+    if control is None:
+        _play_block(unit, sums, 0, unit.n_games, dice, seed, resources, scores, luck, cubeful, None)
+        return sums, unit.n_games
+    done, size = 0, 1
+    while done < unit.n_games and not control[0]:
+        size = min(size, unit.n_games - done)
+        before = sums.copy()
+        start = time.perf_counter()
+        if not _play_block(unit, sums, done, size, dice, seed, resources, scores, luck, cubeful,
+                           control):
+            return before, done
+        done += size
+        took = time.perf_counter() - start
+        size = size * 2 if took < BLOCK_S / 2 else max(1, size // 2) if took > BLOCK_S else size
+    return sums, done
+
+
+def run_unit(unit: CandidateUnit, control: np.ndarray | None = None) -> UnitResult:
     """Play the unit's trials for each candidate on the same dice (C game loop, GIL released).
     With ``unit.vr`` every cubeless figure, and without the cube the per-trial scores of the
-    paired differences, are luck-adjusted."""
+    paired differences, are luck-adjusted.
+
+    ``control``: the unit's control words (``run/control.py``). The trials are then played in
+    short blocks, every candidate in turn, and once the run's stop flag is up the result
+    holds the whole blocks played (``games`` < ``n_games``): every candidate has played the
+    same trials, so its paired differences stand. The numbers of a whole unit are those of
+    one block, bit for bit. (Plakoto and Fevga units are not cut: their games are short.)"""
     start = time.perf_counter()
     dice = common_dice(unit)
     seed = chunk_seed(unit.roll_seed, unit.chunk)
     players = (unit.player_on_roll, unit.first_mover)
-    resources = unit_resources(unit)
     k = len(unit.candidates)
     scores = np.empty((k, unit.n_games), dtype=np.float64)
     luck = np.zeros((k, unit.n_games), dtype=np.float64)
     cubeful = np.empty((k, unit.n_games), dtype=np.float64)
     moments, truncated, plies, cubes = [], [], [], []
-    for i, raw in enumerate(unit.boards):
-        board = np.frombuffer(raw, dtype=np.int8).reshape(2, 26).copy()
-        vr = np.zeros(2 * _K) if unit.vr else None
-        if unit.game >= 0:
+    played = unit.n_games
+    if unit.game >= 0:
+        for i, raw in enumerate(unit.boards):
+            board = np.frombuffer(raw, dtype=np.int8).reshape(2, 26).copy()
             figs, n_plies = _variant_figures(unit, i, board, seed, players, dice)
             scores[i] = -figs[:, _EQ]  # the side on roll's, as run_games gives them
             moments.append(tuple(float(v) for v in (*figs.sum(axis=0), *(figs**2).sum(axis=0))))
             truncated.append(0)
             plies.append(n_plies)
-            continue
-        counts, m, *cube = _core.run_games(
-            board, unit.n_games, players[0], players[1], seed, False, unit.backgammons, dice,
-            bearoff_play=unit.bearoff_play, truncate=unit.truncate,
-            given_plies=0 if unit.reply is None else 1, per_game_equity=scores[i],
-            vr_moments=vr, per_game_luck=luck[i] if unit.vr else None,
-            **(_cube_arguments(unit, cubeful[i]) if unit.cube else {}), **resources,
-        )
-        if vr is not None:
-            m = vr
-        if int(counts[:7].sum()) != unit.n_games:
-            raise RuntimeError(f"roll {unit.roll_index} chunk {unit.chunk}: wrong number of games")
-        moments.append(_mover_moments(np.asarray(m, dtype=np.float64), unit.n_games))
-        truncated.append(int(counts[6]))
-        plies.append(int(counts[7]))
-        if cube:
-            cubes.append(float(cube[0][6]))
+    else:
+        sums, played = _play_portes(unit, dice, seed, scores, luck, cubeful, control)
+        for i in range(k):
+            m = sums.moments[i] if sums.vr is None else sums.vr[i]
+            moments.append(_mover_moments(m, played))
+            truncated.append(int(sums.counts[i, 6]))
+            plies.append(int(sums.counts[i, 7]))
+            if unit.cube is not None:
+                cubes.append(float(sums.cubes[i]))
+        scores, luck, cubeful = scores[:, :played], luck[:, :played], cubeful[:, :played]
     if unit.cube is not None:
         # The opponent's cubeful result: money points (negated), or his MWC (1 - it).
         scores = (1.0 - cubeful) if unit.cube[5] else -cubeful
@@ -230,9 +304,9 @@ def run_unit(unit: CandidateUnit) -> UnitResult:
         scores *= -1.0  # the mover's equity
     cross = scores @ scores.T
     log.debug("roll %d chunk %d: %d x %d games in %.3f s", unit.roll_index, unit.chunk, k,
-              unit.n_games, time.perf_counter() - start)
+              played, time.perf_counter() - start)
     return UnitResult(
-        roll_index=unit.roll_index, chunk=unit.chunk, games=unit.n_games,
+        roll_index=unit.roll_index, chunk=unit.chunk, games=played,
         candidates=unit.candidates, moments=tuple(moments),
         cross=tuple(tuple(float(v) for v in row) for row in cross),
         truncated=tuple(truncated), plies=tuple(plies),
@@ -280,6 +354,14 @@ class CandidateTally:
         while self.next_chunk in self.buffer:
             self._apply(self.buffer.pop(self.next_chunk))
             self.next_chunk += 1
+
+    def add_partial(self, result: UnitResult) -> None:
+        """A unit cut short by a stop, and the whole units still waiting for an earlier chunk:
+        merged for the interrupted result only (out of chunk order; ``next_chunk`` stays)."""
+        for waiting in sorted(self.buffer):
+            self._apply(self.buffer.pop(waiting))
+        if result.games:
+            self._apply(result)
 
     def _apply(self, r: UnitResult) -> None:
         c = np.asarray(r.candidates, dtype=np.intp)

@@ -322,8 +322,12 @@ def _resources(chunk: MatchChunk, load: bool = True) -> dict:
                           chunk.cache_dir, load=load, weights=chunk.net)
 
 
-def run_match_chunk(chunk: MatchChunk) -> MatchChunkResult:
-    """Play the chunk's matches in the C game loop (GIL released) and return its tallies."""
+def run_match_chunk(chunk: MatchChunk, control: np.ndarray | None = None) -> MatchChunkResult:
+    """Play the chunk's matches in the C game loop (GIL released) and return its tallies.
+
+    ``control``: the unit's control words (``run/control.py``): once the run's stop flag is
+    up, no further match starts, and the result holds the matches played."""
+    before = int(control[1]) if control is not None else 0
     tallies = _core.run_matches(
         Position.initial().board, chunk.n_matches, chunk.length, chunk.score[0], chunk.score[1],
         chunk.post_crawford, chunk.player_a, chunk.player_b, chunk.seed,
@@ -332,9 +336,10 @@ def run_match_chunk(chunk: MatchChunk) -> MatchChunkResult:
         variant_player_a=chunk.variant_ids[0], variant_player_b=chunk.variant_ids[1],
         plakoto_options=chunk.plakoto_options, fevga_options=chunk.fevga_options,
         plakoto_draw_ends_game=chunk.draw_ends_game, **_variant_nets(chunk),
-        cubeful_play=(chunk.cubeful_play, chunk.cubeful_play),
+        cubeful_play=(chunk.cubeful_play, chunk.cubeful_play), control=control,
     )
-    return MatchChunkResult(chunk.index, chunk.n_matches, tuple(int(v) for v in tallies))
+    played = chunk.n_matches if control is None else int(control[1]) - before
+    return MatchChunkResult(chunk.index, played, tuple(int(v) for v in tallies))
 
 
 def plan_match_chunks(request: MatchRequest, done: Iterable[int] = ()) -> UnitPlan:
@@ -597,6 +602,7 @@ class MatchJob:
     def __init__(self, request: MatchRequest, completed: Iterable[MatchChunkResult] = ()):
         self.request = request
         self.results: dict[int, MatchChunkResult] = {}
+        self.partial: dict[int, MatchChunkResult] = {}  # cut short by a stop: reported only
         self._matches = 0
         self._wins = 0
         self._planned = False
@@ -621,11 +627,21 @@ class MatchJob:
         return plan_match_chunks(self.request, done=self.results)
 
     def add(self, result: MatchChunkResult) -> None:
-        if result.index in self.results:
+        if result.index in self.results or result.index in self.partial:
             raise RuntimeError(f"match chunk {result.index} counted twice")
         self.results[result.index] = result
         self._matches += result.matches
         self._wins += result.tallies[0]
+
+    def add_partial(self, result: MatchChunkResult) -> None:
+        """A chunk cut short by a stop (``run/driver.py``): its matches count in the
+        interrupted result, never in the checkpoint (``results`` holds whole chunks)."""
+        if result.index in self.results or result.index in self.partial:
+            raise RuntimeError(f"match chunk {result.index} counted twice")
+        if result.matches:
+            self.partial[result.index] = result
+            self._matches += result.matches
+            self._wins += result.tallies[0]
 
     @property
     def done(self) -> bool:
@@ -661,9 +677,10 @@ class MatchJob:
         """(matches, summed tallies) in chunk index order."""
         sums = np.zeros(len(TALLIES), dtype=np.int64)
         matches = 0
-        for i in sorted(self.results):
-            sums += np.asarray(self.results[i].tallies, dtype=np.int64)
-            matches += self.results[i].matches
+        every = {**self.results, **self.partial}
+        for i in sorted(every):
+            sums += np.asarray(every[i].tallies, dtype=np.int64)
+            matches += every[i].matches
         return matches, tuple(int(v) for v in sums)
 
 

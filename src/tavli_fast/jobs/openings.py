@@ -516,6 +516,10 @@ class OpeningsJob:
     def add(self, result: UnitResult) -> None:
         self.tallies[result.roll_index].add(result)
 
+    def add_partial(self, result: UnitResult) -> None:
+        """A unit cut short by a stop (``run/driver.py``): reported, never saved."""
+        self.tallies[result.roll_index].add_partial(result)
+
     done = False
 
     prepare = staticmethod(prepare_unit)
@@ -584,6 +588,10 @@ class RepliesJob:
 
     def add(self, result: UnitResult) -> None:
         self.tallies[result.roll_index].add(result)
+
+    def add_partial(self, result: UnitResult) -> None:
+        """A unit cut short by a stop (``run/driver.py``): reported, never saved."""
+        self.tallies[result.roll_index].add_partial(result)
 
     done = False
 

@@ -22,6 +22,7 @@ import numpy as np
 from .. import _core
 from ..game.notation import format_play
 from ..play.players import game_resources
+from ..run.control import Cancel, check_cancel
 from ..run.driver import run_job
 from ..run.executors import check_jobs, make_executor
 from .openings import (
@@ -367,6 +368,7 @@ def openings(
     game: str | None = None,
     game_rules: object = None,
     weights: str | os.PathLike | None = None,
+    cancel: Cancel | None = None,
 ) -> OpeningsResult:
     """Roll out every legal play of every opening roll; rank the plays; the first mover's odds.
 
@@ -386,9 +388,11 @@ def openings(
     variants' players (default ``heuristic``), figures in points; game_rules: the game's
     options (a ``PlakotoRules`` / ``FevgaRules`` or option names). weights: a weights file for
     the net of the neural players and variance reduction instead of the shipped one (kept in
-    the checkpoint, named in the result; see ``tavli_fast.rollout``).
+    the checkpoint, named in the result; see ``tavli_fast.rollout``). cancel: as for
+    ``tavli_fast.rollout`` (a set ``threading.Event`` stops the run within a second).
     """
     check_jobs(jobs)
+    check_cancel(cancel)
     previous = 0.0
     if resume is not None:
         doc = read_checkpoint(resume)
@@ -406,7 +410,7 @@ def openings(
     path = os.fspath(checkpoint) if checkpoint is not None else None
     with make_executor(jobs, start_method, scheduler=scheduler, client=client) as executor:
         outcome = run_job(job, executor, progress=progress, checkpoint=path,
-                          previous_elapsed=previous)
+                          previous_elapsed=previous, cancel=cancel)
     notes = []
     if players is None and resume is None and request.game is None:
         notes.append(f"players: {request.players[0]} for both sides, the strongest player available "
@@ -559,14 +563,16 @@ def replies(
     client: Any = None,
     vr: bool | None = None,
     weights: str | os.PathLike | None = None,
+    cancel: Cancel | None = None,
 ) -> RepliesResult:
     """Roll out one opening play against each of the opponent's 21 reply rolls.
 
     roll: ``"31"`` or (3, 1); play: its notation as listed by ``Position.plays`` (e.g.
     ``"8/5 6/5"``). ``trials`` per reply roll; ``vr`` and ``weights`` as for ``openings``.
-    Raises ValueError for a play that is not legal.
+    cancel: as for ``openings``. Raises ValueError for a play that is not legal.
     """
     check_jobs(jobs)
+    check_cancel(cancel)
     request = make_openings_request(trials, players, seed, rules, [roll] if not isinstance(roll, str) else roll,
                                     None, None, chunk_size, stratify, bearoff, truncate, cache_dir,
                                     vr=vr, weights=weights)
@@ -580,7 +586,7 @@ def replies(
     reply_rolls = opening_rolls(get_rules("portes"))  # the opponent rolls normally: 21 rolls
     job = RepliesJob(request, board, [reply for reply, _ in reply_rolls])
     with make_executor(jobs, start_method, scheduler=scheduler, client=client) as executor:
-        outcome = run_job(job, executor, progress=progress)
+        outcome = run_job(job, executor, progress=progress, cancel=cancel)
     random_opponent = request.players[1] == "random"
     stats = []
     for (reply, weight), t in zip(reply_rolls, job.tallies):

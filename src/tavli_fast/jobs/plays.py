@@ -538,6 +538,10 @@ class PlaysJob:
     def add(self, result: UnitResult) -> None:
         self.tally.add(result)
 
+    def add_partial(self, result: UnitResult) -> None:
+        """A unit cut short by a stop (``run/driver.py``): reported, never saved."""
+        self.tally.add_partial(result)
+
     def progress(self, elapsed_s: float, session_s: float) -> RolloutProgress:
         request = self.request
         # Trials a dropped play will never play count as done.

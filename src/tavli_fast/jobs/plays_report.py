@@ -17,6 +17,7 @@ from typing import Any, Callable
 from ..game.position import Position
 from ..play.neural import NetChoice
 from ..run.records import TableExport
+from ..run.control import Cancel, check_cancel
 from ..run.driver import run_job
 from ..run.executors import check_jobs, make_executor
 from ..run.progress import RolloutProgress
@@ -306,6 +307,7 @@ def rollout_plays(
     scheduler: str | None = None,
     client: Any = None,
     game: str | None = None,
+    cancel: Cancel | None = None,
 ) -> PlaysResult:
     """Roll out the candidate plays of ``dice`` from ``position`` side by side on common dice.
 
@@ -319,9 +321,11 @@ def rollout_plays(
     the neural players then pick their plays by cubeful equity. players, ply, vr, weights,
     bearoff, truncate, cache_dir, max_cube: as for ``rollout`` (default players: the net).
     The numbers depend on the seed, trials, chunk size and settings, never on the executor.
-    checkpoint / resume / progress: as for ``rollout`` (a resumed run keeps its candidates).
+    checkpoint / resume / progress / cancel: as for ``rollout`` (a resumed run keeps its
+    candidates).
     """
     check_jobs(jobs)
+    check_cancel(cancel)
     if game is not None:
         raise ValueError(f"the candidate plays are rolled out for backgammon and Portes, not {game}")
     previous = 0.0
@@ -344,7 +348,7 @@ def rollout_plays(
     path = os.fspath(checkpoint) if checkpoint is not None else None
     with make_executor(jobs, start_method, scheduler=scheduler, client=client) as executor:
         outcome = run_job(job, executor, progress=progress, checkpoint=path,
-                          previous_elapsed=previous)
+                          previous_elapsed=previous, cancel=cancel)
     notes = []
     if request.net is not None:
         notes.append(f"net: {request.net.describe()}")

@@ -140,6 +140,10 @@ class RolloutJob:
     def add(self, result: ChunkResult) -> None:
         self.tally.add(result)
 
+    def add_partial(self, result: ChunkResult) -> None:
+        """A chunk cut short by a stop (see ``run/driver.py``): reported, never saved."""
+        self.tally.add_partial(result)
+
     @property
     def done(self) -> bool:
         return self.tally.done

@@ -195,20 +195,24 @@ def prepare_chunk(chunk: RolloutChunk) -> None:
     chunk_resources(chunk, load=False)
 
 
-def _variant_chunk_result(chunk: RolloutChunk, dice: np.ndarray | None) -> ChunkResult:
+def _variant_chunk_result(chunk: RolloutChunk, dice: np.ndarray | None,
+                          control: np.ndarray | None) -> ChunkResult:
     """Play a Plakoto / Fevga chunk and fold its seven outcomes into a ChunkResult."""
     board = np.frombuffer(chunk.board, dtype=np.int8).reshape(2, 26).copy()
     c, _ = play_variant_trials(board, chunk.pinned, chunk.game, chunk.variant_options,
                                chunk.n_games, (chunk.player0, chunk.player1), chunk.seed, dice,
-                               net=chunk.net)
+                               net=chunk.net, control=control)
     # win single, double, mother, lose single, double, mother, draw (variant_games.OUTCOMES)
     counts = (int(c[0]), int(c[1] + c[2]), 0, int(c[3]), int(c[4] + c[5]), 0)
-    return ChunkResult(chunk.index, chunk.n_games, counts, int(c[7]), int(c[8]),
+    return ChunkResult(chunk.index, int(c[:7].sum()), counts, int(c[7]), int(c[8]),
                        variant=(int(c[2]), int(c[5]), int(c[6])))
 
 
-def run_chunk(chunk: RolloutChunk) -> ChunkResult:
-    """Play the chunk's games with the C game loop (GIL released) and return its counts."""
+def run_chunk(chunk: RolloutChunk, control: np.ndarray | None = None) -> ChunkResult:
+    """Play the chunk's games with the C game loop (GIL released) and return its counts.
+
+    ``control``: the unit's control words (``run/control.py``): once the run's stop flag is
+    up, the games stop and the result holds those played (``games`` < ``n_games``)."""
     start = time.perf_counter()
     board = np.frombuffer(chunk.board, dtype=np.int8).reshape(2, 26).copy()
     first_dice = None
@@ -223,7 +227,7 @@ def run_chunk(chunk: RolloutChunk) -> ChunkResult:
     elif chunk.forced_dice is not None:
         first_dice = np.tile(np.asarray(chunk.forced_dice, dtype=np.int8), (chunk.n_games, 1))
     if chunk.game >= 0:
-        result = _variant_chunk_result(chunk, first_dice)
+        result = _variant_chunk_result(chunk, first_dice, control)
         log.debug("chunk %d: %d games in %.3f s (pid %d)", chunk.index, chunk.n_games,
                   time.perf_counter() - start, os.getpid())
         return result
@@ -248,14 +252,17 @@ def run_chunk(chunk: RolloutChunk) -> ChunkResult:
         vr_moments=vr,
         filter_candidates=chunk.move_filter[0],
         filter_window=chunk.move_filter[1],
+        control=control,
         **resources,
     )
     c = [int(v) for v in counts]
-    result = ChunkResult(chunk.index, chunk.n_games, tuple(c[:6]), c[7], c[8], c[6],  # type: ignore[arg-type]
+    played = sum(c[:7])
+    stopped = control is not None and bool(control[0])
+    result = ChunkResult(chunk.index, played, tuple(c[:6]), c[7], c[8], c[6],  # type: ignore[arg-type]
                          tuple(float(m) for m in moments),
                          tuple(float(v) for v in cube[0]) if cube else None,
                          tuple(float(v) for v in vr) if vr is not None else None)
-    if sum(result.counts) + result.truncated != chunk.n_games:
+    if played != chunk.n_games and not stopped:
         raise RuntimeError(f"chunk {chunk.index}: the core returned the wrong number of games")
     log.debug(
         "chunk %d: %d games in %.3f s (pid %d)",
@@ -356,6 +363,7 @@ class Tally:
         self.prefix_totals = Totals()
         self.stop_at: int | None = None  # the prefix length at which target_se was reached
         self._all = Totals()  # every completed chunk, in the order they arrived (progress only)
+        self.partial: dict[int, ChunkResult] = {}  # chunks cut short by a stop (reported only)
 
     def add(self, result: ChunkResult) -> None:
         if result.index in self.results:
@@ -378,11 +386,22 @@ class Tally:
     def done(self) -> bool:
         return self.stop_at is not None or self.prefix >= self.n_chunks
 
+    def add_partial(self, result: ChunkResult) -> None:
+        """A chunk cut short by a stop: its games count in the (interrupted) result, but not
+        in the stop rule, nor in the checkpoint (``results`` holds whole chunks only)."""
+        if result.index in self.results or result.index in self.partial:
+            raise RuntimeError(f"chunk {result.index} counted twice")
+        if result.games:
+            self.partial[result.index] = result
+            self._all = self._all.add(result)
+
     def final(self) -> list[ChunkResult]:
-        """The chunks that make up the result: the stop prefix if the stop rule fired, else all."""
+        """The chunks that make up the result: the stop prefix if the stop rule fired, else all
+        (those cut short by a stop included)."""
         if self.stop_at is not None:
             return [self.results[i] for i in range(self.stop_at)]
-        return [self.results[i] for i in sorted(self.results)]
+        every = {**self.results, **self.partial}
+        return [every[i] for i in sorted(every)]
 
     def current(self) -> Totals:
         """All completed chunks so far, summed as they arrived: for progress reports only (the

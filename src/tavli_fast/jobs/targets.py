@@ -45,6 +45,7 @@ import numpy as np
 
 from .. import _core
 from ..run.atomic import atomic_file
+from ..run.control import Cancel, check_cancel
 from ..run.driver import ProgressCallback, run_job
 from ..run.executors import make_executor
 from ..checks import check_count, check_seed
@@ -234,7 +235,7 @@ def make_targets(directory: str | os.PathLike, net: _core.NeuralNet, games: obje
                  jobs: object = None,
                  start_method: str | None = None, scheduler: str | None = None,
                  client: Any = None, progress: ProgressCallback | None = None,
-                 command: str | None = None) -> dict:
+                 command: str | None = None, cancel: Cancel | None = None) -> dict:
     """Write `plies`-ply targets (1 or 2), or with `rollouts` > 0 targets from that many
     rollout games a position (``rollout_probs``, stopped after `truncate_plies` plies if that
     is given), of the positions of `games` self-play games, and the games' outcomes, into
@@ -245,7 +246,10 @@ def make_targets(directory: str | os.PathLike, net: _core.NeuralNet, games: obje
     and the net's checksum, and `command` (the command line that called, if given) is added
     to its ``commands``; running again with the same directory resumes (the same settings
     are required).
+    `cancel` (a ``threading.Event``): once set, no further unit starts and the run returns
+    with ``interrupted`` (a unit in play finishes first).
     Returns that record with the positions written in this call and the elapsed seconds."""
+    check_cancel(cancel)
     games = check_count(games, "games")
     if not 0.0 <= float(explore) <= 1.0:
         raise ValueError(f"explore is a probability, not {explore!r}")
@@ -290,7 +294,7 @@ def make_targets(directory: str | os.PathLike, net: _core.NeuralNet, games: obje
     job = TargetsJob(path, net, record["games"], record["seed"], float(explore), unit_games,
                      plies, rollouts, bool(race), truncate_plies, bool(contact))
     with make_executor(jobs, start_method, scheduler=scheduler, client=client) as executor:
-        outcome = run_job(job, executor, progress=progress)
+        outcome = run_job(job, executor, progress=progress, cancel=cancel)
     return {**record, "positions_written": job.positions, "elapsed_s": outcome.elapsed_s,
             "interrupted": outcome.interrupted}
 

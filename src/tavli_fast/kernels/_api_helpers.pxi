@@ -57,3 +57,31 @@ cdef object _adopt_boards(Board* buf, Py_ssize_t total):
     arr = cnp.PyArray_SimpleNewFromData(3, dims, cnp.NPY_INT8, buf)
     cnp.set_array_base(arr, PyCapsule_New(buf, NULL, <PyCapsule_Destructor>_free_capsule))
     return arr
+
+
+cdef int64_t* _control_words(int64_t[::1] control) except? NULL:
+    """The control words of a game loop (see _control.pxi), or NULL without them."""
+    if control is None:
+        return NULL
+    if control.shape[0] < 2:
+        raise ValueError("control holds two int64 words: the stop flag, the games played")
+    return &control[0]
+
+
+cdef int _start_rng(Rng* rng, uint64_t seed, uint64_t[::1] rng_state) except -1:
+    """Seed `rng`, or start it from a saved state (four words, as _save_rng writes them)."""
+    if rng_state is None:
+        rng_seed(rng, seed)
+        return 0
+    if rng_state.shape[0] != 4:
+        raise ValueError("rng_state holds the generator's four 64-bit words")
+    if rng_state[0] == 0 and rng_state[1] == 0 and rng_state[2] == 0 and rng_state[3] == 0:
+        rng_seed(rng, seed)  # a state not started yet: the seed's
+        return 0
+    memcpy(rng.s, &rng_state[0], sizeof(rng.s))
+    return 0
+
+
+cdef void _save_rng(const Rng* rng, uint64_t[::1] rng_state) noexcept:
+    if rng_state is not None:
+        memcpy(&rng_state[0], rng.s, sizeof(rng.s))

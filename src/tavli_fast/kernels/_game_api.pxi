@@ -40,7 +40,9 @@ def run_games(const int8_t[:, ::1] board, Py_ssize_t n_games, int player0, int p
               MatchTableC met=None, int truncate_plies=0, double[::1] vr_moments=None,
               double[::1] per_game_luck=None, int filter_candidates=NN_1PLY_CANDIDATES,
               double filter_window=NN_1PLY_WINDOW, double[::1] per_game_cubeful=None,
-              bint cube_first_turn=False, cubeful_play=(False, False)):
+              bint cube_first_turn=False, cubeful_play=(False, False),
+              int64_t[::1] control=None, uint64_t[::1] rng_state=None,
+              double[::1] moments_into=None):
     """Play n_games games from `board`; player0 is on roll first.
 
     Returns (counts int64[9], moments float64[12]):
@@ -88,6 +90,13 @@ def run_games(const int8_t[:, ::1] board, Py_ssize_t n_games, int player0, int p
     cube; match: MWC) and of its square, the same for d = result_1 - result_0 (paired),
     the sums of the final cube values, and the same two sums of the cubeless result on
     that scale (a dead cube at branch 0's value).
+    `control` (int64[2], see _control.pxi): before each game the loop looks at control[0]
+    and stops once it is set, returning the sums of the games played so far; after each game
+    it adds one to control[1].  The games played are then the sum of counts[0:7].
+    `rng_state` (uint64[4]): start the dice from this saved state instead of `seed` (all
+    zeros: from `seed`), and save the state there at the end; with `moments_into`
+    (float64[12]: the moments are summed into it, and it is the array returned) a run cut
+    into several calls gives the numbers of one call bit for bit.
     """
     cdef Board b
     _load_board(board, &b)
@@ -153,7 +162,10 @@ def run_games(const int8_t[:, ::1] board, Py_ssize_t n_games, int player0, int p
                 if first_dice[i, j] < 0 or first_dice[i, j] > 6:
                     raise ValueError("forced dice must be 1..6 (or 0 for a normal roll)")
     counts = np.zeros(9, dtype=np.int64)
-    moments = np.zeros(2 * N_FIGURES, dtype=np.float64)
+    if moments_into is not None and moments_into.shape[0] != 2 * N_FIGURES:
+        raise ValueError(f"moments_into must have {2 * N_FIGURES} entries")
+    moments = (np.zeros(2 * N_FIGURES, dtype=np.float64) if moments_into is None
+               else np.asarray(moments_into))
     cube_moments = np.zeros(10, dtype=np.float64)
     cdef int64_t[::1] c = counts
     cdef double[::1] m = moments
@@ -164,7 +176,8 @@ def run_games(const int8_t[:, ::1] board, Py_ssize_t n_games, int player0, int p
     cdef double a[N_FIGURES]
     cdef double* lucks = &per_game_luck[0] if per_game_luck is not None and n_games else NULL
     cdef Rng rng
-    rng_seed(&rng, seed)
+    _start_rng(&rng, seed, rng_state)
+    cdef int64_t* ctl = _control_words(control)
     cdef MoveGen* g = _new_movegen()
     cdef Py_ssize_t gi
     cdef int k, failed = 0
@@ -175,6 +188,8 @@ def run_games(const int8_t[:, ::1] board, Py_ssize_t n_games, int player0, int p
             opt.scratch = _new_movegen()    # the replies of the 1-ply look ahead, the luck
         with nogil:
             for gi in range(n_games):
+                if stop_asked(ctl):
+                    break
                 if n_forced:
                     forced = &first_dice[gi, 0]
                 r = play_game(g, &b, &opt, &rng, forced, n_forced)
@@ -210,9 +225,11 @@ def run_games(const int8_t[:, ::1] board, Py_ssize_t n_games, int player0, int p
                     for k in range(N_FIGURES):
                         vr_moments[k] += a[k]
                         vr_moments[N_FIGURES + k] += a[k] * a[k]
+                count_game(ctl)
     finally:
         free(g)
         free(opt.scratch)
+    _save_rng(&rng, rng_state)
     if failed:
         raise RuntimeError("a game did not finish (corrupt position?)")
     if opt.n_branches:

@@ -9,7 +9,7 @@ def run_matches(const int8_t[:, ::1] board, Py_ssize_t n_matches, int length, in
                 int variant_player_b=VPLAYER_HEURISTIC, int plakoto_options=0,
                 int fevga_options=0, bint plakoto_draw_ends_game=False,
                 VariantNet plakoto_net=None, VariantNet fevga_net=None,
-                cubeful_play=(False, False)):
+                cubeful_play=(False, False), int64_t[::1] control=None):
     """Play n_matches matches to `length` points from the score (score_a, score_b).
 
     Every Portes game starts from `board` (the starting position).  max_cube = 1 plays
@@ -25,6 +25,9 @@ def run_matches(const int8_t[:, ::1] board, Py_ssize_t n_matches, int length, in
     and by B, then per game type (Portes, Plakoto, Fevga) games decided, A's points, B's
     points and the sums of their squares, then Plakoto mother-rule wins of A and of B,
     and Plakoto draws (replayed; counted in the games).
+    `control` (int64[2], see _control.pxi): the loop stops before a match once control[0]
+    is set, returning the tallies of the matches played, and adds one to control[1] after
+    each match.
     """
     cdef Board b
     _load_board(board, &b)
@@ -79,6 +82,7 @@ def run_matches(const int8_t[:, ::1] board, Py_ssize_t n_matches, int length, in
     m.vnn.net[GAME_PLAKOTO] = _vnet_c(plakoto_net, GAME_PLAKOTO)
     m.vnn.net[GAME_FEVGA] = _vnet_c(fevga_net, GAME_FEVGA)
     m.vnn.scratch = NULL
+    cdef int64_t* ctl = _control_words(control)
     tally = np.zeros(N_MATCH_TALLIES, dtype=np.int64)
     cdef int64_t[::1] t = tally
     cdef Rng rng
@@ -96,10 +100,13 @@ def run_matches(const int8_t[:, ::1] board, Py_ssize_t n_matches, int length, in
                 m.vnn.scratch = _new_vargen()
         with nogil:
             for i in range(n_matches):
+                if stop_asked(ctl):
+                    break
                 play_match(g, v, &b, &opt, players, &m, &rng, &t[0])
                 if t[MT_GAMES] < 0:
                     failed = True
                     break
+                count_game(ctl)
     finally:
         free(g)
         free(v)

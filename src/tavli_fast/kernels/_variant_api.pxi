@@ -79,7 +79,7 @@ cdef int _check_vplayer(int p, bint have_net) except -1:
 def run_variant_games(const int8_t[:, ::1] board, uint32_t pinned, int game, int options,
                       Py_ssize_t n_games, int player0, int player1, uint64_t seed,
                       const int8_t[:, ::1] first_dice=None, int8_t[::1] outcomes=None,
-                      VariantNet net=None):
+                      VariantNet net=None, int64_t[::1] control=None):
     """Play n_games Plakoto (game 0) / Fevga (game 1) games from `board`; player 0 on roll.
 
     Players: 0 random (uniform over the distinct results), 1 heuristic, 2 neural and
@@ -90,7 +90,9 @@ def run_variant_games(const int8_t[:, ::1] board, uint32_t pinned, int game, int
     of the plies.  first_dice[i, 2j:2j+2] forces roll j of game i (a 0 pair rolls
     normally), as in run_games.  `outcomes`, if given (int8[n_games]), receives each
     game's outcome code (0-6 as above): paired comparisons need the games one by one.
-    The same seed (and dice) gives the same games.
+    The same seed (and dice) gives the same games.  `control` (int64[2], see _control.pxi):
+    the loop stops before a game once control[0] is set (the counts are then those of the
+    games played: counts[0:7] sum to them) and adds one to control[1] after each game.
     """
     cdef Board b
     _load_board(board, &b)
@@ -123,12 +125,15 @@ def run_variant_games(const int8_t[:, ::1] board, uint32_t pinned, int game, int
     cdef int outcome, plies = 0, failed = 0
     cdef const int8_t* forced = NULL
     cdef bint keep = outcomes is not None
+    cdef int64_t* ctl = _control_words(control)
     rng_seed(&rng, seed)
     try:
         if player0 == VPLAYER_NEURAL_1PLY or player1 == VPLAYER_NEURAL_1PLY:
             nn.scratch = _new_vargen()
         with nogil:
             for i in range(n_games):
+                if stop_asked(ctl):
+                    break
                 if n_forced:
                     forced = &first_dice[i, 0]
                 outcome = play_variant_game(v, &b, pinned, game, options, players, &rng, &plies,
@@ -141,6 +146,7 @@ def run_variant_games(const int8_t[:, ::1] board, uint32_t pinned, int game, int
                 cv[V_N_OUTCOMES + 1] += <int64_t>plies * plies
                 if keep:
                     outcomes[i] = <int8_t>outcome
+                count_game(ctl)
     finally:
         free(v)
         free(nn.scratch)

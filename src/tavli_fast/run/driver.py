@@ -16,9 +16,21 @@ says where the units run. The driver joins the two, once for every kind and exec
 3. After each result: ``job.done`` may stop the run early (a target standard error), the
    progress callback gets ``job.progress(...)``, and at most once a second the checkpoint file
    is rewritten from ``job.to_checkpoint(...)`` (and once more at the end).
-4. Ctrl-C (KeyboardInterrupt) stops the executor (outstanding units are cancelled) and the run
-   returns what was merged, flagged ``interrupted``; the checkpoint then holds it for a resume,
-   which may use any executor.
+4. Ctrl-C (KeyboardInterrupt), or the caller's ``cancel`` (anything with ``is_set()``, such as
+   a ``threading.Event`` set from another thread), stops the run within a second: the
+   executor sets the stop flag that the game loops look at before every game
+   (``control.py``), and the units in flight hand over the games they played. The run
+   returns what was merged, flagged ``interrupted``.
+5. Partial chunks count, but are never saved: a unit cut short is merged by
+   ``job.add_partial`` (when the kind has it) *after* the last checkpoint is written, so the
+   interrupted result reports every game played while the checkpoint holds whole units only.
+   A resume plays the cut units again from their start, with their own seeds, and so gives
+   the numbers of an uninterrupted run bit for bit (resuming within a unit would need the
+   generator's state and the running sums of every figure saved mid-unit; a unit lost is at
+   most a chunk's games per worker).
+6. While units play, the progress callback is called every PROGRESS_INTERVAL_S seconds or
+   so, whatever the chunk size, with the games the units in flight have played so far added
+   (``progress.with_games_in_flight``).
 
 This module knows nothing of processes, clusters or of any particular kind of job.
 """
@@ -31,9 +43,11 @@ from dataclasses import dataclass
 from typing import Any, Callable, Protocol, Sequence
 
 from .checkpoint import write_checkpoint
-from .progress import RolloutProgress
+from .control import Cancel, check_cancel
+from .progress import RolloutProgress, with_games_in_flight
 
-__all__ = ["Job", "Executor", "RunOutcome", "ProgressCallback", "run_job"]
+__all__ = ["Job", "Executor", "RunOutcome", "ProgressCallback", "Cancel", "run_job",
+           "PROGRESS_INTERVAL_S"]
 
 log = logging.getLogger(__name__)
 
@@ -41,6 +55,8 @@ ProgressCallback = Callable[[RolloutProgress], Any]
 
 #: Seconds between two checkpoint writes while a run goes on (it is always written at the end).
 CHECKPOINT_INTERVAL_S = 1.0
+#: Seconds between two progress reports while units play (and after each unit).
+PROGRESS_INTERVAL_S = 0.5
 
 
 class Job(Protocol):
@@ -62,6 +78,10 @@ class Job(Protocol):
 
     def add(self, result: Any) -> None:
         """Merge one unit's result (called exactly once per unit, in the order units finish)."""
+
+    # Optional: def add_partial(self, result: Any) -> None, which merges the result of a unit
+    # cut short by a stop (Ctrl-C, a cancel), for the interrupted result only: it is called
+    # after the last checkpoint is written. Kinds without it drop such results.
 
     @property
     def done(self) -> bool:
@@ -85,15 +105,24 @@ class Executor(Protocol):
     def run(
         self,
         units: Sequence[Any],
-        worker: Callable[[Any], Any],
+        worker: Callable[..., Any],
         completed: Callable[[int, Any], Any],
         done: Callable[[], bool],
         prepare: Callable[[Any], Any] | None,
-    ) -> None:
+        *,
+        cancel: Cancel | None = None,
+        partial: Callable[[int, Any], Any] | None = None,
+        tick: Callable[[int], Any] | None = None,
+    ) -> bool:
         """Call ``completed(i, worker(units[i]))`` here for each unit, once each, until all ran
         or ``done()`` is true, taking the units from ``units`` in order as they are needed
         (never all at once: a plan may hold 1e8 units). Units whose worker died are run again.
-        KeyboardInterrupt stops the workers (outstanding units are dropped) and propagates."""
+        A worker with a ``control`` parameter gets its unit's control words (``control.py``).
+        Once ``cancel`` is set, or on KeyboardInterrupt, stop the units in flight and hand
+        their results over, ``partial(i, result)`` for those cut short; then return True (a
+        cancel) or let the KeyboardInterrupt propagate. ``tick(games)`` is called every
+        fraction of a second with the games the units in flight have played. Returns
+        whether the run was stopped."""
 
 
 @dataclass(frozen=True)
@@ -112,14 +141,22 @@ def run_job(
     progress: ProgressCallback | None = None,
     checkpoint: str | None = None,
     previous_elapsed: float = 0.0,
+    cancel: Cancel | None = None,
 ) -> RunOutcome:
     """Run ``job`` on ``executor`` until it is finished, stopped early or interrupted.
 
     ``checkpoint``: a file kept up to date with ``job.to_checkpoint`` (written atomically).
     ``previous_elapsed``: seconds already spent by the run being resumed.
+    ``cancel``: anything with ``is_set() -> bool`` (a ``threading.Event``); once it is set,
+    from any thread, the run stops within a second and returns ``interrupted``, as on
+    Ctrl-C. ``progress`` is called after each unit and at least once a second while units
+    play. Works from any thread (no signal handler is installed here).
     """
+    cancel = check_cancel(cancel)
     started = time.perf_counter()
     last_save = -float("inf")
+    last_report = -float("inf")
+    cut: list[Any] = []  # results of units cut short by the stop: reported, never saved
 
     def elapsed() -> float:
         return previous_elapsed + time.perf_counter() - started
@@ -131,9 +168,24 @@ def run_job(
             write_checkpoint(checkpoint, job.to_checkpoint(elapsed()))
             last_save = now
 
+    def report(in_flight: int = 0) -> None:
+        nonlocal last_report
+        if progress is None:
+            return
+        last_report = time.perf_counter()
+        session = last_report - started
+        progress(with_games_in_flight(job.progress(elapsed(), session), in_flight, session))
+
+    def tick(in_flight: int) -> None:
+        if time.perf_counter() - last_report >= PROGRESS_INTERVAL_S:
+            report(in_flight)
+
     interrupted = False
     try:
         while not job.done:
+            if cancel is not None and cancel.is_set():
+                interrupted = True
+                break
             units = job.plan()
             if not units:
                 break
@@ -145,14 +197,27 @@ def run_job(
                 seen.add(i)
                 job.add(result)
                 save()
-                if progress is not None:
-                    progress(job.progress(elapsed(), time.perf_counter() - started))
+                report()
 
-            executor.run(units, job.worker, completed, lambda: job.done, job.prepare)
+            def held(i: int, result: Any) -> None:
+                if i in seen or not 0 <= i < len(units):
+                    raise RuntimeError(f"unit {i} of this round was returned twice or is unknown")
+                seen.add(i)
+                cut.append(result)
+
+            stopped = executor.run(units, job.worker, completed, lambda: job.done, job.prepare,
+                                   cancel=cancel, partial=held, tick=tick)
+            if stopped:
+                interrupted = True
+                break
             if len(seen) < len(units) and not job.done:
                 raise RuntimeError(f"the executor returned {len(seen)} of {len(units)} units")
     except KeyboardInterrupt:
         interrupted = True
-        log.info("interrupted; the result holds the units completed so far")
+    if interrupted:
+        log.info("interrupted; the result holds the games played so far")
     save(force=True)
+    add_partial = getattr(job, "add_partial", None)
+    for result in cut if add_partial is not None else ():
+        add_partial(result)
     return RunOutcome(elapsed_s=elapsed(), interrupted=interrupted, restarts=executor.restarts)

@@ -4,17 +4,19 @@ from __future__ import annotations
 
 import math
 import sys
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any, TextIO
 
 from tqdm import tqdm
 
-__all__ = ["RolloutProgress", "PlayProgress", "TqdmProgress"]
+__all__ = ["RolloutProgress", "PlayProgress", "TqdmProgress", "with_games_in_flight"]
 
 
 @dataclass(frozen=True)
 class RolloutProgress:
-    """Where a rollout stands, passed to the ``progress`` callback after each chunk."""
+    """Where a rollout stands, passed to the ``progress`` callback after each chunk and at
+    least once a second while chunks play (``trials_done`` then counts the games of the
+    chunks in flight so far; the equity is that of the chunks merged)."""
 
     trials_done: int
     trials_total: int
@@ -38,6 +40,17 @@ class PlayProgress:
     equity: float
     equity_se: float
     dropped: bool  # decided against by the stop rule: no more trials
+
+
+def with_games_in_flight(p: RolloutProgress, games: int, session_s: float) -> RolloutProgress:
+    """``p`` with ``games`` more done: those the units in flight have played so far (their
+    figures are not merged yet, so the equity is that of the units merged)."""
+    if games <= 0:
+        return p
+    done = min(p.trials_done + games, p.trials_total)
+    rate = p.games_per_second + games / session_s if session_s > 0 else p.games_per_second
+    return replace(p, trials_done=done, games_per_second=rate,
+                   eta_s=(p.trials_total - done) / rate if rate > 0 else math.inf)
 
 
 class TqdmProgress:

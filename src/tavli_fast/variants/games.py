@@ -85,19 +85,22 @@ def variant_net_for(game: str | int, ids: tuple[int, ...],
 def play_variant_trials(
     board: np.ndarray, pinned: int, game: int, options: int, n_games: int,
     players: tuple[int, int], seed: int, dice: np.ndarray | None = None,
-    net: NetChoice | None = None,
+    net: NetChoice | None = None, control: np.ndarray | None = None,
 ) -> tuple[np.ndarray, np.ndarray]:
     """Play ``n_games`` games in the core (GIL released) from ``board`` (player 0 on roll).
 
     ``dice[i, 2j:2j+2]`` forces roll j of game i (0 = roll normally); ``net`` names the net
     of the neural players (None: the shipped one). Returns (counts
     int64[9] as ``_core.run_variant_games`` gives them, outcomes int8[n_games] indexing
-    ``OUTCOMES``).
+    ``OUTCOMES``). ``control``: the unit's control words (``_core.run_variant_games``): the
+    games stop once its stop flag is up (the counts are then those of the games played, and
+    only their outcomes are set).
     """
     outcomes = np.empty(n_games, dtype=np.int8)
     counts = _core.run_variant_games(board, pinned, game, options, n_games, players[0],
                                      players[1], seed, first_dice=dice, outcomes=outcomes,
-                                     net=variant_net_for(game, players, net))
+                                     net=variant_net_for(game, players, net),
+                                     control=control)
     return counts, outcomes
 
 

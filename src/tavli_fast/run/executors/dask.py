@@ -252,10 +252,17 @@ class DaskExecutor:
         completed: Callable[[int, Any], Any],
         done: Callable[[], bool],
         prepare: Callable[[Any], Any] | None = None,
-    ) -> None:
-        """See ``driver.Executor.run``."""
+        *,
+        cancel: Any = None,
+        partial: Callable[[int, Any], Any] | None = None,
+        tick: Callable[[int], Any] | None = None,
+    ) -> bool:
+        """See ``driver.Executor.run``. The tasks of a cluster are not cut short: a cancel is
+        answered when the next task finishes (the tasks still running are dropped), and
+        there are no partial results nor games in flight to report."""
         if not units or done():
-            return
+            return False
+        stopped = False
         distributed = self._distributed
         if prepare is not None:
             self._prepare_each_machine(prepare, units[0])
@@ -290,6 +297,9 @@ class DaskExecutor:
                 completed(i, result)
                 if done():
                     break
+                if cancel is not None and cancel.is_set():
+                    stopped = True
+                    break
                 refill()
         finally:
             if inflight:  # interrupted, failed or stopped early: drop the outstanding tasks
@@ -305,3 +315,4 @@ class DaskExecutor:
                 self.restarts += len(lost)
                 log.warning("%d Dask worker(s) left during the run; Dask ran their tasks again "
                             "elsewhere", len(lost))
+        return stopped

@@ -4,7 +4,10 @@
   parent only merges plain numbers.
 - A worker that dies (killed, crashed) breaks the pool: the units that were in flight run again
   on a fresh pool. Each unit's result is handed over exactly once.
-- Ctrl-C (KeyboardInterrupt in the parent) stops the workers at once and propagates.
+- Ctrl-C (KeyboardInterrupt in the parent) or the caller's cancel sets the stop flag of the
+  units in flight (``run/control.py``); their game loops stop at the next game and hand over
+  the games played, as partial results, within a second. KeyboardInterrupt then propagates.
+  The parent looks at the cancel and reports the games in flight every POLL_S seconds.
 - A worker ends itself when the process that started the pool is gone, even if that one was
   killed without a chance to stop it (SIGKILL, the OOM killer): no orphans left computing or
   waiting for work.
@@ -15,6 +18,7 @@
 
 from __future__ import annotations
 
+import inspect
 import logging
 import logging.handlers
 import multiprocessing
@@ -24,11 +28,12 @@ import select
 import signal
 import threading
 import time
-from concurrent.futures import FIRST_COMPLETED, Future, ProcessPoolExecutor, wait
+from concurrent.futures import FIRST_COMPLETED, Future, ProcessPoolExecutor, ThreadPoolExecutor, wait
 from concurrent.futures.process import BrokenProcessPool
 from numbers import Integral
 from typing import Any, Callable, Iterable, Sequence
 
+from ..control import Cancel, RunControl, UnitControl
 from .guard import check_main_guard
 
 __all__ = ["LocalExecutor", "check_jobs", "default_jobs", "default_start_method",
@@ -38,6 +43,11 @@ log = logging.getLogger(__name__)
 
 #: A pool that breaks this many times in a row without finishing a unit is given up on.
 MAX_CONSECUTIVE_FAILURES = 3
+#: Seconds between two looks at the cancel and the progress while units play.
+POLL_S = 0.1
+#: Seconds the units in flight get to hand over their games once the run is stopping (a
+#: game loop that takes its control words stops at its next game, well within a second).
+DRAIN_S = 10.0
 
 
 def default_jobs() -> int:
@@ -157,7 +167,9 @@ def _kill_pool(executor: ProcessPoolExecutor) -> None:
 
 
 class LocalExecutor:
-    """Runs units on ``jobs`` worker processes of this machine (``jobs == 1``: in this process).
+    """Runs units on ``jobs`` worker processes of this machine (``jobs == 1``: in this process,
+    on a thread of its own, so that the caller's thread stays free to answer Ctrl-C, a cancel
+    and the progress while a unit plays).
 
     start_method: how workers start (default forkserver where available, else spawn).
     MainGuardError (a RuntimeError) for a pool started from a script's top level, outside
@@ -182,11 +194,15 @@ class LocalExecutor:
     def run(
         self,
         units: Sequence[Any],
-        worker: Callable[[Any], Any],
+        worker: Callable[..., Any],
         completed: Callable[[int, Any], Any],
         done: Callable[[], bool],
         prepare: Callable[[Any], Any] | None = None,
-    ) -> None:
+        *,
+        cancel: Cancel | None = None,
+        partial: Callable[[int, Any], Any] | None = None,
+        tick: Callable[[int], Any] | None = None,
+    ) -> bool:
         """See ``driver.Executor.run``. In a pool, units are submitted in the given order (at
         most two per worker in flight; the units are taken from ``units`` one at a time, so a
         plan made on demand is never held whole), results of units finishing together are
@@ -194,24 +210,36 @@ class LocalExecutor:
         every worker would otherwise build at once on a fresh machine, without loading it
         here)."""
         if not units or done():
-            return
+            return False
         if self.workers == 1:
-            for i, unit in enumerate(units):
-                completed(i, worker(unit))
-                if done():
-                    return
-            return
+            if cancel is None and partial is None and tick is None:
+                for i, unit in enumerate(units):  # nothing to watch: simply in this thread
+                    completed(i, worker(unit))
+                    if done():
+                        break
+                return False
+            with RunControl(2, shared=False, cancel=cancel) as control:
+                pool = ThreadPoolExecutor(max_workers=1, thread_name_prefix="tavli-unit")
+                flight = _Flight(self, pool, _Pending(units), worker, control, 1)
+                try:
+                    flight.fly(completed, done, partial, tick)
+                finally:
+                    pool.shutdown(wait=not control.stopping, cancel_futures=True)
+                return control.stopping
         if prepare is not None:
             prepare(units[0])
-        self._run_pool(units, worker, completed, done)
+        return self._run_pool(units, worker, completed, done, cancel, partial, tick)
 
     def _run_pool(
         self,
         units: Sequence[Any],
-        worker: Callable[[Any], Any],
+        worker: Callable[..., Any],
         completed: Callable[[int, Any], Any],
         done: Callable[[], bool],
-    ) -> None:
+        cancel: Cancel | None,
+        partial: Callable[[int, Any], Any] | None,
+        tick: Callable[[int], Any] | None,
+    ) -> bool:
         """A broken pool (a dead worker) is replaced and its unfinished units are run again, so
         each unit's result arrives exactly once; RuntimeError after MAX_CONSECUTIVE_FAILURES
         broken pools in a row."""
@@ -220,67 +248,152 @@ class LocalExecutor:
         workers = min(self.workers, len(units))
         level = logging.getLogger("tavli_fast").getEffectiveLevel()
         failures = 0
-        while pending:
-            log_queue = ctx.Queue()
-            listener = _LogListener(log_queue)
-            executor = ProcessPoolExecutor(
-                max_workers=workers, mp_context=ctx, initializer=_worker_init,
-                initargs=(log_queue, level, os.getpid()),
-            )
-            inflight: dict[Future, tuple[int, Any]] = {}
-            broken = False
-            finished = False
-            try:
-                while (pending or inflight) and not done():
-                    while pending and len(inflight) < 2 * workers:
-                        item = pending.pop()
-                        try:
-                            future = executor.submit(worker, item[1])
-                        except BrokenProcessPool:  # a worker died since the last result arrived
-                            pending.run_again([item])
-                            broken = True
-                            break
-                        inflight[future] = item
-                    if broken and not inflight:
-                        break
-                    ready, _ = wait(inflight, return_when=FIRST_COMPLETED)
-                    for fut in sorted(ready, key=lambda f: inflight[f][0]):
-                        item = inflight.pop(fut)
-                        try:
-                            result = fut.result()
-                        except BrokenProcessPool:
-                            broken = True
-                            pending.run_again([item])
-                            continue
-                        failures = 0
-                        completed(item[0], result)
-                    if broken:
-                        break
-                finished = not broken and not inflight
-            finally:
-                if broken:
-                    pending.run_again(inflight.values())
-                if finished:  # let the workers exit normally, so their last log records arrive
-                    executor.shutdown(wait=True)
-                else:  # interrupted, broken, or stopped early with units in flight
-                    _kill_pool(executor)
-                listener.stop()
-                log_queue.close()
-                log_queue.join_thread()
-            if done():
-                return
-            if broken:
-                failures += 1
-                self.restarts += 1
-                log.warning(
-                    "a worker process died; re-running %d unfinished unit(s) on a fresh pool",
-                    len(pending.again),
+        with RunControl(2 * workers, shared=True, cancel=cancel) as control:
+            while pending:
+                log_queue = ctx.Queue()
+                listener = _LogListener(log_queue)
+                executor = ProcessPoolExecutor(
+                    max_workers=workers, mp_context=ctx, initializer=_worker_init,
+                    initargs=(log_queue, level, os.getpid()),
                 )
-                if failures >= MAX_CONSECUTIVE_FAILURES:
-                    raise RuntimeError(
-                        f"worker processes died {failures} times in a row without finishing a "
-                        "unit of work"
+                flight = _Flight(self, executor, pending, worker, control, workers)
+                try:
+                    flight.fly(completed, done, partial, tick)
+                finally:
+                    if flight.broken:
+                        pending.run_again(item for item, _ in flight.inflight.values())
+                    if flight.finished:  # let the workers exit normally: their last logs arrive
+                        executor.shutdown(wait=True)
+                    else:  # interrupted, broken, or stopped early with units in flight
+                        _kill_pool(executor)
+                    listener.stop()
+                    log_queue.close()
+                    log_queue.join_thread()
+                if done() or control.stopping:
+                    return control.stopping
+                if flight.broken:
+                    failures = 1 if flight.progressed else failures + 1
+                    self.restarts += 1
+                    log.warning(
+                        "a worker process died; re-running %d unfinished unit(s) on a fresh pool",
+                        len(pending.again),
                     )
+                    if failures >= MAX_CONSECUTIVE_FAILURES:
+                        raise RuntimeError(
+                            f"worker processes died {failures} times in a row without finishing "
+                            "a unit of work"
+                        )
+            return False
+
+
+def _run_unit(worker: Callable[..., Any], unit: Any, control: UnitControl | None) -> tuple[Any, bool]:
+    """A unit as a worker runs it: (its result, whole). ``whole`` is false when the run's stop
+    flag was up as the unit returned: the game loop may then have cut it short."""
+    if control is None:
+        return worker(unit), True
+    with control.words() as words:
+        result = worker(unit, control=words)
+        return result, not control.stopped(words)
+
+
+def _takes_control(worker: Callable[..., Any]) -> bool:
+    """Whether ``worker`` takes the ``control`` words of its unit (the game loops' stop flag)."""
+    try:
+        return "control" in inspect.signature(worker).parameters
+    except (TypeError, ValueError):  # pragma: no cover - a builtin without a signature
+        return False
+
+
+class _Flight:
+    """The units in flight on one pool (of processes or of one thread): submits them, hands
+    their results over, looks at the cancel and the progress every POLL_S seconds, and once
+    the run is stopping (Ctrl-C, the cancel) stops the units in flight and waits DRAIN_S
+    seconds at most for the games they played."""
+
+    def __init__(self, owner: LocalExecutor, pool: Any, pending: "_Pending",
+                 worker: Callable[..., Any], control: RunControl, workers: int):
+        self.pool = pool
+        self.pending = pending
+        self.worker = worker
+        self.control = control
+        self.window = 2 * workers
+        self.takes_control = _takes_control(worker)
+        self.inflight: dict[Future, tuple[tuple[int, Any], int]] = {}  # -> (index, unit), slot
+        self.free_slots = list(range(min(self.window, control.slots)))
+        self.broken = False
+        self.finished = False
+        self.progressed = False
+
+    def _submit(self) -> None:
+        while self.pending and len(self.inflight) < self.window and self.free_slots:
+            item = self.pending.pop()
+            slot = self.free_slots.pop()
+            unit_control = self.control.unit(slot) if self.takes_control else None
+            try:
+                future = self.pool.submit(_run_unit, self.worker, item[1], unit_control)
+            except BrokenProcessPool:  # a worker died since the last result arrived
+                self.pending.run_again([item])
+                self.free_slots.append(slot)
+                self.broken = True
+                return
+            self.inflight[future] = (item, slot)
+
+    def _hand_over(self, ready: Iterable[Future], completed: Callable[[int, Any], Any],
+                   partial: Callable[[int, Any], Any] | None) -> None:
+        for fut in sorted(ready, key=lambda f: self.inflight[f][0][0]):
+            item, slot = self.inflight.pop(fut)
+            self.free_slots.append(slot)
+            if fut.cancelled():
+                continue
+            try:
+                result, whole = fut.result()
+            except BrokenProcessPool:
+                self.broken = True
+                self.pending.run_again([item])
+                continue
+            self.progressed = True
+            if whole:
+                completed(item[0], result)
+            elif partial is not None:
+                partial(item[0], result)
+
+    def fly(self, completed: Callable[[int, Any], Any], done: Callable[[], bool],
+            partial: Callable[[int, Any], Any] | None, tick: Callable[[int], Any] | None) -> None:
+        try:
+            while (self.pending or self.inflight) and not done():
+                if self.control.cancelled():
+                    self._drain(completed, partial)
+                    return
+                self._submit()
+                if self.broken and not self.inflight:
+                    return
+                ready, _ = wait(self.inflight, timeout=POLL_S, return_when=FIRST_COMPLETED)
+                self._hand_over(ready, completed, partial)
+                if self.broken:
+                    return
+                if tick is not None and self.inflight:
+                    tick(self.control.games(slot for _, slot in self.inflight.values()))
+            self.finished = not self.broken and not self.inflight
+        except KeyboardInterrupt:
+            if self.takes_control:
+                self._drain(completed, partial)
+            else:
+                self.control.stopping = True  # nothing to wait for: the units run to their end
+            raise
+
+    def _drain(self, completed: Callable[[int, Any], Any],
+               partial: Callable[[int, Any], Any] | None) -> None:
+        """Stop the units in flight at their next game and hand over what they played."""
+        self.control.stop()
+        for fut in list(self.inflight):
+            fut.cancel()  # not started yet: nothing to wait for
+        deadline = time.monotonic() + DRAIN_S
+        while self.inflight and (left := deadline - time.monotonic()) > 0:
+            ready, _ = wait(self.inflight, timeout=min(left, POLL_S), return_when=FIRST_COMPLETED)
+            self._hand_over(ready, completed, partial)
+        if self.inflight:
+            log.warning("%d unit(s) did not stop within %g s; their games are lost",
+                        len(self.inflight), DRAIN_S)
 
 
 class _Pending:
