@@ -30,6 +30,9 @@ class Served:
             self.process.kill()
             self.process.wait()
             raise AssertionError(f"tavli-serve did not stop within {timeout_s} s of signal {sig}")
+        finally:
+            self.said.append(self.process.stderr.read())   # what it said until it stopped
+            self.process.stderr.close()
 
 
 def start_server(*args: str) -> Served:
@@ -48,4 +51,6 @@ def start_server(*args: str) -> Served:
         if not line and process.poll() is not None:
             break
     process.kill()
-    raise AssertionError("tavli-serve did not start")
+    process.wait()
+    process.stderr.close()
+    raise AssertionError(f"tavli-serve did not start: {''.join(said)}")

@@ -19,7 +19,7 @@ from tavli_fast.play.neural import default_net  # noqa: E402
 from tavli_fast.serve.app import ServeConfig, create_app  # noqa: E402
 
 XGID_52 = "XGID=-b----E-C---eE---c-e----B-:0:0:1:52:0:0:0:0:10"
-LONG = {"position": "start", "players": "pubeval", "trials": 10**8, "seed": 3, "chunk_size": 500}
+LONG = {"position": "start", "player": "pubeval", "trials": 10**8, "seed": 3, "chunk_size": 500}
 
 
 @pytest.fixture(scope="module")
@@ -121,11 +121,11 @@ def test_a_served_rollout_is_the_commands_for_the_same_seed(client, capsys):
 
 
 def test_the_candidate_plays_served_are_the_commands(client, capsys):
-    command = _command(rollout_main, ["--position", "start", "--dice", "31", "--players",
+    command = _command(rollout_main, ["--position", "start", "--dice", "31", "--player",
                                       "pubeval", "--trials", "648", "--chunk-size", "324",
                                       "--candidates", "3", "--seed", "5", "--jobs", "1",
                                       "--json", "--no-progress"], capsys)
-    r = client.post("/v1/rollouts", json={"position": "start", "dice": "31", "players": "pubeval",
+    r = client.post("/v1/rollouts", json={"position": "start", "dice": "31", "player": "pubeval",
                                           "trials": 648, "chunk_size": 324, "candidates": 3,
                                           "seed": 5})
     assert r.status_code == 202 and r.json()["kind"] == "plays"

@@ -77,9 +77,13 @@ def test_the_page_shows_the_board_the_plays_and_a_live_rollout(browser, tmp_path
         status = browser.find_element(By.CSS_SELECTOR, "[data-testid=rollout-status]")
         first = wait.until(lambda d: _trials_done(status.text) or None)
         wait.until(lambda d: (_trials_done(status.text) or 0) > first)
-        chart = browser.find_element(By.CSS_SELECTOR, "[data-testid=rollout-chart]")
-        wait.until(lambda d: len(chart.find_elements(By.CSS_SELECTOR, "polyline.series")) >= 2)
-        assert chart.find_elements(By.CSS_SELECTOR, "polygon.band")
+        # Two lines (one a candidate play) over several points each, and their bands. The
+        # chart is redrawn at each event: read it in one script, not element by element.
+        points = ("return Array.from(document.querySelectorAll('[data-testid=rollout-chart] "
+                  "polyline.series')).map(line => line.getAttribute('points').split(' ').length)")
+        wait.until(lambda d: len([n for n in d.execute_script(points) if n >= 4]) >= 2)
+        assert browser.execute_script("return document.querySelectorAll("
+                                      "'[data-testid=rollout-chart] polygon.band').length") >= 2
 
         shot = tmp_path / "tavli-serve-page.png"
         browser.save_screenshot(str(shot))

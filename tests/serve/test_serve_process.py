@@ -57,7 +57,7 @@ def test_a_signal_cancels_the_jobs_and_leaves_no_worker_behind(sig):
     served = start_server("--jobs", "2")
     try:
         job = _call(served.url + "v1/rollouts", "POST",
-                    {"position": "start", "players": "pubeval", "trials": 10**8, "seed": 1,
+                    {"position": "start", "player": "pubeval", "trials": 10**8, "seed": 1,
                      "chunk_size": 1000})
         deadline = time.monotonic() + 60
         while _call(served.url + f"v1/rollouts/{job['id']}")["progress"] is None:
@@ -68,6 +68,7 @@ def test_a_signal_cancels_the_jobs_and_leaves_no_worker_behind(sig):
     finally:
         status = served.stop(sig, timeout_s=30)
     assert status == 0
+    assert "stopped; 1 running job(s) cancelled" in served.said[-1]
     deadline = time.monotonic() + 10
     while any(_alive(p) for p in workers) and time.monotonic() < deadline:
         time.sleep(0.1)

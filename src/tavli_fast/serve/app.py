@@ -12,6 +12,7 @@ from __future__ import annotations
 import asyncio
 import hmac
 import json
+import sys
 import time
 from dataclasses import dataclass
 from importlib import resources
@@ -213,7 +214,10 @@ def create_app(config: ServeConfig | None = None) -> FastAPI:
 
     async def lifespan(app: FastAPI) -> AsyncIterator[None]:
         yield
-        await asyncio.get_running_loop().run_in_executor(None, registry.shutdown)
+        running = registry.running()
+        stopped = await asyncio.get_running_loop().run_in_executor(None, registry.shutdown)
+        print(f"tavli-serve: stopped; {running} running job(s) cancelled"
+              + ("" if stopped else ", some still running after 10 s"), file=sys.stderr, flush=True)
 
     app = FastAPI(title="tavli-serve", version=__version__, lifespan=lifespan,
                   docs_url=None, redoc_url=None,

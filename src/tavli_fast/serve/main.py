@@ -14,8 +14,10 @@ Exit status: 0 stopped; 2 bad usage (one line on stderr).
 from __future__ import annotations
 
 import argparse
+import contextlib
+import signal
 import sys
-from typing import Any, Sequence
+from typing import Any, Iterator, Sequence
 
 import uvicorn
 
@@ -84,6 +86,18 @@ class _Server(uvicorn.Server):
     def handle_exit(self, sig: int, frame: Any) -> None:
         self.jobs.cancel_all()
         super().handle_exit(sig, frame)
+
+    @contextlib.contextmanager
+    def capture_signals(self) -> Iterator[None]:
+        """SIGINT and SIGTERM stop the server gracefully (a second one at once); a stop asked
+        for ends the command with status 0 (uvicorn's own would raise the signal again)."""
+        stops = (signal.SIGINT, signal.SIGTERM)
+        previous = {sig: signal.signal(sig, self.handle_exit) for sig in stops}
+        try:
+            yield
+        finally:
+            for sig, handler in previous.items():
+                signal.signal(sig, handler)
 
 
 def main(argv: Sequence[str] | None = None) -> int:
