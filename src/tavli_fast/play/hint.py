@@ -11,6 +11,8 @@ from __future__ import annotations
 
 from dataclasses import asdict, dataclass
 
+import numpy as np
+
 from .. import _core
 from .cube import gammon_prices
 from .neural import default_net
@@ -18,7 +20,7 @@ from ..errors import check_dice
 from ..game.resolve import resolve_position
 from ..game.position import Position
 
-__all__ = ["RankedPlay", "hint", "prices_report"]
+__all__ = ["RankedPlay", "hint", "ranked_plays", "prices_report"]
 
 _PRICE_NAMES = ("win_gammon", "lose_gammon", "win_backgammon", "lose_backgammon")
 
@@ -43,6 +45,12 @@ def hint(position: str | Position, die1: int, die2: int, *, top: int = 5,
     """The plays of (die1, die2) from `position` ("start", a Position ID, an XGID or a
     Position), best first, by `net` (default the shipped one with the bear-off databases).
     Raises InvalidDiceError, InvalidPositionError (a finished game) or ValueError (top < 0)."""
+    return [play for play, _ in ranked_plays(position, die1, die2, top=top, net=net)]
+
+
+def ranked_plays(position: str | Position, die1: int, die2: int, *, top: int = 5,
+                 net: _core.NeuralNet | None = None) -> list[tuple[RankedPlay, np.ndarray]]:
+    """``hint``'s plays, each with the board after it (sides not switched)."""
     if top < 0:
         raise ValueError(f"top must be 0 or more, not {top}")
     d1, d2 = check_dice(die1, die2)
@@ -53,12 +61,13 @@ def hint(position: str | Position, die1: int, die2: int, *, top: int = 5,
     ranked = sorted(((net.move_equity(p.position.board, prices=mine), p)
                      for p in pos.plays(d1, d2)), key=lambda item: -item[0])
     plays = [
-        RankedPlay(p.position.position_id(), p.notation or "(no play)", equity,
-                   net.move_equity(p.position.board, ply=1, prices=mine, reply_prices=theirs)
-                   if i < top else None)
+        (RankedPlay(p.position.position_id(), p.notation or "(no play)", equity,
+                    net.move_equity(p.position.board, ply=1, prices=mine, reply_prices=theirs)
+                    if i < top else None), p.position.board)
         for i, (equity, p) in enumerate(ranked)
     ]
-    plays.sort(key=lambda p: (p.equity_1ply is None, -(p.equity_1ply or 0.0), -p.equity_0ply))
+    plays.sort(key=lambda item: (item[0].equity_1ply is None, -(item[0].equity_1ply or 0.0),
+                                 -item[0].equity_0ply))
     return plays
 
 

@@ -23,7 +23,7 @@ from ..variants.neural import evaluate_variant, variant_net
 from ..variants.position import variant_position
 from ..variants.text import variant_text
 from .cube import CubeDecision, cube_decision
-from .hint import hint, prices_report
+from .hint import prices_report, ranked_plays
 from .neural import Probabilities, evaluator
 
 __all__ = ["NET_OUTPUTS", "VARIANT_OUTPUTS", "eval_report", "hint_report", "board_report",
@@ -102,23 +102,31 @@ def hint_report(position: str, dice: tuple[int, int] | None = None, *, top: int 
         decision = _cube(pos, Probabilities.from_array(net.evaluate(pos.board)))
         return {"position_id": pos.position_id(), "xgid": pos.xgid(), "cube": decision.to_dict(),
                 "board": board_report(pos)}
-    after = {p.position.position_id(): p.position.board for p in pos.plays(*dice)}
-    plays = [{**p.to_dict(), **_mover_probabilities(net, after[p.position_id])}
-             for p in hint(pos, dice[0], dice[1], top=top, net=net)]
+    ranked = ranked_plays(pos, dice[0], dice[1], top=top, net=net)
+    probabilities = _mover_probabilities(net, [board for _, board in ranked])
+    plays = [{**play.to_dict(), **p} for (play, _), p in zip(ranked, probabilities)]
     return {"position_id": pos.position_id(), "dice": list(dice), "plays": plays,
             "gammon_prices": prices_report(pos), "board": board_report(pos, dice=dice)}
 
 
-def _mover_probabilities(net: _core.NeuralNet, board: np.ndarray) -> dict[str, float]:
-    """The mover's 0-ply probabilities after a play (``board``: sides not switched): the
+def _mover_probabilities(net: _core.NeuralNet, boards: list[np.ndarray]) -> list[dict[str, float]]:
+    """The mover's 0-ply probabilities after each play (``boards``: sides not switched): the
     opponent's on roll, turned round; a play that bears off the last checker wins outright."""
-    if board[0, OFF] == 15:
-        return {"win": 1.0, "win_gammon": float(board[1, OFF] == 0),
-                "win_backgammon": 0.0, "lose_gammon": 0.0, "lose_backgammon": 0.0}
-    theirs = Probabilities.from_array(net.evaluate(np.ascontiguousarray(board[::-1])))
-    return {"win": 1.0 - theirs.win, "win_gammon": theirs.lose_gammon,
-            "win_backgammon": theirs.lose_backgammon, "lose_gammon": theirs.win_gammon,
-            "lose_backgammon": theirs.win_backgammon}
+    over = [bool(board[0, OFF] == 15) for board in boards]
+    going = [board[::-1] for board, done in zip(boards, over) if not done]
+    theirs = iter(net.evaluate_many(np.ascontiguousarray(np.stack(going), dtype=np.int8))
+                  if going else ())
+    out = []
+    for board, done in zip(boards, over):
+        if done:
+            out.append({"win": 1.0, "win_gammon": float(board[1, OFF] == 0), "win_backgammon": 0.0,
+                        "lose_gammon": 0.0, "lose_backgammon": 0.0})
+            continue
+        t = next(theirs)
+        out.append({"win": 1.0 - float(t[0]), "win_gammon": float(t[3]),
+                    "win_backgammon": float(t[4]), "lose_gammon": float(t[1]),
+                    "lose_backgammon": float(t[2])})
+    return out
 
 
 def _variant_hint(game: str, pos: Any, net: Any, dice: tuple[int, int] | None,

@@ -32,6 +32,7 @@ from ..checks import check_count
 from ..jobs.options import (check_plays_options, finish_plays_settings, finish_rollout_settings,
                             plays_settings, rollout_settings, wants_plays)
 from ..jobs.plays import parse_dice
+from ..play.neural import evaluator
 from ..play.reports import eval_report, hint_report
 from .jobs import Busy, JobRegistry, ServedJob
 from .schemas import EvalBody, HintBody, RolloutBody
@@ -213,6 +214,9 @@ def create_app(config: ServeConfig | None = None) -> FastAPI:
     registry = JobRegistry(max_running=config.max_running, keep_s=config.keep_s)
 
     async def lifespan(app: FastAPI) -> AsyncIterator[None]:
+        # The net and the bear-off databases are loaded (built on first use) before the first
+        # request, not during it.
+        await asyncio.get_running_loop().run_in_executor(None, evaluator)
         yield
         running = registry.running()
         stopped = await asyncio.get_running_loop().run_in_executor(None, registry.shutdown)
