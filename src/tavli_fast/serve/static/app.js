@@ -37,7 +37,8 @@
 
   function body(req, extra) {
     const out = { position: req.position, ...extra };
-    if (req.dice) out.dice = req.dice;
+    // Plakoto and Fevga roll out the position itself (the candidate plays are backgammon's).
+    if (req.dice && !(req.game && extra.trials)) out.dice = req.dice;
     if (req.game) out.game = req.game;
     return out;
   }
@@ -51,7 +52,9 @@
     window.history.replaceState(null, "", `?${q.toString()}`);
   }
 
-  function hintTable(plays) {
+  function hintTable(plays, game) {
+    const heads = game ? ["W double", "W mother", "L double", "L mother"] : ["W g", "W bg", "L g", "L bg"];
+    $("hint-table").querySelectorAll("thead th").forEach((th, i) => { if (i >= 5) th.textContent = heads[i - 5]; });
     const tbody = $("hint-table").querySelector("tbody");
     tbody.textContent = "";
     const value = p => (p.equity_1ply !== null && p.equity_1ply !== undefined) ? p.equity_1ply : p.equity_0ply;
@@ -70,7 +73,7 @@
       });
       tbody.appendChild(tr);
     });
-    if (!plays.length) tbody.innerHTML = "<tr><td colspan='9'>no plays</td></tr>";
+    if (!plays.length) tbody.innerHTML = "<tr><td colspan='9' class='note'>no plays</td></tr>";
   }
 
   function cubePanel(doc) {
@@ -120,9 +123,9 @@
       Board.draw($("board"), doc.board);
       const b = doc.board;
       $("pips").textContent = `Pip counts: X ${b.pips[0]}, O ${b.pips[1]}` + (doc.position_id ? `   ·   ${doc.position_id}` : "");
-      hintTable(doc.plays || []);
+      hintTable(doc.plays || [], doc.game);
       cubePanel(doc);
-      if (!doc.plays) $("hint-table").querySelector("tbody").innerHTML = "<tr><td colspan='9'>give dice to see the plays</td></tr>";
+      if (!doc.plays) $("hint-table").querySelector("tbody").innerHTML = "<tr><td colspan='9' class='note'>give dice to see the plays</td></tr>";
     } catch (e) {
       message(e.message);
     }
@@ -215,7 +218,7 @@
     // Small chunks: the chart gets a point every chunk (the numbers depend on the chunk size).
     extra.chunk_size = Math.min(162, Math.max(36, Math.round(extra.trials / 24)));
     extra.vr = $("vr").checked;
-    if (req.dice && !$("stop").checked) extra.no_stop = true;
+    if (req.dice && !req.game && !$("stop").checked) extra.no_stop = true;
     message("");
     try {
       const doc = await call("POST", api("/v1/rollouts"), body(req, extra));

@@ -103,11 +103,11 @@ const Board = (() => {
       const [x, top] = column(p);
       const cx = x + POINT / 2, y0 = top ? TOP : BOTTOM, dir = top ? 1 : -1;
       const mine = board.mover[p], theirs = board.opponent[p];
-      // Plakoto: a pinned checker sits under its captor.
+      // Plakoto: the pinned checker sits at the point's foot (ringed), its captors on it.
       if (mine && theirs) {
-        const under = (pinned.mover || []).includes(p);
-        stack(svg, cx, y0, dir, 1, !under, true);
-        stack(svg, cx, y0 + dir * 2 * RADIUS, dir, under ? theirs : mine, under ? false : true, false);
+        const moverPinned = (pinned.mover || []).includes(p);
+        stack(svg, cx, y0, dir, 1, moverPinned, true);
+        stack(svg, cx, y0 + dir * 2 * RADIUS, dir, moverPinned ? theirs : mine, !moverPinned, false);
       } else if (mine) stack(svg, cx, y0, dir, mine, true, false);
       else if (theirs) stack(svg, cx, y0, dir, theirs, false, false);
     }
