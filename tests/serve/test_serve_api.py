@@ -206,6 +206,7 @@ BAD = [
     ("post", "/v1/eval", {"position": 7}, 422),
     ("post", "/v1/eval", {"position": "start", "rules": "chess"}, 422),
     ("post", "/v1/eval", {"position": "start", "rules": "plakoto", "game": "fevga"}, 400),
+    ("post", "/v1/hint", {"position": "start", "rules": "portes", "dice": "31"}, 400),
     ("post", "/v1/eval", {"position": "4HPwATDgc/ABMA", "game": "plakoto"}, 400),
     ("post", "/v1/eval", {"position": "P" + "A" * 20}, 400),
     ("post", "/v1/hint", {"position": "start", "dice": "71"}, 400),

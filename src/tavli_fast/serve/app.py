@@ -327,6 +327,9 @@ def create_app(config: ServeConfig | None = None) -> FastAPI:
 
 def _game(body: EvalBody) -> str | None:
     """The variant of an eval or hint body (``game``, or ``rules`` plakoto / fevga)."""
+    if body.rules == "portes":
+        raise ApiError(400, "eval and hint value backgammon positions (the cube, backgammons); "
+                       "Portes is rolled out with /v1/rollouts and rules portes")
     variant = body.rules if body.rules in ("plakoto", "fevga") else None
     if body.game is not None and variant is not None and body.game != variant:
         raise ApiError(400, f"rules {body.rules!r} and game {body.game!r} disagree")
