@@ -14,6 +14,7 @@ from fastapi.testclient import TestClient  # noqa: E402
 
 import tavli_fast as tf  # noqa: E402
 from tavli_fast.cli.evaluate import eval_main, hint_main  # noqa: E402
+from tavli_fast.cli.openings import main as openings_main  # noqa: E402
 from tavli_fast.cli.rollout import main as rollout_main  # noqa: E402
 from tavli_fast.play.neural import default_net  # noqa: E402
 from tavli_fast.serve.app import ServeConfig, create_app  # noqa: E402
@@ -33,10 +34,10 @@ def _command(main, argv, capsys) -> dict:
     return json.loads(capsys.readouterr().out)
 
 
-def _wait(client, job_id: str, timeout_s: float = 120.0) -> dict:
+def _wait(client, job_id: str, timeout_s: float = 120.0, path: str = "/v1/rollouts") -> dict:
     deadline = time.monotonic() + timeout_s
     while time.monotonic() < deadline:
-        doc = client.get(f"/v1/rollouts/{job_id}").json()
+        doc = client.get(f"{path}/{job_id}").json()
         if doc["status"] != "running":
             return doc
         time.sleep(0.05)
@@ -136,6 +137,26 @@ def test_the_candidate_plays_served_are_the_commands(client, capsys):
     assert len(progress) == 3 and all(p["equity_se"] > 0 for p in progress)
 
 
+def test_served_opening_statistics_are_the_commands_and_cancel_like_rollouts(client, capsys):
+    argv = ["--rolls", "31,42", "--trials", "200", "--player", "pubeval", "--seed", "3",
+            "--chunk-size", "100", "--no-screen"]
+    command = _command(openings_main, [*argv, "--jobs", "1", "--json", "--no-progress"], capsys)
+    body = {"rolls": "31,42", "trials": 200, "player": "pubeval", "seed": 3, "chunk_size": 100,
+            "no_screen": True}
+    r = client.post("/v1/openings", json=body)
+    assert r.status_code == 202 and r.json()["kind"] == "openings"
+    doc = _wait(client, r.json()["id"], path="/v1/openings")
+    assert doc["status"] == "done"
+    assert _without_run_facts(doc["result"]) == _without_run_facts(command)
+    assert client.get(f"/v1/rollouts/{r.json()['id']}").status_code == 404   # not a rollout
+    long = client.post("/v1/openings", json={**body, "trials": 10**7})
+    job_id = long.json()["id"]
+    while client.get(f"/v1/openings/{job_id}").json()["progress"] is None:
+        time.sleep(0.05)
+    stopped = client.delete(f"/v1/openings/{job_id}").json()
+    assert stopped["status"] == "cancelled" and stopped["result"]["interrupted"] is True
+
+
 def _events(client, job_id: str) -> list[tuple[float, str, dict]]:
     """(seconds since the stream opened, event, data) of a job's whole event stream."""
     out, name, start = [], None, time.monotonic()
@@ -227,6 +248,11 @@ BAD = [
     ("post", "/v1/rollouts", {"position": "start", "scheduler": "tcp://10.0.0.1:8786"}, 422),
     ("post", "/v1/rollouts", {"position": "start", "checkpoint": "/tmp/x"}, 422),
     ("post", "/v1/rollouts", {"position": "start", "ply": 3}, 400),
+    ("post", "/v1/openings", {"rolls": "77"}, 400),
+    ("post", "/v1/openings", {"rules": "portes", "game": "plakoto"}, 400),
+    ("post", "/v1/openings", {"trials": 0}, 400),
+    ("post", "/v1/openings", {"weights": "x.npz"}, 422),
+    ("get", "/v1/openings/nope", None, 404),
     ("get", "/v1/rollouts/nope", None, 404),
     ("get", "/v1/rollouts/nope/events", None, 404),
     ("delete", "/v1/rollouts/nope", None, 404),
@@ -276,5 +302,5 @@ def test_the_page_its_files_and_the_openapi_document_are_served(client):
                                  if "src=" in line or "href=" in line and "stylesheet" in line)
     paths = client.get("/openapi.json").json()["paths"]
     assert {"/v1/health", "/v1/eval", "/v1/hint", "/v1/rollouts", "/v1/rollouts/{job_id}",
-            "/v1/rollouts/{job_id}/events"} <= set(paths)
+            "/v1/rollouts/{job_id}/events", "/v1/openings", "/v1/openings/{job_id}"} <= set(paths)
     assert client.get("/docs").status_code == 200

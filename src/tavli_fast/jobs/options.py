@@ -15,6 +15,9 @@ from typing import Any, Mapping
 
 from ..game.resolve import resolve_position
 from .cubeful import DEFAULT_MAX_CUBE
+from .openings import DEFAULT_CHUNK_SIZE as OPENINGS_CHUNK_SIZE
+from .openings import DEFAULT_SCREEN, DEFAULT_SCREEN_TRIALS
+from .openings import DEFAULT_TRIALS as OPENINGS_DEFAULT_TRIALS
 from .plays import DEFAULT_STOP
 from .plays import DEFAULT_TRIALS as DEFAULT_PLAY_TRIALS
 from .rollout import DEFAULT_MOVE_FILTER
@@ -22,7 +25,7 @@ from .rollout import DEFAULT_MOVE_FILTER
 __all__ = ["DEFAULT_PLAYERS", "DEFAULT_VR", "DEFAULT_PLAYERS_WHY", "DEFAULT_TRIALS",
            "PLAIN_ONLY", "players_option", "ply_option", "wants_plays", "rollout_settings",
            "plays_settings", "fill_defaults", "check_plays_options", "finish_plays_settings",
-           "finish_rollout_settings"]
+           "finish_rollout_settings", "OPENINGS_DEFAULT_VR", "openings_settings"]
 
 #: The default players: the strongest we have (the net), at the depth and VR setting that gave
 #: the smallest equity SE per CPU-second in bench/perf_vr.py (README, performance): 0 ply
@@ -32,6 +35,12 @@ DEFAULT_VR = False
 DEFAULT_PLAYERS_WHY = ("the net at 0 ply without --vr, the smallest equity SE per CPU-second "
                        "measured (bench/perf_vr.py); --ply 1 plays stronger, --vr is then the default")
 DEFAULT_TRIALS = 12_960  # 10 x 1296: whole blocks of stratified first two rolls; a few seconds
+
+# With no players named, the net at 0 ply plays the openings without variance reduction: at 0
+# ply the luck tables cost about 46 times a plain game and cut the variance 16-fold, so plain
+# games reach a given SE in a third of the time (README, performance). Naming a neural player
+# turns VR on.
+OPENINGS_DEFAULT_VR = False
 
 #: Options of a plain rollout that a candidate-play rollout does not take.
 PLAIN_ONLY = ("target_se", "truncate_plies", "filter_candidates", "filter_window", "game",
@@ -176,3 +185,35 @@ def finish_plays_settings(settings: dict[str, Any], options: Mapping[str, Any]) 
                 else DEFAULT_STOP)}
     fill_defaults(done, {"position": "start", "trials": DEFAULT_PLAY_TRIALS})
     return {k: v for k, v in done.items() if v is not None or k == "stop_when_decided"}
+
+
+def openings_settings(options: Mapping[str, Any]) -> dict[str, Any]:
+    """``tavli-openings``' settings (a new run) from its options, with its defaults: the
+    keywords of ``tavli_fast.openings`` in the commands' spelling (screening on when the run
+    is long enough to screen anything)."""
+    game = options.get("game")
+    if game is not None and options.get("rules") is not None:
+        raise ValueError("--rules is for Portes; --game plays the game's own rules (T3 opening rolls)")
+    players = players_option(options.get("player"), options.get("players"))
+    given = options.get("trials")
+    trials = given if given is not None else OPENINGS_DEFAULT_TRIALS
+    screen, screen_trials = options.get("screen"), options.get("screen_trials")
+    if screen is None and not _flag(options, "no_screen") and (
+            screen_trials is not None or max(OPENINGS_CHUNK_SIZE, trials // 7) < trials):
+        screen = DEFAULT_SCREEN  # (a short run of all the trials would screen nothing)
+    if screen is not None and screen_trials is None and given is None:
+        screen_trials = DEFAULT_SCREEN_TRIALS
+    vr = options.get("vr")
+    if vr is None and players is None and game is None:
+        vr = OPENINGS_DEFAULT_VR     # the default player's benchmarked setting
+    settings = dict(
+        trials=trials, players=players, seed=options.get("seed"),
+        rules=options.get("rules") or "backgammon", rolls=options.get("rolls"), screen=screen,
+        screen_trials=screen_trials, stratify=not _flag(options, "no_stratify"),
+        bearoff=not _flag(options, "no_bearoff"), truncate=not _flag(options, "no_truncate"),
+        cache_dir=options.get("cache_dir"), game=game, game_rules=options.get("option"), vr=vr,
+        weights=options.get("weights"),
+    )
+    if options.get("chunk_size") is not None:
+        settings["chunk_size"] = options["chunk_size"]
+    return settings

@@ -27,15 +27,15 @@ from starlette.exceptions import HTTPException as StarletteHTTPException
 from swagger_ui_bundle import swagger_ui_path
 
 from .._version import __version__
-from ..api import public_settings, rollout, rollout_plays
+from ..api import openings, public_settings, rollout, rollout_plays
 from ..checks import check_count
 from ..jobs.options import (check_plays_options, finish_plays_settings, finish_rollout_settings,
-                            plays_settings, rollout_settings, wants_plays)
+                            openings_settings, plays_settings, rollout_settings, wants_plays)
 from ..jobs.plays import parse_dice
 from ..play.neural import evaluator
 from ..play.reports import eval_report, hint_report
 from .jobs import Busy, JobRegistry, ServedJob
-from .schemas import EvalBody, HintBody, RolloutBody
+from .schemas import EvalBody, HintBody, OpeningsBody, RolloutBody
 
 __all__ = ["ServeConfig", "create_app"]
 
@@ -141,6 +141,21 @@ class _TooLarge(Exception):
 
 # ------------------------------------------------------------------------ the rollout jobs
 
+def _check_counts(options: dict[str, Any], config: ServeConfig) -> None:
+    """The counts of a job's options as whole numbers (``1e4`` is 10000); the trials capped."""
+    for name in ("trials", "min_trials", "chunk_size", "truncate_plies", "screen_trials"):
+        if name in options:
+            options[name] = check_count(options[name], name)
+    if options.get("trials", 0) > config.max_trials:
+        raise ApiError(400, f"trials {options['trials']:,} is over this server's limit of "
+                       f"{config.max_trials:,} a request")
+
+
+def _executor(config: ServeConfig) -> dict[str, Any]:
+    """Where the server's jobs run: its Dask scheduler, or its local worker processes."""
+    return {"scheduler": config.scheduler} if config.scheduler is not None else {"jobs": config.jobs}
+
+
 def _rollout_run(body: RolloutBody, config: ServeConfig) -> tuple[str, Callable[..., Any]]:
     """(kind, run): the job ``tavli-rollout`` would run for these options, its settings built
     by ``jobs/options.py`` as the command builds them."""
@@ -149,14 +164,8 @@ def _rollout_run(body: RolloutBody, config: ServeConfig) -> tuple[str, Callable[
         options["game"] = options.pop("rules")
     if isinstance(options.get("dice"), list):
         options["dice"] = parse_dice(options["dice"])
-    for name in ("trials", "min_trials", "chunk_size", "truncate_plies"):
-        if name in options:
-            options[name] = check_count(options[name], name)
-    if options.get("trials", 0) > config.max_trials:
-        raise ApiError(400, f"trials {options['trials']:,} is over this server's limit of "
-                       f"{config.max_trials:,} a request")
-    executor = ({"scheduler": config.scheduler} if config.scheduler is not None
-                else {"jobs": config.jobs})
+    _check_counts(options, config)
+    executor = _executor(config)
     if wants_plays(options):
         check_plays_options(options)
         settings = finish_plays_settings(plays_settings(options), options)
@@ -168,6 +177,16 @@ def _rollout_run(body: RolloutBody, config: ServeConfig) -> tuple[str, Callable[
         function, kind = rollout, "rollout"
     keywords = public_settings(settings, executor)
     return kind, lambda progress, cancel: function(**keywords, progress=progress, cancel=cancel)
+
+
+def _openings_run(body: OpeningsBody, config: ServeConfig) -> Callable[..., Any]:
+    """The job ``tavli-openings`` would run for these options (``jobs/options.py``)."""
+    options = body.model_dump(exclude_none=True)
+    if options.get("rules") in ("plakoto", "fevga"):
+        options["game"] = options.pop("rules")
+    _check_counts(options, config)
+    keywords = public_settings(openings_settings(options), _executor(config))
+    return lambda progress, cancel: openings(**keywords, progress=progress, cancel=cancel)
 
 
 async def _started(registry: JobRegistry, kind: str, run: Callable[..., Any]) -> ServedJob:
@@ -297,32 +316,48 @@ def create_app(config: ServeConfig | None = None) -> FastAPI:
         job = await _started(registry, kind, run)
         return {"id": job.id, "kind": kind, "status": job.status}
 
-    def _job(job_id: str) -> ServedJob:
+    def _job(job_id: str, kinds: tuple[str, ...]) -> ServedJob:
         job = registry.get(job_id)
-        if job is None:
+        if job is None or job.kind not in kinds:
             raise ApiError(404, f"no job {job_id!r} (unknown, or finished and dropped)")
         return job
 
-    @app.get("/v1/rollouts/{job_id}")
-    def rollout_status(job_id: str) -> dict[str, Any]:
-        """The job's status (running, done, cancelled, failed), progress and result."""
-        return _job(job_id).snapshot()
+    def job_routes(path: str, kinds: tuple[str, ...], command: str) -> None:
+        """GET, its events and DELETE of the jobs under ``path``."""
 
-    @app.get("/v1/rollouts/{job_id}/events")
-    def rollout_events(job_id: str) -> StreamingResponse:
-        """Server-Sent Events: ``progress`` at least once a second, then ``result``."""
-        return StreamingResponse(_events(_job(job_id)), media_type="text/event-stream",
-                                 headers={"Cache-Control": "no-cache"})
+        @app.get(f"{path}/{{job_id}}", name=f"{path} status",
+                 description=f"The job's status (running, done, cancelled, failed), progress and "
+                 f"result (``{command} --json``; the partial one when cancelled).")
+        def status(job_id: str) -> dict[str, Any]:
+            return _job(job_id, kinds).snapshot()
 
-    @app.delete("/v1/rollouts/{job_id}")
-    async def cancel_rollout(job_id: str) -> dict[str, Any]:
-        """Cancel the job; answers once it has stopped, with its partial result."""
-        job = _job(job_id)
-        job.cancel.set()
-        deadline = time.monotonic() + 10.0
-        while job.status == "running" and time.monotonic() < deadline:
-            await asyncio.sleep(0.02)
-        return job.snapshot()
+        @app.get(f"{path}/{{job_id}}/events", name=f"{path} events",
+                 description="Server-Sent Events: ``progress`` at least once a second, then "
+                 "``result``.")
+        def events(job_id: str) -> StreamingResponse:
+            return StreamingResponse(_events(_job(job_id, kinds)), media_type="text/event-stream",
+                                     headers={"Cache-Control": "no-cache"})
+
+        @app.delete(f"{path}/{{job_id}}", name=f"{path} cancel",
+                    description="Cancel the job; answers once it has stopped, with its partial "
+                    "result.")
+        async def cancel(job_id: str) -> dict[str, Any]:
+            job = _job(job_id, kinds)
+            job.cancel.set()
+            deadline = time.monotonic() + 10.0
+            while job.status == "running" and time.monotonic() < deadline:
+                await asyncio.sleep(0.02)
+            return job.snapshot()
+
+    job_routes("/v1/rollouts", ("rollout", "plays"), "tavli-rollout")
+
+    @app.post("/v1/openings", status_code=202)
+    async def start_openings(body: OpeningsBody) -> dict[str, Any]:
+        """Start an opening statistics job (``tavli-openings --json``); 202 with its ``id``."""
+        job = await _started(registry, "openings", _openings_run(body, config))
+        return {"id": job.id, "kind": "openings", "status": job.status}
+
+    job_routes("/v1/openings", ("openings",), "tavli-openings")
 
     return app
 

@@ -1,5 +1,6 @@
 """The request bodies of ``tavli-serve``'s JSON API. Their keys are the long options of the
-commands that give the same documents (``tavli-eval``, ``tavli-hint``, ``tavli-rollout``), spelt as their ``dest`` (``--target-se`` is ``target_se``); unknown keys
+commands that give the same documents (``tavli-eval``, ``tavli-hint``, ``tavli-rollout``,
+``tavli-openings``), spelt as their ``dest`` (``--target-se`` is ``target_se``); unknown keys
 are refused. Options that name files or machines of the server (``--weights``,
 ``--cache-dir``, ``--checkpoint``, ``--resume``, ``--plot``, ``--scheduler``, ``--jobs``) are
 not taken from a request: the server's own command line chooses where jobs run.
@@ -11,7 +12,7 @@ from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
-__all__ = ["EvalBody", "HintBody", "RolloutBody"]
+__all__ = ["EvalBody", "HintBody", "RolloutBody", "OpeningsBody"]
 
 Rules = Literal["backgammon", "portes", "plakoto", "fevga"]
 Dice = str | list[int]
@@ -73,3 +74,25 @@ class RolloutBody(_Body):
     stop_when_decided: float | None = Field(None, gt=0)
     no_stop: bool = False
     no_candidates: bool = False
+
+
+class OpeningsBody(_Body):
+    """``POST /v1/openings``: ``tavli-openings --json`` (every play of every opening roll rolled
+    out on common dice and ranked; screened by a short run first when long enough)."""
+
+    trials: Count | None = Field(None, description="trials a play (default 90,720)")
+    players: str | None = None
+    player: str | None = None
+    seed: int | None = Field(None, ge=0, lt=2**64)
+    rolls: str | None = Field(None, examples=["31,42"], description="the opening rolls (all)")
+    rules: Rules | None = None
+    game: Literal["plakoto", "fevga"] | None = None
+    option: list[str] | None = None
+    screen: float | None = Field(None, ge=0)
+    no_screen: bool = False
+    screen_trials: Count | None = None
+    chunk_size: Count | None = None
+    no_stratify: bool = False
+    no_bearoff: bool = False
+    no_truncate: bool = False
+    vr: bool | None = None
