@@ -289,8 +289,13 @@ def test_a_token_is_needed_on_every_request_when_given():
             r = c.get(path)
             assert r.status_code == 401 and r.json()["error"], path
         assert c.get("/v1/health", headers={"Authorization": "Bearer wrong"}).status_code == 401
+        assert c.get("/v1/health?token=%C3%A9t%C3%A9").status_code == 401
         assert c.get("/v1/health", headers={"Authorization": "Bearer s3cret"}).status_code == 200
-        assert c.get("/?token=s3cret").status_code == 200
+        page = c.get("/?token=s3cret")
+        assert page.status_code == 200 and 'src="static/app.js?token=s3cret"' in page.text
+        assert c.get("/static/app.js?token=s3cret").status_code == 200
+        assert c.get("/docs?token=s3cret").status_code == 200
+        assert c.get("/openapi.json?token=s3cret").json()["paths"]
 
 
 def test_the_page_its_files_and_the_openapi_document_are_served(client):

@@ -98,6 +98,11 @@ def test_the_page_shows_the_board_the_plays_and_a_live_rollout(browser, tmp_path
         assert 0 < _trials_total(status.text) < 200_000 * 16
         errors = [e for e in browser.get_log("browser") if e["level"] == "SEVERE"]
         assert not errors, errors
+
+        # The API page draws itself from files the package ships (no CDN: offline here).
+        browser.get(f"{served.url}docs")
+        wait.until(lambda d: "/v1/rollouts/{job_id}/events" in d.find_element(By.TAG_NAME, "body").text)
+        assert not [e for e in browser.get_log("browser") if e["level"] == "SEVERE"]
     finally:
         assert served.stop() == 0
 

@@ -12,16 +12,20 @@ from __future__ import annotations
 import asyncio
 import hmac
 import json
+import re
 import sys
 import time
+from html import escape as html_escape
 from dataclasses import dataclass
 from importlib import resources
 from typing import Any, AsyncIterator, Awaitable, Callable
+from urllib.parse import quote, unquote
 
 from fastapi import FastAPI, Request
 from fastapi.exceptions import RequestValidationError
 from fastapi.openapi.docs import get_swagger_ui_html
-from fastapi.responses import FileResponse, HTMLResponse, JSONResponse, StreamingResponse
+from fastapi.responses import (FileResponse, HTMLResponse, JSONResponse, Response,
+                               StreamingResponse)
 from fastapi.staticfiles import StaticFiles
 from starlette.exceptions import HTTPException as StarletteHTTPException
 from swagger_ui_bundle import swagger_ui_path
@@ -124,13 +128,15 @@ class _Guard:
             await _error(413, f"the body is over {limit} bytes")(scope, receive, send)
 
     def _authorised(self, scope: dict, headers: dict[str, str]) -> bool:
-        token = self.config.token or ""
+        token = (self.config.token or "").encode()
         given = headers.get("authorization", "")
-        if given.lower().startswith("bearer ") and hmac.compare_digest(given[7:].strip(), token):
+        if given.lower().startswith("bearer ") and hmac.compare_digest(
+                given[7:].strip().encode("utf-8", "replace"), token):
             return True
         query = scope.get("query_string", b"").decode("latin-1")
         for part in query.split("&"):
-            if part.startswith("token=") and hmac.compare_digest(part[6:], token):
+            if part.startswith("token=") and hmac.compare_digest(
+                    unquote(part[6:]).encode("utf-8", "replace"), token):
                 return True
         return False
 
@@ -245,7 +251,10 @@ def create_app(config: ServeConfig | None = None) -> FastAPI:
     app = FastAPI(title="tavli-serve", version=__version__, lifespan=lifespan,
                   docs_url=None, redoc_url=None,
                   description="The tavli_fast engine over HTTP: the documents of tavli-eval, "
-                  "tavli-hint and tavli-rollout --json, rollouts as jobs with live progress.")
+                  "tavli-hint, tavli-rollout and tavli-openings --json; rollouts and opening "
+                  "statistics as jobs with live progress (Server-Sent Events) and cancel.")
+    # The shipped Swagger UI (swagger-ui-bundle's 4.x) reads OpenAPI 3.0 documents only.
+    app.openapi_version = "3.0.2"
     app.state.jobs = registry
     app.state.config = config
     app.add_middleware(_Guard, config=config)
@@ -277,8 +286,16 @@ def create_app(config: ServeConfig | None = None) -> FastAPI:
         return _error(400, str(e))
 
     @app.get("/", include_in_schema=False)
-    def page() -> FileResponse:
-        return FileResponse(_static("index.html"), media_type="text/html")
+    def page(request: Request) -> Response:
+        token = request.query_params.get("token")
+        if not token:
+            return FileResponse(_static("index.html"), media_type="text/html")
+        # Behind a token (the guard has checked it) the page's own files need it too.
+        with open(_static("index.html"), encoding="utf-8") as f:
+            html = f.read()
+        query = html_escape(f"?token={quote(token, safe='')}")
+        html = re.sub(r'((?:src|href)="(?:static/[^"]+|docs))"', rf'\1{query}"', html)
+        return HTMLResponse(html)
 
     @app.get("/docs", include_in_schema=False)
     def docs(request: Request) -> HTMLResponse:
@@ -322,23 +339,23 @@ def create_app(config: ServeConfig | None = None) -> FastAPI:
             raise ApiError(404, f"no job {job_id!r} (unknown, or finished and dropped)")
         return job
 
-    def job_routes(path: str, kinds: tuple[str, ...], command: str) -> None:
+    def job_routes(path: str, kinds: tuple[str, ...], command: str, noun: str) -> None:
         """GET, its events and DELETE of the jobs under ``path``."""
 
-        @app.get(f"{path}/{{job_id}}", name=f"{path} status",
+        @app.get(f"{path}/{{job_id}}", summary=f"{noun} job: status",
                  description=f"The job's status (running, done, cancelled, failed), progress and "
                  f"result (``{command} --json``; the partial one when cancelled).")
         def status(job_id: str) -> dict[str, Any]:
             return _job(job_id, kinds).snapshot()
 
-        @app.get(f"{path}/{{job_id}}/events", name=f"{path} events",
+        @app.get(f"{path}/{{job_id}}/events", summary=f"{noun} job: events",
                  description="Server-Sent Events: ``progress`` at least once a second, then "
                  "``result``.")
         def events(job_id: str) -> StreamingResponse:
             return StreamingResponse(_events(_job(job_id, kinds)), media_type="text/event-stream",
                                      headers={"Cache-Control": "no-cache"})
 
-        @app.delete(f"{path}/{{job_id}}", name=f"{path} cancel",
+        @app.delete(f"{path}/{{job_id}}", summary=f"{noun} job: cancel",
                     description="Cancel the job; answers once it has stopped, with its partial "
                     "result.")
         async def cancel(job_id: str) -> dict[str, Any]:
@@ -349,7 +366,7 @@ def create_app(config: ServeConfig | None = None) -> FastAPI:
                 await asyncio.sleep(0.02)
             return job.snapshot()
 
-    job_routes("/v1/rollouts", ("rollout", "plays"), "tavli-rollout")
+    job_routes("/v1/rollouts", ("rollout", "plays"), "tavli-rollout", "Rollout")
 
     @app.post("/v1/openings", status_code=202)
     async def start_openings(body: OpeningsBody) -> dict[str, Any]:
@@ -357,7 +374,7 @@ def create_app(config: ServeConfig | None = None) -> FastAPI:
         job = await _started(registry, "openings", _openings_run(body, config))
         return {"id": job.id, "kind": "openings", "status": job.status}
 
-    job_routes("/v1/openings", ("openings",), "tavli-openings")
+    job_routes("/v1/openings", ("openings",), "tavli-openings", "Opening statistics")
 
     return app
 
