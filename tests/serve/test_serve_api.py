@@ -18,6 +18,7 @@ from tavli_fast.cli.openings import main as openings_main  # noqa: E402
 from tavli_fast.cli.rollout import main as rollout_main  # noqa: E402
 from tavli_fast.play.neural import default_net  # noqa: E402
 from tavli_fast.serve.app import ServeConfig, create_app  # noqa: E402
+from tavli_fast.serve.jobs import finite  # noqa: E402
 
 XGID_52 = "XGID=-b----E-C---eE---c-e----B-:0:0:1:52:0:0:0:0:10"
 LONG = {"position": "start", "player": "pubeval", "trials": 10**8, "seed": 3, "chunk_size": 500}
@@ -309,3 +310,8 @@ def test_the_page_its_files_and_the_openapi_document_are_served(client):
     assert {"/v1/health", "/v1/eval", "/v1/hint", "/v1/rollouts", "/v1/rollouts/{job_id}",
             "/v1/rollouts/{job_id}/events", "/v1/openings", "/v1/openings/{job_id}"} <= set(paths)
     assert client.get("/docs").status_code == 200
+
+
+def test_a_result_with_figures_json_cannot_hold_is_served_with_nulls():
+    doc = finite({"equity": float("nan"), "se": {"win": float("inf")}, "plays": [1.5, float("-inf")]})
+    assert doc == {"equity": None, "se": {"win": None}, "plays": [1.5, None]}

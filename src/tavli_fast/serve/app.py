@@ -162,15 +162,22 @@ def _executor(config: ServeConfig) -> dict[str, Any]:
     return {"scheduler": config.scheduler} if config.scheduler is not None else {"jobs": config.jobs}
 
 
-def _rollout_run(body: RolloutBody, config: ServeConfig) -> tuple[str, Callable[..., Any]]:
-    """(kind, run): the job ``tavli-rollout`` would run for these options, its settings built
-    by ``jobs/options.py`` as the command builds them."""
+def _options(body: RolloutBody | OpeningsBody, config: ServeConfig) -> dict[str, Any]:
+    """A job body as the command's options: ``rules`` plakoto / fevga is ``--game``, counts
+    whole numbers, trials capped."""
     options = body.model_dump(exclude_none=True)
     if options.get("rules") in ("plakoto", "fevga"):
         options["game"] = options.pop("rules")
+    _check_counts(options, config)
+    return options
+
+
+def _rollout_run(body: RolloutBody, config: ServeConfig) -> tuple[str, Callable[..., Any]]:
+    """(kind, run): the job ``tavli-rollout`` would run for these options, its settings built
+    by ``jobs/options.py`` as the command builds them."""
+    options = _options(body, config)
     if isinstance(options.get("dice"), list):
         options["dice"] = parse_dice(options["dice"])
-    _check_counts(options, config)
     executor = _executor(config)
     if wants_plays(options):
         check_plays_options(options)
@@ -187,11 +194,7 @@ def _rollout_run(body: RolloutBody, config: ServeConfig) -> tuple[str, Callable[
 
 def _openings_run(body: OpeningsBody, config: ServeConfig) -> Callable[..., Any]:
     """The job ``tavli-openings`` would run for these options (``jobs/options.py``)."""
-    options = body.model_dump(exclude_none=True)
-    if options.get("rules") in ("plakoto", "fevga"):
-        options["game"] = options.pop("rules")
-    _check_counts(options, config)
-    keywords = public_settings(openings_settings(options), _executor(config))
+    keywords = public_settings(openings_settings(_options(body, config)), _executor(config))
     return lambda progress, cancel: openings(**keywords, progress=progress, cancel=cancel)
 
 

@@ -18,7 +18,7 @@ import time
 from dataclasses import dataclass, field
 from typing import Any, Callable
 
-__all__ = ["Busy", "ServedJob", "JobRegistry", "progress_document"]
+__all__ = ["Busy", "ServedJob", "JobRegistry", "progress_document", "finite"]
 
 #: A job: called in its worker thread with the progress callback and the cancel event.
 JobRun = Callable[[Callable[[Any], None], threading.Event], Any]
@@ -36,6 +36,17 @@ class Busy(Exception):
 def _number(x: float) -> float | None:
     """A float for JSON: None for NaN and infinities (JSON has neither)."""
     return None if x is None or not math.isfinite(x) else float(x)
+
+
+def finite(doc: Any) -> Any:
+    """A JSON-ready document with NaN and infinities as None (JSON has neither)."""
+    if isinstance(doc, float):
+        return _number(doc)
+    if isinstance(doc, dict):
+        return {k: finite(v) for k, v in doc.items()}
+    if isinstance(doc, list):
+        return [finite(v) for v in doc]
+    return doc
 
 
 def progress_document(p: Any) -> dict[str, Any]:
@@ -79,7 +90,7 @@ class ServedJob:
     def _finish(self, run: JobRun) -> None:
         try:
             result = run(self.report, self.cancel)
-            self.result = json.loads(result.to_json())
+            self.result = finite(json.loads(result.to_json()))
             stopped = bool(self.result.get("interrupted"))
             self.status = "cancelled" if stopped and self.cancel.is_set() else "done"
         except Exception as e:  # noqa: BLE001 - a job's failure is reported, not raised
