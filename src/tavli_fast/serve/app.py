@@ -64,6 +64,7 @@ class ServeConfig:
     max_trials: int = 10**9
     max_running: int = 2
     keep_s: float = 3600.0
+    max_kept: int = 1000
 
 
 class ApiError(Exception):
@@ -239,7 +240,8 @@ def create_app(config: ServeConfig | None = None) -> FastAPI:
     """The application: the API, the page, the guards and the job registry
     (``app.state.jobs``), whose running jobs are cancelled and awaited at shutdown."""
     config = config or ServeConfig()
-    registry = JobRegistry(max_running=config.max_running, keep_s=config.keep_s)
+    registry = JobRegistry(max_running=config.max_running, keep_s=config.keep_s,
+                           max_kept=config.max_kept)
 
     async def lifespan(app: FastAPI) -> AsyncIterator[None]:
         # The net and the bear-off databases are loaded (built on first use) before the first

@@ -101,11 +101,12 @@ class ServedJob:
 
 class JobRegistry:
     """The jobs of one server: at most ``max_running`` running at once, finished ones kept
-    for ``keep_s`` seconds."""
+    for ``keep_s`` seconds, and ``max_kept`` of them at most (the oldest dropped first)."""
 
-    def __init__(self, *, max_running: int = 2, keep_s: float = 3600.0):
+    def __init__(self, *, max_running: int = 2, keep_s: float = 3600.0, max_kept: int = 1000):
         self.max_running = max_running
         self.keep_s = keep_s
+        self.max_kept = max_kept
         self._jobs: dict[str, ServedJob] = {}
         self._lock = threading.Lock()
         self._closed = False
@@ -139,9 +140,12 @@ class JobRegistry:
 
     def _expire(self) -> None:
         now = time.monotonic()
-        for job_id in [k for k, job in self._jobs.items()
-                       if job.finished is not None and now - job.finished > self.keep_s]:
-            del self._jobs[job_id]
+        finished = sorted((job.finished, k) for k, job in self._jobs.items()
+                          if job.finished is not None)
+        too_many = max(0, len(finished) - self.max_kept)
+        for i, (when, job_id) in enumerate(finished):
+            if i < too_many or now - when > self.keep_s:
+                del self._jobs[job_id]
 
     def cancel_all(self) -> None:
         """Ask every running job to stop (each keeps its partial result); start no more."""
