@@ -42,12 +42,22 @@ def _positive(kind: type) -> Any:
     return parse
 
 
+def _port(text: str) -> int:
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a port number") from None
+    if not 0 <= value <= 65535:
+        raise argparse.ArgumentTypeError(f"a port is from 0 to 65535, not {value}")
+    return value
+
+
 def build_parser() -> argparse.ArgumentParser:
     p = argparse.ArgumentParser(prog=PROG, description="Serve the tavli_fast engine over HTTP: "
                                 "a JSON API under /v1 (OpenAPI at /docs) and a board page at /.")
     p.add_argument("--host", default="127.0.0.1",
                    help="address to bind (default 127.0.0.1; another one prints a warning)")
-    p.add_argument("--port", type=int, default=8000, help="port (default 8000; 0: any free one)")
+    p.add_argument("--port", type=_port, default=8000, help="port (default 8000; 0: any free one)")
     p.add_argument("--token", default=None,
                    help="require 'Authorization: Bearer TOKEN' (or ?token=TOKEN) on every request")
     p.add_argument("--jobs", "-j", type=_positive(int), default=None, metavar="N",
@@ -118,8 +128,12 @@ def main(argv: Sequence[str] | None = None) -> int:
     config = uvicorn.Config(app, host=args.host, port=args.port, log_level=args.log_level,
                             timeout_graceful_shutdown=5)
     server = _Server(config, app.state.jobs)
-    server.run()
-    return 0
+    try:
+        server.run()
+    except OSError as e:        # the address cannot be bound (in use, not this machine's)
+        print(f"{PROG}: error: {' '.join(str(e).split())}", file=sys.stderr)
+        return 2
+    return 0 if server.started else 2
 
 
 if __name__ == "__main__":  # pragma: no cover
