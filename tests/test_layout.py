@@ -26,7 +26,7 @@ LAYERS = [
     {"variants", "play", "run"},    # the variants' players use the net (play/neural.py)
     {"jobs", "training"},
     {"api"},
-    {"cli", "__init__", "__main__"},
+    {"cli", "serve", "__init__", "__main__"},   # serve: the engine over HTTP, beside the commands
 ]
 
 

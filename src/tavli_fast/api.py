@@ -365,6 +365,20 @@ _OLD_EXECUTOR_KEYS = ("start_method", "scheduler", "client")
 _VARIANTS = {"plakoto": PlakotoRules, "fevga": FevgaRules}
 
 
+def public_settings(settings: dict[str, Any], executor: dict[str, Any]) -> dict[str, Any]:
+    """A command's settings (``jobs/options.py``) in the public API's spelling: the game in
+    ``rules=`` (the command's --game and --tavli), where it runs in ``executor=`` (an
+    ``Executor`` of ``executor``'s keywords: jobs, start_method, scheduler)."""
+    out = dict(settings)
+    game = out.pop("game", None)
+    if game:
+        out["rules"] = game
+    if out.pop("tavli", False):
+        out["rules"] = "tavli"
+    out["executor"] = Executor(**executor)
+    return out
+
+
 def _deprecated(function: str, old: str, new: str) -> None:
     warnings.warn(f"{function}({old}=...) is an older spelling: pass {new}", DeprecationWarning,
                   stacklevel=4)

@@ -19,10 +19,12 @@ import threading
 from typing import Any, Callable, Iterator, Mapping, NoReturn, Sequence
 
 from .. import _core
-from ..api import Executor
+from ..api import public_settings
 from ..checks import MAX_COUNT, MAX_COUNT_TEXT, check_count
 from ..jobs.plays import parse_dice as parse_roll
 from ..run.atomic import output_target
+from ..jobs.options import fill_defaults, players_option
+from ..play.reports import NET_OUTPUTS  # the names the commands print and take
 
 __all__ = [
     "EXIT_INTERRUPTED",
@@ -38,6 +40,8 @@ __all__ = [
     "stop_requests",
     "add_executor_options",
     "executor_settings",
+    "public_settings",
+    "fill_defaults",
 ]
 
 #: Exit status after Ctrl-C (128 + SIGINT), once the partial result has been printed.
@@ -46,9 +50,6 @@ EXIT_INTERRUPTED = 130
 #: that SIGPIPE ended); nothing is printed.
 EXIT_BROKEN_PIPE = 141
 
-#: The neural net's five outputs, in its order (``neural.Probabilities``' fields), by the names
-#: the commands print and take.
-NET_OUTPUTS = ("win", "win_gammon", "win_backgammon", "lose_gammon", "lose_backgammon")
 
 
 def entry_point(main: Callable[..., int]) -> Callable[..., int]:
@@ -140,14 +141,7 @@ def parse_count(text: str) -> int:
 
 def players_from_args(args: argparse.Namespace) -> tuple[str, str] | None:
     """The pair of players given by ``--player P`` or ``--players A,B`` (None: neither)."""
-    if args.player is not None:
-        return (args.player, args.player)
-    if args.players is not None:
-        parts = [s.strip() for s in args.players.split(",")]
-        if len(parts) != 2 or not all(parts):
-            raise UsageError(f"--players takes two names separated by a comma, got {args.players!r}")
-        return (parts[0], parts[1])
-    return None
+    return players_option(args.player, args.players)
 
 
 def add_executor_options(p: argparse.ArgumentParser) -> None:
@@ -194,19 +188,6 @@ def executor_settings(args: argparse.Namespace) -> dict:
         raise UsageError(f"{' and '.join(given)} cannot be used with --scheduler (the cluster's "
                          "workers run the work)")
     return {"scheduler": args.scheduler}
-
-
-def public_settings(settings: dict, executor: dict) -> dict:
-    """A command's settings in the public API's spelling: the game in ``rules=`` (the
-    command's --game and --tavli), where it runs in ``executor=``."""
-    out = dict(settings)
-    game = out.pop("game", None)
-    if game:
-        out["rules"] = game
-    if out.pop("tavli", False):
-        out["rules"] = "tavli"
-    out["executor"] = Executor(**executor)
-    return out
 
 
 def check_plot_available() -> None:
@@ -409,13 +390,6 @@ def settings_from_checkpoint(args: argparse.Namespace, settings: dict[str, Any],
     for key in tuples:
         if settings.get(key) is not None:
             settings[key] = tuple(settings[key])
-
-
-def fill_defaults(settings: dict[str, Any], defaults: dict[str, Any]) -> None:
-    """Give the settings still unset (None) their default values."""
-    for key, value in defaults.items():
-        if settings.get(key) is None:
-            settings[key] = value
 
 
 def print_result(prog: str, args: argparse.Namespace, result: Any) -> int:

@@ -33,17 +33,14 @@ import sys
 from typing import Sequence
 
 from ..errors import VariantIdError
-from ..game.resolve import resolve_position
 from ..jobs.plays import DEFAULT_TRIALS
-from ..play.cube import cube_decision, gammon_prices
-from ..play.hint import hint, prices_report
-from ..play.neural import Probabilities, evaluator
-from . import NET_OUTPUTS as FIGURES
+from ..play.reports import NET_OUTPUTS as FIGURES
+from ..play.reports import eval_report, hint_report
 from . import (OneLineParser, UsageError, add_executor_options, add_force_option, entry_point,
                executor_settings, parse_count, parse_dice, print_error, print_plays, run_command)
 from .plays import add_plays_options, run_plays
 from .rollout import _seed
-from .variant_evaluate import variant_eval, variant_hint
+from .variant_evaluate import print_variant_eval, print_variant_hint
 
 
 def _parser(prog: str, description: str) -> OneLineParser:
@@ -64,101 +61,71 @@ def _add_ply(p: OneLineParser, default: int, what: str) -> None:
                    help=f"how many rolls the net looks ahead: 0, 1 or 2 ({what}; default {default})")
 
 
-def _probabilities(position, net, ply: int) -> Probabilities:
-    """The net's probabilities for the side on roll at `ply` (in a match, the plays inside
-    the look-ahead chosen at each side's gammon prices)."""
-    if ply == 0:
-        return Probabilities.from_array(net.evaluate(position.board))
-    prices = gammon_prices(position.context)
-    mine, theirs = prices if prices is not None else (None, None)
-    return Probabilities.from_array(net.probabilities(position.board, ply, prices=mine,
-                                                      reply_prices=theirs))
-
-
 def build_eval_parser() -> OneLineParser:
     parser = _parser("tavli-eval", "The neural net's probabilities for the side on roll.")
     _add_ply(parser, 0, "2 looks two rolls ahead, as gnubg's 2-ply")
     return parser
 
 
-def _load(prog: str, args):
-    """(position, net) or an exit status."""
+def _report(prog: str, build, *args, **kwargs):
+    """The command's JSON document (``play/reports.py``), or the exit status of bad input."""
     try:
-        position, _ = resolve_position(args.position)
-        net = evaluator(args.weights)  # an unusable weights file: NeuralNetError, a ValueError
+        return build(*args, **kwargs)
     except VariantIdError as e:
         return print_error(prog, e.with_advice(
             f"{prog} reads backgammon (Portes) positions; the net does not play {e.game} "
             f"(tavli-rollout --game {e.game} rolls it out)"))
     except (ValueError, TypeError) as e:
         return print_error(prog, e)
-    return position, net
 
 
 @entry_point
 def eval_main(argv: Sequence[str] | None = None) -> int:
     args = build_eval_parser().parse_args(argv)
-    if args.game:
-        if args.ply:
-            return print_error("tavli-eval", f"--ply {args.ply}: the {args.game} net evaluates at 0 ply")
-        return variant_eval(args)
-    loaded = _load("tavli-eval", args)
-    if isinstance(loaded, int):
-        return loaded
-    position, net = loaded
-    try:
-        p = _probabilities(position, net, args.ply)
-    except ValueError as e:             # a finished game, at 1 or 2 ply
-        return print_error("tavli-eval", e)
-    cube = _cube(position, p)
-    report = {"position_id": position.position_id(), "ply": args.ply,
-              **{k: getattr(p, k) for k in FIGURES},
-              "equity": p.equity,
-              "cubeful_equity": cube.cubeful_equity if cube is not None else None,
-              "cube": cube.to_dict() if cube is not None else None}
+    report = _report("tavli-eval", eval_report, args.position, weights=args.weights,
+                     game=args.game, ply=args.ply)
+    if isinstance(report, int):
+        return report
     if args.json:
         print(json.dumps(report, indent=2))
+    elif args.game:
+        print_variant_eval(args.game, report)
     else:
         print(f"Position ID {report['position_id']} (side on roll, before rolling; {args.ply}-ply)")
         for k in FIGURES:
             print(f"  {k:<16} {report[k]:8.4f}")
-        print(f"  {'equity':<16} {p.equity:+8.4f}   cubeless, money")
+        print(f"  {'equity':<16} {report['equity']:+8.4f}   cubeless, money")
+        cube = report["cube"]
         if cube is not None:
-            scale = " (match: MWC mapped to the cube)" if cube.mwc else ""
-            print(f"  {'cubeful equity':<16} {cube.cubeful_equity:+8.4f}   {cube.action}{scale}")
-            if cube.mwc:
-                print(f"  {'cubeful MWC':<16} {cube.cubeful_mwc:8.4f}")
+            scale = " (match: MWC mapped to the cube)" if cube["mwc"] else ""
+            print(f"  {'cubeful equity':<16} {cube['cubeful_equity']:+8.4f}   {cube['action']}{scale}")
+            if cube["mwc"]:
+                mwc = cube["mwc"]
+                best = min(mwc["double_take"], mwc["double_pass"]) if cube["double"] else mwc["no_double"]
+                print(f"  {'cubeful MWC':<16} {best:8.4f}")
     return 0
 
 
-def _cube(position, probabilities):
-    """The cube analysis (exact in the cubeful bear-off database, else the 0-ply model on the
-    net's probabilities), or None once dice are rolled."""
-    if position.context.dice is not None:
-        return None
-    return cube_decision(position, probabilities=[getattr(probabilities, k) for k in FIGURES],
-                         exact=True)
-
-
-def print_cube(decision, ply: int = 0) -> None:
-    """The cube analysis in gnubg's layout (the model on the `ply`-ply probabilities)."""
-    match = decision.mwc is not None
-    if decision.exact:
+def print_cube(decision: dict, ply: int = 0) -> None:
+    """The cube analysis (``CubeDecision.to_dict()``) in gnubg's layout (the model on the
+    ``ply``-ply probabilities, or the exact figures of the bear-off databases)."""
+    match = decision["mwc"] is not None
+    if decision["exact"]:
         source = "bear-off solved at the match score" if match else "cubeful bear-off database"
         print(f"Cube analysis (exact: {source}, perfect play)")
     else:
-        print(f"Cube analysis ({ply}-ply, cube efficiency {decision.efficiency:.3f})")
-    print(f"  Cubeless equity   {decision.cubeless_equity:+8.4f}"
+        print(f"Cube analysis ({ply}-ply, cube efficiency {decision['efficiency']:.3f})")
+    print(f"  Cubeless equity   {decision['cubeless_equity']:+8.4f}"
           + ("   (normalised: gammons at their match price)" if match else ""))
-    rows = (("No double", decision.no_double, "no_double"),
-            ("Double, take", decision.double_take, "double_take"),
-            ("Double, pass", decision.double_pass, "double_pass"))
-    best = decision.cubeful_equity
-    for i, (label, eq, key) in enumerate(rows, 1):
+    rows = (("No double", "no_double"), ("Double, take", "double_take"),
+            ("Double, pass", "double_pass"))
+    best = decision["cubeful_equity"]
+    for i, (label, key) in enumerate(rows, 1):
+        eq = decision[key]
         mark = f"({eq - best:+.4f})" if abs(eq - best) > 1e-12 else ""
-        mwc = f"   MWC {decision.mwc[key]:.4f}" if match else ""
+        mwc = f"   MWC {decision['mwc'][key]:.4f}" if match else ""
         print(f"  {i}. {label:<15}{eq:+8.4f} {mark:>10}{mwc}")
-    print(f"  Proper cube action: {decision.action}")
+    print(f"  Proper cube action: {decision['action']}")
 
 
 def build_hint_parser() -> OneLineParser:
@@ -200,49 +167,21 @@ def hint_main(argv: Sequence[str] | None = None) -> int:
                              ("--plot", args.plot), ("--seed", args.seed)) if v is not None]
     if unused or args.cubeful or args.no_stop or args.stop_when_decided is not None:
         return print_error("tavli-hint", f"{', '.join(unused) or 'that option'} goes with --rollout")
-    if args.game:
-        if args.ply not in (None, 1):
-            return print_error("tavli-hint", f"--ply {args.ply}: the {args.game} hint looks 0 and 1 "
-                               "ply ahead (--ply is for backgammon)")
-        return variant_hint(args)
-    loaded = _load("tavli-hint", args)
-    if isinstance(loaded, int):
-        return loaded
-    position, net = loaded
     try:
-        if args.dice is not None:
-            dice = parse_dice(args.dice)
-        elif position.context.dice is not None:
-            dice = tuple(position.context.dice)
-        else:
-            dice = None                 # before the roll: the cube decision
-        if args.top < 0:
-            raise ValueError(f"--top must be 0 or more, not {args.top}")
+        dice = parse_dice(args.dice) if args.dice is not None else None
     except ValueError as e:
         return print_error("tavli-hint", e)
-    if dice is None:
-        ply = args.ply or 0
-        try:
-            decision = _cube(position, _probabilities(position, net, ply))
-        except ValueError as e:         # a finished game, at 1 or 2 ply
-            return print_error("tavli-hint", e)
-        if args.json:
-            print(json.dumps({"position_id": position.position_id(), "xgid": position.xgid(),
-                              "ply": ply, "cube": decision.to_dict()}, indent=2))
-        else:
-            print(f"Position ID {position.position_id()}   {position.xgid()}")
-            print_cube(decision, ply)
-        return 0
-    ply = 1 if args.ply is None else args.ply
-    try:
-        plays = [p.to_dict() for p in hint(position, dice[0], dice[1], top=args.top, net=net,
-                                           ply=ply)]
-    except ValueError as e:             # a finished game
-        return print_error("tavli-hint", e)
-    report = {"position_id": position.position_id(), "dice": list(dice), "ply": ply, "plays": plays,
-              "gammon_prices": prices_report(position)}
+    report = _report("tavli-hint", hint_report, args.position, dice, top=args.top,
+                     weights=args.weights, game=args.game, ply=args.ply)
+    if isinstance(report, int):
+        return report
     if args.json:
         print(json.dumps(report, indent=2))
+    elif args.game:
+        print_variant_hint(args.game, report)
+    elif "cube" in report:
+        print(f"Position ID {report['position_id']}   {report['xgid']}")
+        print_cube(report["cube"], report["ply"])
     else:
         _print_ranked(report)
     return 0
@@ -261,16 +200,13 @@ def _print_hint_first(args) -> None:
     the net (0 and 1 ply), so the rollout's table below can be read against it. Input the
     hint cannot read is left to the rollout, which reports it (one line, exit status 2)."""
     try:
-        position, _ = resolve_position(args.position)
-        dice = parse_dice(args.dice) if args.dice is not None else position.context.dice
-        if dice is None or args.top < 0:
-            return
-        plays = [p.to_dict() for p in hint(position, dice[0], dice[1], top=args.top,
-                                           net=evaluator(args.weights))]
+        dice = parse_dice(args.dice) if args.dice is not None else None
+        report = hint_report(args.position, dice, top=args.top, weights=args.weights)
     except ValueError:
         return
-    _print_ranked({"position_id": position.position_id(), "dice": list(dice), "plays": plays,
-                   "gammon_prices": prices_report(position)})
+    if "plays" not in report:           # no roll: the rollout reports it
+        return
+    _print_ranked(report)
     print()
     print("Rolled out (the candidate plays on common dice):")
     sys.stdout.flush()

@@ -32,13 +32,9 @@ from . import (
 )
 from .rollout import _seed
 
-from ..jobs.openings import (
-    DEFAULT_CHUNK_SIZE,
-    DEFAULT_SCREEN,
-    DEFAULT_SCREEN_TRIALS,
-    DEFAULT_TRIALS,
-    play_trials,
-)
+from ..jobs.openings import (DEFAULT_CHUNK_SIZE, DEFAULT_SCREEN, DEFAULT_SCREEN_TRIALS, DEFAULT_TRIALS,
+                             play_trials)
+from ..jobs.options import openings_settings
 
 PROG = "tavli-openings"
 # The net's games are luck-adjusted unless --no-vr, as in every command (the library's default:
@@ -142,28 +138,9 @@ def run(args: argparse.Namespace) -> int:
                  if v is not None]
         if given:
             raise UsageError(f"--resume takes its settings from the checkpoint; do not give {', '.join(given)}")
-    if args.game is not None and args.rules is not None:
-        raise UsageError("--rules is for Portes; --game plays the game's own rules (T3 opening rolls)")
-    players = players_from_args(args)
-    trials = args.trials if args.trials is not None else DEFAULT_TRIALS
-    screen, screen_trials = args.screen, args.screen_trials
-    if screen is None and not args.no_screen and (
-            screen_trials is not None or max(DEFAULT_CHUNK_SIZE, trials // 7) < trials):
-        screen = DEFAULT_SCREEN  # (a short run of all the trials would screen nothing)
-    if screen is not None and screen_trials is None and args.trials is None:
-        screen_trials = DEFAULT_SCREEN_TRIALS
-    vr = args.vr    # None: the library's default, on when a neural player plays (Portes)
-    settings = dict(
-        trials=trials, players=players, seed=args.seed, rules=args.rules or "backgammon",
-        rolls=args.rolls, screen=screen, screen_trials=screen_trials,
-        stratify=not args.no_stratify, bearoff=not args.no_bearoff, truncate=not args.no_truncate,
-        cache_dir=args.cache_dir, game=args.game, game_rules=args.option, vr=vr,
-        weights=args.weights,
-    )
-    if args.chunk_size is not None:
-        settings["chunk_size"] = args.chunk_size
+    settings = openings_settings(vars(args))
     if args.resume is None:
-        total = play_trials(trials, settings["rules"], args.rolls, args.game, args.option)
+        total = play_trials(settings["trials"], settings["rules"], args.rolls, args.game, args.option)
     else:
         saved = read_checkpoint(args.resume)["request"]
         total = play_trials(saved["trials"], saved["rules"], ",".join(saved["rolls"]), saved.get("game"),

@@ -11,11 +11,10 @@ import os
 from typing import Any, Callable
 
 from ..api import rollout_plays
-from ..game.resolve import resolve_position
+from ..jobs import options as _options
 from ..jobs.plays import CHECKPOINT_FORMAT, DEFAULT_STOP, DEFAULT_TRIALS, read_checkpoint
 from ..run.progress import TqdmProgress
-from . import (UsageError, check_plot_available, check_writable, fill_defaults, print_result,
-               public_settings)
+from . import check_plot_available, check_writable, print_result, public_settings
 
 __all__ = ["add_plays_options", "wants_plays", "run_plays"]
 
@@ -68,40 +67,11 @@ def _checkpoint_format(path: str) -> str | None:
 
 def wants_plays(args: argparse.Namespace) -> bool:
     """Whether tavli-rollout's arguments ask for the candidate plays of a roll: --dice, the
-    candidate options, a position with its dice rolled, or a candidate-play checkpoint."""
+    candidate options, a position with its dice rolled (``jobs/options.py``), or a
+    candidate-play checkpoint."""
     if args.resume is not None:
         return _checkpoint_format(args.resume) == CHECKPOINT_FORMAT
-    asked = [o for o, v in (("--dice", args.dice), ("--candidates", args.candidates),
-                            ("--plays", args.plays), ("--stop-when-decided", args.stop_when_decided),
-                            ("--no-stop", args.no_stop or None), ("--plot", args.plot)) if v is not None]
-    if asked and args.no_candidates:
-        raise UsageError(f"--no-candidates and {asked[0]}: roll out the position or its candidate plays")
-    if asked:
-        return True
-    if args.position is None or getattr(args, "game", None) or args.no_candidates:
-        return False
-    try:
-        return resolve_position(args.position)[0].context.dice is not None
-    except ValueError:
-        return False  # the rollout reports the bad position
-
-
-def _check_options(args: argparse.Namespace) -> None:
-    """Options of a plain rollout that a candidate-play rollout does not take."""
-    plain = [name for name, given in (
-        ("--target-se", getattr(args, "target_se", None)),
-        ("--truncate-plies", getattr(args, "truncate_plies", None)),
-        ("--filter-candidates", getattr(args, "filter_candidates", None)),
-        ("--filter-window", getattr(args, "filter_window", None)),
-        ("--game", getattr(args, "game", None)),
-        ("--option", getattr(args, "option", None)),
-    ) if given is not None]
-    if plain:
-        raise UsageError(f"{', '.join(plain)}: not for the candidate plays of a roll (--dice)")
-    if args.candidates is not None and args.plays is not None:
-        raise UsageError("--candidates and --plays: name the plays or say how many, not both")
-    if args.candidates is not None and args.candidates < 1:
-        raise UsageError(f"--candidates must be at least 1, got {args.candidates}")
+    return _options.wants_plays(vars(args))
 
 
 def run_plays(prog: str, args: argparse.Namespace, settings: dict[str, Any],
@@ -109,7 +79,7 @@ def run_plays(prog: str, args: argparse.Namespace, settings: dict[str, Any],
     """Roll out the candidate plays with ``settings`` (rollout_plays' keywords, None where
     not given) and print the result; the exit status. ``preface``, once the options are
     checked and before the rollout starts: what to print first (tavli-hint's hint)."""
-    _check_options(args)
+    _options.check_plays_options(vars(args))
     for path, option in ((args.plot, "--plot"), (args.checkpoint, "--checkpoint")):
         if path is not None:
             check_writable(path, option)
@@ -120,11 +90,7 @@ def run_plays(prog: str, args: argparse.Namespace, settings: dict[str, Any],
         check_writable(args.checkpoint or args.resume, "--checkpoint")
         settings = {"position": None}
     else:
-        settings = {**settings, "candidates": args.candidates, "plays": args.plays,
-                    "stop_when_decided": None if args.no_stop else (
-                        args.stop_when_decided if args.stop_when_decided is not None else DEFAULT_STOP)}
-        fill_defaults(settings, {"position": "start", "trials": DEFAULT_TRIALS})
-        settings = {k: v for k, v in settings.items() if v is not None or k == "stop_when_decided"}
+        settings = _options.finish_plays_settings(settings, vars(args))
     if preface is not None:
         preface()
     total = settings.get("trials") or DEFAULT_TRIALS

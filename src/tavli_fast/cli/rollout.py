@@ -15,7 +15,8 @@ from typing import Any, Sequence
 from .._version import __version__
 from ..api import read_checkpoint, rollout
 from ..jobs.cubeful import DEFAULT_MAX_CUBE
-from ..jobs.rollout import DEFAULT_MOVE_FILTER
+from ..jobs.options import (DEFAULT_PLAYERS, DEFAULT_PLAYERS_WHY, DEFAULT_TRIALS,
+                            finish_rollout_settings, plays_settings, rollout_settings)
 from ..errors import VariantIdError
 from ..play.players import PLAYERS
 from ..run.progress import TqdmProgress
@@ -26,27 +27,16 @@ from . import (
     add_game_option,
     entry_point,
     OneLineParser,
-    UsageError,
     add_executor_options,
     compiled_core_status,
     executor_settings,
-    fill_defaults,
     parse_count,
-    players_from_args,
     print_result,
     run_command,
     settings_from_checkpoint,
 )
 
 PROG = "tavli-rollout"
-#: The default players: the strongest we have (the net) at 0 ply, luck-adjusted as every
-#: command and function plays the net in a cubeless game (the smallest SE per CPU-second
-#: measured for rollouts, candidate plays, openings and replies: bench/vr_default.py).
-DEFAULT_PLAYERS = ("neural", "neural")
-DEFAULT_PLAYERS_WHY = ("the net at 0 ply, luck-adjusted (--vr, the default for the net in every "
-                       "command: the smallest SE per CPU-second, bench/vr_default.py); --ply 1 "
-                       "plays stronger")
-DEFAULT_TRIALS = 1296  # a whole block of stratified first two rolls; luck-adjusted, a few seconds
 
 
 class _VersionAction(argparse.Action):
@@ -177,72 +167,16 @@ def build_parser() -> OneLineParser:
     return p
 
 
-def _ply(values: list[int] | None) -> int | tuple[int, int] | None:
-    """--ply given once (both sides) or twice (the side on roll, then the opponent)."""
-    if values is None:
-        return None
-    if len(values) > 2:
-        raise UsageError("--ply is given once (both sides) or twice (side on roll, then opponent)")
-    return values[0] if len(values) == 1 else (values[0], values[1])
-
-
-def _move_filter(args: argparse.Namespace) -> tuple[int, float] | None:
-    """(candidates, window) from --filter-candidates / --filter-window (None: the defaults)."""
-    if args.filter_candidates is None and args.filter_window is None:
-        return None
-    count, window = DEFAULT_MOVE_FILTER
-    return (count if args.filter_candidates is None else args.filter_candidates,
-            window if args.filter_window is None else args.filter_window)
-
-
 def run(args: argparse.Namespace) -> int:
     executor = executor_settings(args)
+    options = vars(args)
     if wants_plays(args):
-        return run_plays(PROG, args, {
-            "position": args.position, "dice": args.dice, "trials": args.trials,
-            "players": players_from_args(args), "seed": args.seed, "rules": args.rules,
-            "min_trials": args.min_trials, "chunk_size": args.chunk_size,
-            "stratify": False if args.no_stratify else None,
-            "bearoff": False if args.no_bearoff else None,
-            "truncate": False if args.no_truncate else None, "cache_dir": args.cache_dir,
-            "cubeful": True if args.cubeful else None, "max_cube": args.max_cube,
-            "ply": _ply(args.ply), "vr": args.vr, "weights": args.weights,
-        }, executor)
-    settings: dict[str, Any] = {
-        "position": args.position,
-        "trials": args.trials,
-        "players": players_from_args(args),
-        "seed": args.seed,
-        "rules": args.rules,
-        "chunk_size": args.chunk_size,
-        "stratify": False if args.no_stratify else None,
-        "target_se": args.target_se,
-        "min_trials": args.min_trials,
-        "bearoff": False if args.no_bearoff else None,
-        "truncate": False if args.no_truncate else None,
-        "cache_dir": args.cache_dir,
-        "cubeful": True if args.cubeful else None,
-        "max_cube": args.max_cube,
-        "ply": _ply(args.ply),
-        "vr": args.vr,
-        "truncate_plies": args.truncate_plies,
-        "move_filter": _move_filter(args),
-        "game": args.game,
-        "game_rules": args.option,
-        "weights": args.weights,
-    }
+        return run_plays(PROG, args, plays_settings(options), executor)
+    settings = rollout_settings(options)
     # Settings a checkpoint may lack (it predates them): their values at the time.
     settings_from_checkpoint(args, settings, lambda path: read_checkpoint(path)["request"],
                              predating={"vr": False, "truncate_plies": 0})
-    fill_defaults(settings, {
-        "position": "start", "trials": DEFAULT_TRIALS,
-        "players": DEFAULT_PLAYERS,  # neural: for Plakoto / Fevga too, each game's net
-        "rules": "backgammon", "stratify": True,
-        "bearoff": True, "truncate": True, "cubeful": False, "max_cube": DEFAULT_MAX_CUBE,
-    })
-    if settings["chunk_size"] is None:
-        del settings["chunk_size"]
-
+    finish_rollout_settings(settings)
     with TqdmProgress(settings["trials"], enabled=not (args.no_progress or args.json)) as bar:
         try:
             result = rollout(

@@ -24,7 +24,7 @@ from ..errors import check_dice
 from ..game.resolve import resolve_position
 from ..game.position import Position
 
-__all__ = ["RankedPlay", "hint", "prices_report", "check_ply", "FILTER_2PLY"]
+__all__ = ["RankedPlay", "hint", "prices_report", "ranked_plays", "check_ply", "FILTER_2PLY"]
 
 #: The 2-ply look's filter: of the plays looked at 1 ply, at most this many, those within
 #: this equity of the best by 1 ply, are looked at 2 ply (the players' second filter).
@@ -68,6 +68,15 @@ def hint(position: str | Position, die1: int, die2: int, *, top: int = 5,
     keep (and reuse) the 2-ply search's positions in, e.g. across the hints of one game
     (None: a fresh one).  Raises InvalidDiceError, InvalidPositionError (a finished game)
     or ValueError (top < 0, a bad ply or filter)."""
+    return [play for play, _ in ranked_plays(position, die1, die2, top=top, net=net, ply=ply,
+                                             filter_2ply=filter_2ply, cache=cache)]
+
+
+def ranked_plays(position: str | Position, die1: int, die2: int, *, top: int = 5,
+                 net: _core.NeuralNet | None = None, ply: int = 1,
+                 filter_2ply: tuple[int, float] = FILTER_2PLY,
+                 cache: _core.SearchCache | None = None) -> list[tuple[RankedPlay, np.ndarray]]:
+    """``hint``'s plays, each with the board after it (sides not switched)."""
     if top < 0:
         raise ValueError(f"top must be 0 or more, not {top}")
     depth = check_ply(ply)
@@ -86,8 +95,9 @@ def hint(position: str | Position, die1: int, die2: int, *, top: int = 5,
     def deeper(k: int, i: int) -> float | None:
         return float(eq[k, i]) if k <= depth and not math.isnan(eq[k, i]) else None
 
-    return [RankedPlay(plays[i].position.sides_switched().position_id(), plays[i].notation or "(no play)",
-                       float(eq[0, i]), deeper(1, i), deeper(2, i))
+    return [(RankedPlay(plays[i].position.sides_switched().position_id(),
+                        plays[i].notation or "(no play)", float(eq[0, i]), deeper(1, i),
+                        deeper(2, i)), plays[i].position.board)
             for i in map(int, order)]
 
 
