@@ -398,18 +398,23 @@ cdef GameResult play_game(MoveGen* g, const Board* start, const GameOptions* opt
 cdef bint truncate_cubeful(const Board* b, int side, const GameOptions* opt,
                            const CubeState* cube, const bint* done, GameResult* r) noexcept nogil:
     """End a money game with cube branches at `b` (row 0 = `side`, about to decide its
-    cube, from ply 1 on, and roll) if the cubeful bear-off database answers every live branch: each
-    branch scores its exact cubeful equity (after the proper cube action) times its cube.
-    Returns False, changing nothing, otherwise."""
+    cube, from ply 1 on, and roll) if both sides are inside the two-sided bear-off database
+    and the cubeful one answers every live branch: each branch scores its exact cubeful
+    equity (after the proper cube action) times its cube, a branch that passed its points,
+    and the cubeless figures the exact win probability there.  Returns False, changing
+    nothing, otherwise: also when every branch has passed, for the game then goes on to
+    its end (or into the database) for the cubeless figures."""
     cdef CubeAnalysis a[MAX_BRANCHES]
     cdef int k
     cdef double e, w
     if opt.bearoff == NULL or cube_is_match(&cube[0]):
         return False
+    w = bearoff2_win(opt.bearoff, b)
+    if w < 0.0:
+        return False
     for k in range(opt.n_branches):
         if not done[k] and not cube_analyse_exact(opt.bearoff, b, &cube[k], &a[k]):
             return False
-    w = bearoff2_win(opt.bearoff, b)
     for k in range(opt.n_branches):
         if done[k]:
             r.cf_points[k] = r.points[k]
