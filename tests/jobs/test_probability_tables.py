@@ -7,6 +7,10 @@ database), with a backgammon counted as a gammon and a gammon as a win: their me
 loss is 1 - win). Where a cube branch passes the game goes on, for these figures, until it
 ends or both sides are inside the database; a cubeful rollout's cubeless table therefore
 estimates what a rollout played out to the end (``truncate=False``) estimates.
+
+Luck-adjusted tables (``vr``) are left out: a game's luck-adjusted figure is not a
+probability (its outcome less the luck of its rolls), so their means may leave these bounds
+by chance without anything being wrong.
 """
 
 from __future__ import annotations
@@ -30,7 +34,8 @@ SETTINGS = settings(derandomize=True, max_examples=3, deadline=None, database=No
 
 # The side on roll cannot win: the opponent bears off its 15 from its ace point in at most
 # 8 turns, and a checker on my 13-point needs two moves to come home (30 moves for the 15),
-# so I cannot bear one off before my 8th turn of 6-6 (and never all 15). With the cube the
+# so I cannot bear one off before my 8th turn, all of them big doubles (and never all 15),
+# and lose a gammon all but surely (36**-8 is no chance in 100 games). With the cube the
 # opponent doubles and I pass at once, in both branches; the games go on far from the
 # bear-off database.
 HOPELESS = "x 13:15; o 1:15"
@@ -105,6 +110,8 @@ MODES: dict[str, Callable[[int], list[dict[str, float]]]] = {
     "cubeful match, truncated": _rollout_table(
         position="XGID=-b----E-C---eE---c-e----B-:0:0:1:00:0:0:0:5:10", trials=200,
         players="pubeval", cubeful=True),
+    "cubeless, truncated after 8 plies": _rollout_table(position="start", trials=100,
+                                                        players="neural", truncate_plies=8),
     "portes": _rollout_table(position="start", trials=400, players="pubeval", rules="portes"),
     "candidates": _plays_tables(position=with_dice(RACE, (6, 5)), trials=324,
                                 players="pubeval"),
@@ -145,7 +152,7 @@ def test_the_bounds_check_can_fail():
 
 
 def test_a_hopeless_position_loses_a_gammon_in_every_mode():
-    """HOPELESS by hand: no win, a gammon lost (saving it needs eight 6-6 in a row), in the
+    """HOPELESS by hand: no win, a gammon lost (saving it needs eight doubles in a row), in the
     cubeless table of a cubeful rollout, truncated or not, as in a cubeless one; no game
     comes near the database (I keep 15 checkers), so none is truncated."""
     for kwargs in (dict(), dict(cubeful=True), dict(cubeful=True, truncate=False)):
