@@ -23,8 +23,10 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from helpers import pos
+from tavli_fast import _core
 from tavli_fast.api import play_matches, rollout, rollout_plays
 from tavli_fast.game.position import GameContext, Position
+from tavli_fast.play.cube import default_match_table
 
 # Tolerance for the float sums of 0/1 figures and exact probabilities.
 EPS = 1e-12
@@ -45,6 +47,11 @@ RACE = "x 6:3 5:3 4:3 3:2 2:2 1:2; o 6:4 5:3 4:3 3:2 2:2 1:1"
 
 def with_dice(text: str, dice: tuple[int, int]) -> Position:
     return Position(pos(text).board, GameContext(dice=dice))
+
+
+def at_score(text: str, length: int = 7) -> Position:
+    """The position at the start of a `length`-point match (0-0)."""
+    return Position(pos(text).board, GameContext(match_length=length))
 
 
 def assert_possible(table: dict[str, float], where: str) -> None:
@@ -103,6 +110,8 @@ MODES: dict[str, Callable[[int], list[dict[str, float]]]] = {
                                                 cubeful=True),
     "cubeful, a pass at once": _rollout_table(position=pos(HOPELESS), trials=100,
                                               players="pubeval", cubeful=True),
+    "cubeful match, a pass at once": _rollout_table(position=at_score(HOPELESS), trials=100,
+                                                    players="pubeval", cubeful=True),
     "cubeful race, truncated": _rollout_table(position=pos(RACE), trials=400,
                                               players="pubeval", cubeful=True),
     "cubeful, dice given": _rollout_table(position=with_dice(RACE, (6, 5)), trials=360,
@@ -162,6 +171,11 @@ def test_a_hopeless_position_loses_a_gammon_in_every_mode():
         if r.cubeful is not None:
             assert r.cubeful.cubeless == pytest.approx(r.equity)
             assert r.cubeful.no_double == pytest.approx(-1.0)  # he doubles, I pass
+    # At a match score too (7 points, 0-0): he doubles, I pass, and the game goes on.
+    r = rollout(at_score(HOPELESS), 100, players="pubeval", seed=5, jobs=1, cubeful=True)
+    assert (r.win, r.lose_gammon, r.truncated) == (0.0, 1.0, 0)
+    lost_one = _core.match_mwc(default_match_table(), 7, 6, False)  # 7-away, he 6-away
+    assert r.cubeful.mwc["no_double"] == pytest.approx(lost_one)
 
 
 # ------------------------------------------------------------ cubeless table vs played out
