@@ -270,3 +270,38 @@ def test_a_reader_that_stops_early_ends_the_command_quietly(module, args):
         os.close(write)
     assert p.returncode == 141, p.stderr
     assert "Traceback" not in p.stderr and "Broken pipe" not in p.stderr
+
+
+def _table_rows(text: str) -> dict[str, float]:
+    """The value column of the human table's rows (win ... equity (cubeless))."""
+    names = ("win", "win gammon", "win backgammon", "lose gammon", "lose backgammon",
+             "equity (cubeless)")
+    rows = {}
+    for line in text.splitlines():
+        for name in names:
+            rest = line[len(name):].split() if line.startswith(name + " ") else []
+            if rest and rest[0][0] in "+-0123456789":
+                rows[name] = float(rest[0])
+    return rows
+
+
+def test_cubeful_rollout_text_and_json_carry_a_possible_cubeless_table():
+    """The issue's run (pubeval from the start, cubeful, seed 1): the text table and the
+    JSON (the figures and ``cubeful.cubeless``) give the same cubeless figures, win >= win
+    gammon >= win backgammon, and they agree with the run played out (``--no-truncate``)
+    within 3 SEs (before the fix: win 0.078 with win gammon 0.171, equity -0.662)."""
+    args = ("--position", "start", "--player", "pubeval", "--cubeful", "--seed", "1",
+            "--trials", "2000", "--jobs", "1")
+    text, doc, whole = run(*args), run(*args, "--json"), run(*args, "--json", "--no-truncate")
+    for p in (text, doc, whole):
+        assert p.returncode == 0, p.stderr
+    doc, whole = json.loads(doc.stdout), json.loads(whole.stdout)
+    rows = _table_rows(text.stdout)
+    keys = ("win", "win_gammon", "win_backgammon", "lose_gammon", "lose_backgammon", "equity")
+    assert list(rows.values()) == pytest.approx([doc[k] for k in keys], abs=5e-5)
+    assert doc["cubeful"]["cubeless"] == pytest.approx(doc["equity"], abs=1e-12)
+    assert 1 >= doc["win"] >= doc["win_gammon"] >= doc["win_backgammon"] >= 0
+    assert 1 - doc["win"] >= doc["lose_gammon"] >= doc["lose_backgammon"] >= 0
+    assert doc["truncated"] > 0 and whole["truncated"] == 0
+    for k in keys:
+        assert abs(doc[k] - whole[k]) <= 3 * (doc["se"][k] ** 2 + whole["se"][k] ** 2) ** 0.5, k

@@ -7,6 +7,9 @@ old package installed); nothing here computes them with the code under test. Cas
 players whose play has not changed since on purpose: the Plakoto and Fevga nets were retrained
 after the move (those games use the heuristic player), and the neural players now choose their
 plays by cubeful equity when the cube is in play (so neural matches here play without it).
+The cubeful rollout is played out (``truncate=False``): truncated, the flat package's
+cubeless table was wrong (issue 51); its figures were written again by that package
+(acf2e87) with the keywords below.
 Worker counts differ between cases on purpose: results do not depend on them.
 """
 
@@ -34,9 +37,11 @@ CASES: dict[str, tuple[str, dict[str, Any]]] = {
                                        seed=11, jobs=2)),
     "rollout neural vr": ("rollout", dict(position="4HPwATDgc/ABMA", trials=200,
                                           players="neural", seed=12, jobs=1, vr=True)),
+    # Played out: truncated, the flat package counted a game whose cube branches had all
+    # passed as stopped in the bear-off database wherever it was (issue 51, item 1).
     "rollout pubeval cubeful": ("rollout", dict(position="4HPwATDgc/ABMA", trials=2000,
                                                 players="pubeval", seed=13, jobs=2,
-                                                cubeful=True)),
+                                                cubeful=True, truncate=False)),
     "rollout neural-1ply truncated": ("rollout", dict(position="start", trials=200,
                                                       players="neural-1ply", seed=14, jobs=2,
                                                       truncate_plies=8)),

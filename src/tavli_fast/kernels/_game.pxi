@@ -343,7 +343,11 @@ cdef GameResult play_game(MoveGen* g, const Board* start, const GameOptions* opt
         r.points[k] = 0
         r.cube[k] = cube[k].value
     while r.plies < MAX_PLIES:
+        # A game stops in the databases only with both sides inside the two-sided one: with
+        # every cube branch passed none asks the cubeful one, and the game goes on for the
+        # cubeless figures, which need the exact win probability where it stops.
         if (opt.truncate and opt.n_branches and r.plies >= opt.given_plies
+                and opt.bearoff != NULL and bearoff2_win(opt.bearoff, &b) >= 0.0
                 and truncate_cubeful(&b, side, opt, cube, done, &r)):
             return r
         if (opt.truncate and opt.n_branches == 0 and r.plies >= opt.given_plies
@@ -421,9 +425,10 @@ cdef GameResult play_game(MoveGen* g, const Board* start, const GameOptions* opt
 cdef bint truncate_cubeful(const Board* b, int side, const GameOptions* opt,
                            const CubeState* cube, const bint* done, GameResult* r) noexcept nogil:
     """End a money game with cube branches at `b` (row 0 = `side`, about to decide its
-    cube, from ply 1 on, and roll) if the cubeful bear-off database answers every live branch: each
-    branch scores its exact cubeful equity (after the proper cube action) times its cube.
-    Returns False, changing nothing, otherwise."""
+    cube, from ply 1 on, and roll; both sides inside the two-sided database, as play_game
+    checks) if the cubeful bear-off database answers every live branch: each branch scores
+    its exact cubeful equity (after the proper cube action) times its cube, a branch that
+    passed its points.  Returns False, changing nothing, otherwise."""
     cdef CubeAnalysis a[MAX_BRANCHES]
     cdef int k
     cdef double e, w
