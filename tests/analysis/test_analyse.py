@@ -191,3 +191,29 @@ def test_cli_csv_is_not_half_written_on_a_bad_file(tmp_path):
     junk.write_text("nonsense\n")
     assert main([str(junk), "--csv", str(out)]) == 2
     assert not out.exists()
+
+
+# ----------------------------------------------------------------------------- on the driver
+def test_same_numbers_with_one_and_two_spawned_workers():
+    from tavli_fast.run.executors import make_executor
+
+    one = analyse_match(DATA / "gnubg-3pt.mat", jobs=1).to_dict()
+    with make_executor(2, "spawn") as executor:
+        two = analyse_match(DATA / "gnubg-3pt.mat", executor=executor).to_dict()
+    assert one["decisions"] == two["decisions"] and one["players"] == two["players"]
+
+
+def test_ctrl_c_keeps_the_games_analysed_so_far():
+    seen = []
+
+    def progress(done, total):
+        seen.append((done, total))
+        if done == 2:
+            raise KeyboardInterrupt
+
+    part = analyse_match(GNUBG_7, progress=progress)
+    assert part.interrupted and [a.number for a in part.analyses] == [1, 2]
+    assert seen == [(1, 8), (2, 8)]
+    whole = analyse_match(GNUBG_7)
+    assert part.decisions == [d for d in whole.decisions if d.game <= 2]
+    assert "interrupted" in str(part)

@@ -27,7 +27,11 @@ from typing import Any, Callable, Sequence
 from ..matchfile.mat import decode_text, parse_mat
 from ..matchfile.model import MatchFileError, MatchRecord
 from ..matchfile.replay import ReplayedGame, replay_match
-from .decisions import PLIES, Decision, GameAnalysis, RollLuck, analyse_game
+from ..run.driver import run_job
+from ..run.executors import default_jobs, make_executor
+from ..run.progress import RolloutProgress
+from .decisions import PLIES, Decision, GameAnalysis, RollLuck
+from .job import AnalysisJob
 from .thresholds import rating
 
 __all__ = ["MatchAnalysis", "PlayerFigures", "analyse_match", "read_record", "DECISION_FIELDS"]
@@ -225,12 +229,17 @@ def read_record(path_or_text: str | os.PathLike) -> MatchRecord:
 
 
 def analyse_match(path_or_text: str | os.PathLike, *, ply: int = 0, player: str | None = None,
-                  progress: Callable[[int, int], None] | None = None) -> MatchAnalysis:
+                  progress: Callable[[int, int], None] | None = None, jobs: int | None = 1,
+                  executor: Any = None) -> MatchAnalysis:
     """Analyse a played match: a ``.mat`` file's path, or its text. Every game is replayed
     (every move checked legal) and every decision evaluated at `ply` (0 or 1; the engine has
     no 2-ply evaluation yet). `player`: keep only that player's decisions in ``decisions``
-    (the figures cover both). `progress(done, total)` is called after each game. Raises
-    MatchFileError (a bad file, naming the place), ValueError (a bad ply or player)."""
+    (the figures cover both). `progress(done, total)` is called after each game. The games
+    run as units of the driver: on `executor` (a ``make_executor`` executor, e.g. a Dask
+    cluster's) if given, else on `jobs` local processes (1: this process; None: every CPU);
+    the numbers do not depend on either. Ctrl-C returns the games analysed so far, flagged
+    ``interrupted``. Raises MatchFileError (a bad file, naming the place), ValueError (a bad
+    ply, player or jobs)."""
     if ply not in PLIES:
         raise ValueError(f"ply {ply!r} is not available: the engine analyses at "
                          f"{' or '.join(map(str, PLIES))} ply (it has no 2-ply evaluation yet)")
@@ -241,13 +250,17 @@ def analyse_match(path_or_text: str | os.PathLike, *, ply: int = 0, player: str 
     if record.game != "backgammon":
         raise MatchFileError(f"{record.game} matches cannot be analysed yet", source=record.source)
     games = replay_match(record)
-    analyses = []
-    interrupted = False
-    try:
-        for i, g in enumerate(games):
-            analyses.append(analyse_game(g, ply))
-            if progress is not None:
-                progress(i + 1, len(games))
-    except KeyboardInterrupt:
-        interrupted = True
-    return MatchAnalysis(record, games[:len(analyses)], analyses, ply, player, interrupted)
+    job = AnalysisJob(games, ply)
+
+    def report(p: RolloutProgress) -> None:
+        if progress is not None:
+            progress(p.trials_done, p.trials_total)
+
+    if executor is not None:
+        outcome = run_job(job, executor, progress=report)
+    else:
+        with make_executor(jobs if jobs is not None else default_jobs()) as local:
+            outcome = run_job(job, local, progress=report)
+    done = sorted(job.results)
+    return MatchAnalysis(record, [games[i] for i in done], job.analyses(), ply, player,
+                         outcome.interrupted)

@@ -43,6 +43,8 @@ def build_parser() -> OneLineParser:
     out.add_argument("--csv", metavar="FILE", default=None, help="write the decisions as CSV")
     p.add_argument("--player", default=None, metavar="NAME",
                    help="list only this player's decisions")
+    p.add_argument("-j", "--jobs", type=int, default=1, metavar="N",
+                   help="worker processes, one game a unit (default 1: this process)")
     p.add_argument("--no-progress", action="store_true", help="no progress bar")
     p.add_argument("-v", "--verbose", action="count", default=0, help="more log output")
     p.add_argument("-q", "--quiet", action="count", default=0, help="only errors in the log")
@@ -75,7 +77,8 @@ def run(args: argparse.Namespace) -> int:
             print(f"\r{PROG}: game {done}/{total}", end="" if done < total else "\n",
                   file=sys.stderr, flush=True)
 
-    analysis = analyse_match(args.file, ply=args.ply, player=args.player, progress=progress)
+    analysis = analyse_match(args.file, ply=args.ply, player=args.player, progress=progress,
+                             jobs=args.jobs)
     if args.json:
         print(json.dumps(analysis.to_dict(), indent=2, ensure_ascii=False))
     else:
