@@ -26,6 +26,7 @@ from typing import Any, Callable, Sequence
 
 from ..matchfile.mat import decode_text, parse_mat
 from ..matchfile.model import MatchFileError, MatchRecord
+from ..matchfile.sgf import parse_sgf
 from ..matchfile.replay import ReplayedGame, replay_match
 from ..run.driver import run_job
 from ..run.executors import default_jobs, make_executor
@@ -216,8 +217,11 @@ def format_report(analysis: MatchAnalysis) -> str:
 
 
 def read_record(path_or_text: str | os.PathLike) -> MatchRecord:
-    """A match record from a file path, or from ``.mat`` text (a str with a line break)."""
+    """A match record from a file path (``.sgf``: gnubg's SGF; else ``.mat`` text), or from
+    the text itself (a str with a line break; SGF when it starts with ``(;``)."""
     if isinstance(path_or_text, str) and "\n" in path_or_text:
+        if path_or_text.lstrip().startswith("(;"):
+            return parse_sgf(path_or_text)
         return parse_mat(path_or_text)
     path = Path(path_or_text)
     try:
@@ -225,7 +229,10 @@ def read_record(path_or_text: str | os.PathLike) -> MatchRecord:
     except OSError as exc:
         raise MatchFileError(f"cannot read the file ({exc.strerror or exc})",
                              source=str(path)) from None
-    return parse_mat(decode_text(data, str(path)), source=str(path))
+    text = decode_text(data, str(path))
+    if path.suffix.lower() == ".sgf" or text.lstrip().startswith("(;"):
+        return parse_sgf(text, source=str(path))
+    return parse_mat(text, source=str(path))
 
 
 def analyse_match(path_or_text: str | os.PathLike, *, ply: int = 0, player: str | None = None,

@@ -31,7 +31,7 @@ PROG = "tavli-analyse"
 
 def build_parser() -> OneLineParser:
     p = OneLineParser(prog=PROG, description="Analyse a played match (.mat): errors, ratings, luck.")
-    p.add_argument("file", metavar="FILE", help="the match file (.mat)")
+    p.add_argument("file", metavar="FILE", help="the match file (.mat, or gnubg's .sgf)")
     p.add_argument("--ply", type=int, default=0, metavar="N",
                    help="the evaluation's depth: 0 or 1 (2 ply is not in the engine yet)")
     p.add_argument("--rollout-close", type=float, default=None, metavar="EMG",
