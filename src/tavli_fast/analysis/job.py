@@ -10,8 +10,10 @@ from dataclasses import dataclass
 from typing import Any, Sequence
 
 from ..matchfile.replay import ReplayedGame
+from ..matchfile.variant_replay import VariantReplayedGame
 from ..run.progress import RolloutProgress
 from .decisions import GameAnalysis, analyse_game
+from .variant_decisions import analyse_variant_game
 
 __all__ = ["AnalysisUnit", "AnalysisJob", "analyse_unit"]
 
@@ -21,12 +23,14 @@ class AnalysisUnit:
     """One game to analyse: its index in the match, the replayed game, the ply."""
 
     index: int
-    game: ReplayedGame
+    game: ReplayedGame | VariantReplayedGame
     ply: int
 
 
 def analyse_unit(unit: AnalysisUnit) -> tuple[int, GameAnalysis]:
     """The worker: (the unit's index, the game's analysis)."""
+    if isinstance(unit.game, VariantReplayedGame):
+        return unit.index, analyse_variant_game(unit.game, unit.ply)
     return unit.index, analyse_game(unit.game, unit.ply)
 
 
@@ -40,7 +44,7 @@ class AnalysisJob:
     worker = staticmethod(analyse_unit)
     prepare = staticmethod(_prepare)
 
-    def __init__(self, games: Sequence[ReplayedGame], ply: int):
+    def __init__(self, games: Sequence[ReplayedGame | VariantReplayedGame], ply: int):
         self.units = [AnalysisUnit(i, g, ply) for i, g in enumerate(games)]
         self.results: dict[int, GameAnalysis] = {}
         self._planned = False

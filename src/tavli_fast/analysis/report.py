@@ -28,6 +28,7 @@ from ..matchfile.mat import decode_text, parse_mat
 from ..matchfile.model import MatchFileError, MatchRecord
 from ..matchfile.sgf import parse_sgf
 from ..matchfile.replay import ReplayedGame, replay_match
+from ..matchfile.variant_replay import replay_variant_match
 from ..run.driver import run_job
 from ..run.executors import default_jobs, make_executor
 from ..run.progress import RolloutProgress
@@ -114,7 +115,7 @@ class MatchAnalysis:
     """The analysis of a match file: the record, its games replayed and analysed."""
 
     record: MatchRecord
-    games: list[ReplayedGame]
+    games: list[Any]   # ReplayedGame, or VariantReplayedGame in Plakoto and Fevga
     analyses: list[GameAnalysis]
     ply: int
     player: str | None = None
@@ -254,9 +255,8 @@ def analyse_match(path_or_text: str | os.PathLike, *, ply: int = 0, player: str 
     if player is not None and player not in record.players:
         raise ValueError(f"no player {player!r} in the match: the players are "
                          f"{record.players[0]!r} and {record.players[1]!r}")
-    if record.game != "backgammon":
-        raise MatchFileError(f"{record.game} matches cannot be analysed yet", source=record.source)
-    games = replay_match(record)
+    games: list[Any] = (replay_match(record) if record.game == "backgammon"
+                        else replay_variant_match(record))
     job = AnalysisJob(games, ply)
 
     def report(p: RolloutProgress) -> None:
