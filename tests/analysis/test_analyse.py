@@ -217,3 +217,19 @@ def test_ctrl_c_keeps_the_games_analysed_so_far():
     whole = analyse_match(GNUBG_7)
     assert part.decisions == [d for d in whole.decisions if d.game <= 2]
     assert "interrupted" in str(part)
+
+
+def test_console_script_is_installed_and_refuses_a_bad_file_in_one_line(tmp_path):
+    import os
+    import shutil
+    import subprocess
+    import sys
+
+    exe = shutil.which("tavli-analyse", path=os.path.dirname(sys.executable)) or shutil.which(
+        "tavli-analyse")
+    assert exe is not None, "the tavli-analyse console script is not installed"
+    junk = tmp_path / "junk.mat"
+    junk.write_text("12 points match\n\n Game 1\n")
+    p = subprocess.run([exe, str(junk)], capture_output=True, text=True, timeout=120)
+    assert p.returncode == 2 and p.stdout == ""
+    assert p.stderr.count("\n") == 1 and "no line of players" in p.stderr
