@@ -8,8 +8,6 @@ from __future__ import annotations
 
 import csv
 import json
-import math
-from dataclasses import replace
 from pathlib import Path
 
 import numpy as np

@@ -27,7 +27,7 @@ from typing import Any, Callable, Sequence
 from ..matchfile.mat import decode_text, parse_mat
 from ..matchfile.model import MatchFileError, MatchRecord
 from ..matchfile.sgf import parse_sgf
-from ..matchfile.replay import ReplayedGame, replay_match
+from ..matchfile.replay import replay_match
 from ..matchfile.variant_replay import replay_variant_match
 from ..run.driver import run_job
 from ..run.executors import default_jobs, make_executor
