@@ -24,7 +24,8 @@ LAYERS = [
     {"_core", "_aliases", "_version", "errors", "rules", "checks"},
     {"game"},
     {"variants", "play", "run"},    # the variants' players use the net (play/neural.py)
-    {"jobs", "training"},
+    {"jobs", "training", "matchfile"},   # matchfile: played matches as files (replayed by game/)
+    {"analysis"},                   # analysis of played matches: matchfile + play + jobs
     {"api"},
     {"cli", "serve", "__init__", "__main__"},   # serve: the engine over HTTP, beside the commands
 ]

@@ -55,6 +55,8 @@ from .game.position import GameContext, Play, Position
 from .jobs.rollout_result import RolloutResult
 from .rules import FevgaRules, PlakotoRules, Rules, get_rules
 from .play.simulate import SimulationResult
+from .analysis.report import MatchAnalysis, analyse_match
+from .matchfile.model import MatchFileError
 from .variants.games import VariantSimulationResult, simulate_variant
 from .variants.neural import evaluate_variant
 from .variants.text import variant_text
@@ -68,6 +70,7 @@ from .variants.movegen import (
 
 __all__ = [
     "__version__",
+    "analyse_match",
     "ALL_ROLLS",
     "BearoffDatabase",
     "BearoffDatabaseError",
@@ -81,6 +84,8 @@ __all__ = [
     "InvalidPlayError",
     "InvalidPositionError",
     "MainGuardError",
+    "MatchAnalysis",
+    "MatchFileError",
     "MatchEquityTable",
     "MatchResult",
     "NeuralNetError",

@@ -4,6 +4,7 @@
     tavli-match --length 5 --score 4,3 --post-crawford --matches 4000 --seed 1
     tavli-match --length 5 --rules portes --players neural,greedy
     tavli-match --tavli --length 5 --players neural,random --matches 2000
+    tavli-match --length 7 --seed 3 --names Ann,Bob --save match.mat
 
 Exit status: 0 done; 2 bad usage or bad input (one line on stderr); 1 the run failed; 130
 interrupted by Ctrl-C -- the result of the matches completed so far is printed first (and
@@ -24,6 +25,7 @@ from . import (
     OneLineParser,
     UsageError,
     add_executor_options,
+    check_writable,
     executor_settings,
     fill_defaults,
     parse_count,
@@ -34,6 +36,9 @@ from . import (
     settings_from_checkpoint,
 )
 from ..api import play_matches
+from ..checks import new_seed
+from ..jobs.match_record import play_match_record
+from ..matchfile.mat import write_mat
 from ..jobs.cubeful import DEFAULT_MAX_CUBE
 from ..jobs.match import read_match_checkpoint
 from ..run.progress import TqdmProgress
@@ -99,6 +104,12 @@ def build_parser() -> OneLineParser:
                    help="matches per unit of work (default 200; results depend on it, not on --jobs)")
     p.add_argument("--no-bearoff", action="store_true",
                    help="players other than random play bear-offs by their own evaluation")
+    p.add_argument("--save", default=None, metavar="FILE.mat",
+                   help="play ONE match move by move between two 0-ply neural players (the "
+                   "only players it records) and write it as a .mat file (gnubg, XG, "
+                   "tavli-analyse read it); with --length, --seed and --names only")
+    p.add_argument("--names", default=None, metavar="A,B",
+                   help="with --save, the players' names in the file (default Player 1,Player 2)")
     p.add_argument("--cache-dir", default=None, metavar="DIR",
                    help="where the bear-off databases are kept")
     p.add_argument("--weights", default=None, metavar="FILE",
@@ -110,7 +121,34 @@ def build_parser() -> OneLineParser:
     return p
 
 
+def save_match(args: argparse.Namespace) -> int:
+    """``--save FILE.mat``: one match recorded move by move (``jobs/match_record.py``)."""
+    others = [o for o, v in (("--matches", args.matches), ("--players", args.players),
+                             ("--player", args.player), ("--score", args.score),
+                             ("--tavli", args.tavli), ("--rules", args.rules),
+                             ("--resume", args.resume), ("--checkpoint", args.checkpoint))
+              if v not in (None, False)]
+    if others:
+        raise UsageError(f"--save plays one match between two 0-ply neural players: "
+                         f"{', '.join(others)} cannot be used with it")
+    check_writable(args.save, "--save")
+    names = tuple(n.strip() for n in args.names.split(",")) if args.names else ("Player 1", "Player 2")
+    if len(names) != 2 or not all(names) or names[0] == names[1]:
+        raise UsageError(f"--names takes two different names A,B, not {args.names!r}")
+    seed = args.seed if args.seed is not None else new_seed()
+    record = play_match_record(args.length or 7, seed=seed, names=names)  # type: ignore[arg-type]
+    write_mat(record, args.save)
+    a, b = record.final_score
+    print(f"{names[0]} {a} - {b} {names[1]} in {len(record.games)} games "
+          f"({record.length}-point match, seed {seed}); written to {args.save}")
+    return 0
+
+
 def run(args: argparse.Namespace) -> int:
+    if args.save is not None:
+        return save_match(args)
+    if args.names is not None:
+        raise UsageError("--names is for --save")
     executor = executor_settings(args)
     settings: dict[str, Any] = {
         "length": args.length,

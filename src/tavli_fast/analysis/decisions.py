@@ -1,0 +1,220 @@
+"""The decisions of one replayed game, each evaluated by the engine: the best play or cube
+action, the one played, the equity lost, its mark; and the luck of each roll.
+
+Checker plays: every play of the roll is valued by the neural net as ``tavli-hint`` values
+them (``play/hint.py``'s way: cubeless equity for the mover, gammons at the match score's
+prices): at 0 ply all of them; at 1 ply the five best by 0 ply and the play made. A roll with
+one distinct legal play (forced, or none) is not a decision.
+
+Cube decisions (``play/cube.py``, 0 ply): before each roll of a player who may double, the
+cube analysis of his position. It counts as a decision of his when he doubled, or when the
+proper action is to double, or when doubling would have cost less than 0.16 (a decision
+close enough to think about, as gnubg counts its "close" cube decisions); the answer to a
+double (take, beaver, drop) is always a decision of the one doubled. Equity lost is per unit
+of the cube at the time (double/pass = +1), as gnubg reports it.
+
+Luck of a roll: the equity of the best play of the roll made minus the mean of that over the
+21 rolls (the equity before the roll: the 1-ply look of the engine), at 0 ply whatever the
+analysis ply, in EMG per unit of the cube.
+
+Equity lost in a match is also given as match winning chances: the equity scale spans losing
+and winning the cube's value at the score, so 1 EMG is half the MWC between those.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import asdict, dataclass, replace
+
+import numpy as np
+
+from ..game.position import Position
+from ..matchfile.replay import ReplayedAction, ReplayedGame
+from ..play.cube import cube_decision, gammon_prices
+from ..play.met import load_met
+from ..play.neural import default_net
+from .thresholds import mark
+
+__all__ = ["Decision", "RollLuck", "GameAnalysis", "analyse_game", "CLOSE_CUBE", "PLIES"]
+
+#: A cube decision that was not made counts when doubling would have cost less than this.
+CLOSE_CUBE = 0.16
+#: The plies the engine can analyse at (2 ply: not yet in the engine).
+PLIES = (0, 1)
+_TOP_1PLY = 5
+
+
+@dataclass(frozen=True)
+class Decision:
+    """One evaluated decision. ``player``: 0 (left column) or 1; ``kind`` "checker" or
+    "cube"; ``dice`` "62" (checker) or None; ``played`` and ``best``: plays in gnubg notation,
+    or cube actions ("No double", "Double", "Take", "Pass", "Beaver"); ``error``: equity
+    lost, EMG (0 for the best); ``mwc_error``: the same as match winning chances (None in
+    money play); ``position_id``: gnubg's ``PositionID:MatchID`` of the decision's
+    position, the decider on roll."""
+
+    game: int
+    move: int
+    player: int
+    kind: str
+    dice: str | None
+    played: str
+    best: str
+    error: float
+    mwc_error: float | None
+    mark: str
+    position_id: str
+    equity_played: float
+    equity_best: float
+
+    def to_dict(self) -> dict:
+        return asdict(self)
+
+
+@dataclass(frozen=True)
+class RollLuck:
+    """The luck of one roll for its player (EMG per unit of the cube) and the cube's value."""
+
+    game: int
+    move: int
+    player: int
+    luck: float
+    cube: int
+
+
+@dataclass(frozen=True)
+class GameAnalysis:
+    """A game's decisions (in the order made) and its rolls' luck."""
+
+    number: int
+    decisions: tuple[Decision, ...]
+    luck: tuple[RollLuck, ...]
+
+
+def _mwc_scale(pos: Position) -> float | None:
+    """MWC per EMG at the position's score and cube (None in money play)."""
+    ctx = pos.context
+    if not ctx.match_length:
+        return None
+    met = load_met()
+    me, opp = ctx.match_length - ctx.score[0], ctx.match_length - ctx.score[1]
+    post = not ctx.crawford and 1 in (me, opp)
+
+    def mwc(a: int, b: int) -> float:
+        if a <= 0 or b <= 0:
+            return 1.0 if a <= 0 else 0.0
+        return met.mwc(a, b, post or (ctx.crawford and 1 in (a, b)))
+
+    c = ctx.cube_value
+    return (mwc(me - c, opp) - mwc(me, opp - c)) / 2
+
+
+def _checker(replayed: ReplayedAction, game: int, ply: int) -> tuple[Decision | None, float]:
+    """The checker decision of a roll (None when forced) and the best play's 0-ply equity."""
+    action, before, after = replayed.action, replayed.before, replayed.after
+    assert after is not None and action.dice is not None
+    net = default_net()
+    prices = gammon_prices(before.context)
+    mine, theirs = prices if prices is not None else (None, None)
+    plays = before.plays(*action.dice)
+    zero = [net.move_equity(p.position.board, prices=mine) for p in plays]
+    best0 = max(zero)
+    if len(plays) <= 1:
+        return None, best0
+    made = next(i for i, p in enumerate(plays) if np.array_equal(p.position.board, after.board))
+    if ply == 0:
+        values = {i: v for i, v in enumerate(zero)}
+    else:
+        top = sorted(range(len(plays)), key=lambda i: -zero[i])[:_TOP_1PLY]
+        values = {i: net.move_equity(plays[i].position.board, ply=1, prices=mine,
+                                     reply_prices=theirs) for i in set(top) | {made}}
+    best = max(values, key=lambda i: (values[i], -i))
+    error = max(0.0, values[best] - values[made])
+    scale = _mwc_scale(before)
+    pre = before.with_context(replace(before.context, dice=None))
+    decision = Decision(
+        game, action.move, action.player, "checker", f"{action.dice[0]}{action.dice[1]}",
+        plays[made].notation or "(no play)", plays[best].notation or "(no play)", error,
+        None if scale is None else error * scale, mark(error), pre.gnubg_id(),
+        values[made], values[best])
+    return decision, best0
+
+
+def _pre_roll_equity(before: Position) -> float:
+    """The equity of the side on roll before it rolls: the engine's 1-ply look from the
+    opponent's side, negated."""
+    prices = gammon_prices(before.context)
+    mine, theirs = prices if prices is not None else (None, None)
+    board = np.ascontiguousarray(before.board[::-1])
+    return -default_net().move_equity(board, ply=1, prices=theirs, reply_prices=mine)
+
+
+def _cube_decisions(game: ReplayedGame, i: int, move: int) -> list[Decision]:
+    """The cube decisions at the start of action i's turn (a roll or a double)."""
+    replayed = game.actions[i]
+    action = replayed.action
+    pos = replayed.before.with_context(replace(replayed.before.context, dice=None))
+    ctx = pos.context
+    if game.crawford or (ctx.cube_owner == "opponent") or pos.is_game_over():
+        return []
+    analysis = cube_decision(pos)
+    if not analysis.can_double:
+        return []
+    doubled = action.kind == "double"
+    nd, dt, dp = analysis.no_double, analysis.double_take, analysis.double_pass
+    doubled_value = min(dt, dp)
+    optimal = max(nd, doubled_value)
+    chosen = doubled_value if doubled else nd
+    scale = _mwc_scale(pos)
+    out = []
+    if doubled or analysis.double or optimal - doubled_value < CLOSE_CUBE:
+        error = max(0.0, optimal - chosen)
+        out.append(Decision(
+            game.record.number, move, action.player, "cube", None,
+            "Double" if doubled else "No double", "Double" if optimal > nd else "No double",
+            error, None if scale is None else error * scale, mark(error), pos.gnubg_id(),
+            chosen, optimal))
+    if doubled and i + 1 < len(game.actions):
+        answer = game.actions[i + 1].action
+        took = answer.kind in ("take", "beaver")
+        best = "Take" if dt <= dp else "Pass"
+        error = max(0.0, (dt - dp) if took else (dp - dt))
+        out.append(Decision(
+            game.record.number, move, answer.player, "cube", None,
+            {"take": "Take", "beaver": "Beaver"}.get(answer.kind, "Pass"), best, error,
+            None if scale is None else error * scale, mark(error),
+            pos.sides_switched().gnubg_id(), -(dt if took else dp), -min(dt, dp)))
+    return out
+
+
+def analyse_game(game: ReplayedGame, ply: int = 0) -> GameAnalysis:
+    """Evaluate every decision of a replayed backgammon game at `ply` (0 or 1) and the luck
+    of every roll."""
+    if ply not in PLIES:
+        raise ValueError(f"ply must be one of {PLIES}, not {ply!r}")
+    decisions: list[Decision] = []
+    luck: list[RollLuck] = []
+    actions = game.actions
+    number = game.record.number
+    turn_started: set[int] = set()
+    for i, replayed in enumerate(actions):
+        action = replayed.action
+        if action.kind == "double":
+            # The decision belongs to the line of the doubler's next roll (or its own line).
+            roll = next((a.action.move for a in actions[i + 1:]
+                         if a.action.kind == "roll" and a.action.player == action.player),
+                        action.move)
+            decisions += _cube_decisions(game, i, roll)
+            turn_started.add(action.player * 100000 + roll)
+        elif action.kind == "roll":
+            if action.player * 100000 + action.move not in turn_started and i > 0:
+                decisions += _cube_decisions(game, i, action.move)
+            checker, best = _checker(replayed, number, ply)
+            if checker is not None:
+                decisions.append(checker)
+            pre = replayed.before.with_context(replace(replayed.before.context, dice=None))
+            value = best - _pre_roll_equity(pre)
+            luck.append(RollLuck(number, action.move, action.player,
+                                 0.0 if math.isnan(value) else value,
+                                 replayed.before.context.cube_value))
+    return GameAnalysis(number, tuple(decisions), tuple(luck))
