@@ -80,7 +80,8 @@ def test_ply_maps_the_neural_players_per_side():
     assert make_request("start", 10, players="neural-1ply", ply=0).players == ("neural", "neural")
     assert make_request("start", 10, players="pubeval,neural", ply=(0, 1)).players == (
         "pubeval", "neural-1ply")
-    for bad in (2, -1, (1, 1, 1), True):
+    assert make_request("start", 10, players="neural", ply=(2, 1)).players == ("neural-2ply", "neural-1ply")
+    for bad in (3, -1, (1, 1, 1), True):
         with pytest.raises(ValueError, match="ply"):
             make_request("start", 10, players="neural", ply=bad)
     with pytest.raises(ValueError, match="pubeval"):
