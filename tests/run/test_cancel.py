@@ -39,6 +39,21 @@ def cancel_when(event: threading.Event, games: int, calls: list):
     return progress
 
 
+def stop_after_games(control: np.ndarray, games: int) -> threading.Thread:
+    """A thread that sets the stop flag of ``control`` once its game count reaches ``games``
+    (the way a driver stops a unit, at a point where it has played some games)."""
+
+    def watch() -> None:
+        deadline = time.monotonic() + 60
+        while control[1] < games and time.monotonic() < deadline:
+            time.sleep(0.001)
+        control[0] = 1
+
+    thread = threading.Thread(target=watch)
+    thread.start()
+    return thread
+
+
 def stop_from_another_thread(event: threading.Event, after_s: float) -> threading.Timer:
     timer = threading.Timer(after_s, event.set)
     timer.start()
@@ -141,10 +156,9 @@ def test_a_unit_played_in_blocks_gives_the_numbers_of_one_call(unit):
 
 def test_a_unit_cut_short_holds_the_same_trials_for_every_play(unit):
     control = np.zeros(2, dtype=np.int64)
-    timer = threading.Timer(0.5, control.__setitem__, (0, 1))
-    timer.start()
+    stopper = stop_after_games(control, 4)
     cut = run_unit(unit, control=control)
-    timer.join()
+    stopper.join()
     assert 0 < cut.games < unit.n_games
     # Its sums are those of a unit of that many trials: the first trials of the whole unit,
     # on the same dice for both plays (so their paired differences stand).
@@ -234,9 +248,8 @@ def test_the_progress_of_candidate_plays_carries_each_play():
 
 def test_a_plakoto_rollout_is_cancelled_with_its_games():
     cancel = threading.Event()
-    timer = stop_from_another_thread(cancel, 3.0)
-    r = rollout("start", 10**8, rules="plakoto", seed=4, jobs=1, chunk_size=10**6, cancel=cancel)
-    timer.join()
+    r = rollout("start", 10**8, rules="plakoto", seed=4, jobs=1, chunk_size=10**6, cancel=cancel,
+                progress=cancel_when(cancel, 1, []))
     assert r.interrupted and 0 < r.games < 10**6
     draws = round(r.variant["draw"][0] * r.games)
     assert sum(r.counts) + draws == r.games
@@ -298,9 +311,8 @@ def test_a_plakoto_unit_played_in_blocks_gives_the_numbers_of_one_call():
     assert run_unit(unit, control=control) == run_unit(unit)
     assert control[1] == len(unit.boards) * unit.n_games
     control = np.zeros(2, dtype=np.int64)
-    timer = threading.Timer(0.05, control.__setitem__, (0, 1))
-    timer.start()
+    stopper = stop_after_games(control, 10)
     cut = run_unit(replace(unit, n_games=20_000), control=control)
-    timer.join()
+    stopper.join()
     assert 0 < cut.games < 20_000
     assert cut == run_unit(replace(unit, n_games=cut.games))
