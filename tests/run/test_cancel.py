@@ -6,6 +6,7 @@ main one."""
 
 from __future__ import annotations
 
+import math
 import threading
 import time
 from dataclasses import replace
@@ -25,7 +26,7 @@ from tavli_fast.run.control import RunControl
 ANSWER_S = 10.0
 
 # Three chunks, each far longer than the test waits before it stops the run.
-BIG = dict(position="start", trials=150_000, players="pubeval", seed=11, chunk_size=50_000)
+BIG = dict(position="start", trials=1_500_000, players="pubeval", seed=11, chunk_size=500_000)
 
 
 def cancel_when(event: threading.Event, games: int, calls: list):
@@ -54,10 +55,30 @@ def stop_after_games(control: np.ndarray, games: int) -> threading.Thread:
     return thread
 
 
-def stop_from_another_thread(event: threading.Event, after_s: float) -> threading.Timer:
-    timer = threading.Timer(after_s, event.set)
-    timer.start()
-    return timer
+class Canceller(threading.Thread):
+    """Sets ``event`` from its own thread ``after_s`` seconds after it starts, once the
+    progress reports (``calls``, appended by the run's progress callback) count some games;
+    ``set_at`` is when it did."""
+
+    def __init__(self, event: threading.Event, after_s: float, calls: list | None = None):
+        super().__init__()
+        self.event, self.after_s, self.calls = event, after_s, calls
+        self.set_at = math.inf
+        self.start()
+
+    def run(self) -> None:
+        started = time.monotonic()
+        while time.monotonic() < started + 120 and (
+                time.monotonic() < started + self.after_s
+                or (self.calls is not None and not any(done > 0 for _, done in self.calls))):
+            time.sleep(0.01)
+        self.set_at = time.monotonic()
+        self.event.set()
+
+
+def recorder(calls: list):
+    """A progress callback that records (time, trials done)."""
+    return lambda p: calls.append((time.monotonic(), p.trials_done))
 
 
 @pytest.mark.parametrize("jobs", [1, 2])
@@ -65,11 +86,10 @@ def test_a_cancel_from_another_thread_stops_the_run_with_its_games(jobs):
     cancel = threading.Event()
     calls: list = []
     started = time.monotonic()
-    timer = stop_from_another_thread(cancel, 4.0)
-    r = rollout(**BIG, jobs=jobs, cancel=cancel, progress=lambda p: calls.append(
-        (time.monotonic(), p.trials_done)))
-    answered = time.monotonic() - started - 4.0
-    timer.join()
+    canceller = Canceller(cancel, 4.0, calls)
+    r = rollout(**BIG, jobs=jobs, cancel=cancel, progress=recorder(calls))
+    answered = time.monotonic() - canceller.set_at
+    canceller.join()
     assert r.interrupted and "INTERRUPTED" in str(r)
     assert answered < ANSWER_S
     # No chunk of 50,000 finished in 4 s: every game counted comes from a chunk cut short.
@@ -89,15 +109,15 @@ def test_a_cancel_that_is_not_an_event_is_refused():
 
 def test_a_run_started_from_another_thread_is_cancelled_the_same_way():
     cancel = threading.Event()
+    calls: list = []
     out: dict = {}
 
     def run():
-        out["result"] = rollout(**BIG, jobs=2, cancel=cancel)
+        out["result"] = rollout(**BIG, jobs=2, cancel=cancel, progress=recorder(calls))
 
     thread = threading.Thread(target=run)
     thread.start()
-    time.sleep(4.0)
-    cancel.set()
+    Canceller(cancel, 2.0, calls).join()
     thread.join(timeout=60)
     assert not thread.is_alive()
     assert out["result"].interrupted and out["result"].games > 0
@@ -105,17 +125,20 @@ def test_a_run_started_from_another_thread_is_cancelled_the_same_way():
 
 @pytest.mark.parametrize("jobs", [1, 2])
 def test_a_resume_after_a_cancel_gives_the_uninterrupted_numbers(tmp_path, jobs):
-    spec = dict(position="start", trials=27_000, players="pubeval", seed=5, chunk_size=9000)
+    spec = dict(position="start", trials=60_000, players="pubeval", seed=5, chunk_size=20_000)
     reference = rollout(**spec, jobs=1)
     cancel = threading.Event()
-    calls: list = []
     path = tmp_path / "run.json"
+
+    def progress(p):  # stop within a chunk after the first (its games in flight are reported)
+        if p.trials_done > 20_000 and p.trials_done % 20_000:
+            cancel.set()
+
     # Stopped in the middle of a chunk: the cut chunk counts in the result, not in the file.
-    cut = rollout(**spec, jobs=jobs, checkpoint=path, cancel=cancel,
-                  progress=cancel_when(cancel, 10_000, calls))
-    assert cut.interrupted and cut.games >= 10_000
+    cut = rollout(**spec, jobs=jobs, checkpoint=path, cancel=cancel, progress=progress)
+    assert cut.interrupted and cut.games > 20_000
     whole = [v[0] for v in read_checkpoint(path)["chunks"].values()]
-    assert all(n == 9000 for n in whole) and sum(whole) < cut.games
+    assert all(n == 20_000 for n in whole) and sum(whole) <= cut.games
     resumed = rollout(**spec, jobs=jobs, resume=path)
     assert not resumed.interrupted and resumed.resumed_games == sum(whole)
     assert (resumed.games, resumed.counts, resumed.plies_sum, resumed.plies_sumsq) == (
@@ -167,17 +190,22 @@ def test_a_unit_cut_short_holds_the_same_trials_for_every_play(unit):
 
 def test_cancelled_candidate_plays_report_every_play_with_trials(tmp_path):
     cancel = threading.Event()
-    timer = stop_from_another_thread(cancel, 4.0)
     path = tmp_path / "plays.json"
     calls: list = []
+    reports: list = []
+    canceller = Canceller(cancel, 2.0, calls)
+
+    def progress(p):
+        reports.append(p)
+        calls.append((time.monotonic(), p.trials_done))
+
     r = rollout_plays("start", "31", 2592, "neural", seed=2, jobs=1, chunk_size=1296,
                       plays="8/5 6/5,24/23 13/10", cancel=cancel, checkpoint=path,
-                      progress=calls.append)
-    timer.join()
+                      progress=progress)
+    canceller.join()
     assert r.interrupted
     # The progress carries each play's running figures (none before the first unit merges).
-    assert calls and all([q.play for q in p.plays] == ["8/5 6/5", "24/23 13/10"] for p in calls)
-    assert any(0 < p.trials_done for p in calls)
+    assert all([q.play for q in p.plays] == ["8/5 6/5", "24/23 13/10"] for p in reports)
     trials = [p.trials for p in r.plays]
     assert trials[0] > 0 and len(set(trials)) == 1  # the same trials for both: paired
     assert "not started" not in str(r)
@@ -260,12 +288,11 @@ def test_a_cancel_is_answered_while_the_databases_are_built():
 
     cancel = threading.Event()
     ticks: list = []
-    timer = stop_from_another_thread(cancel, 0.5)
-    started = time.monotonic()
+    canceller = Canceller(cancel, 0.5)
     stopped = LocalExecutor(2).run([1, 2], abs, lambda i, r: None, lambda: False,
                                    lambda unit: time.sleep(30), cancel=cancel, tick=ticks.append)
-    timer.join()
-    assert stopped and time.monotonic() - started < ANSWER_S
+    canceller.join()
+    assert stopped and time.monotonic() - canceller.set_at < ANSWER_S
     assert ticks  # the progress goes on while they are built
 
 
