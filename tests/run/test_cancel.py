@@ -147,13 +147,13 @@ def test_a_resume_after_a_cancel_gives_the_uninterrupted_numbers(tmp_path, jobs)
 
 
 def test_cancelled_matches_report_those_played_and_resume_to_the_same_numbers(tmp_path):
-    spec = dict(length=3, matches=10_000, players="pubeval", seed=3, chunk_size=5000)
+    spec = dict(length=3, matches=16_000, players="pubeval", seed=3, chunk_size=8000)
     reference = play_matches(**spec, jobs=1)
     cancel = threading.Event()
     path = tmp_path / "matches.json"
     cut = play_matches(**spec, jobs=1, checkpoint=path, cancel=cancel,
-                       progress=cancel_when(cancel, 5001, []))
-    assert cut.interrupted and 5000 < cut.matches < 10_000
+                       progress=cancel_when(cancel, 8001, []))
+    assert cut.interrupted and 8000 < cut.matches < 16_000
     assert read_match_checkpoint(path)["chunks"].keys() == {"0"}  # the whole chunk only
     resumed = play_matches(**spec, jobs=1, resume=path)
     assert not resumed.interrupted
@@ -312,17 +312,17 @@ def test_without_a_file_for_the_stop_flag_the_pool_still_runs(monkeypatch, caplo
 
 
 def test_candidate_plays_cut_within_a_unit_resume_to_the_uninterrupted_numbers(tmp_path):
-    spec = dict(position="start", dice="62", trials=16_000, players="pubeval", seed=6,
-                chunk_size=8000, plays="24/18 13/11,13/5", stop_when_decided=None)
+    spec = dict(position="start", dice="62", trials=40_000, players="pubeval", seed=6,
+                chunk_size=20_000, plays="24/18 13/11,13/5", stop_when_decided=None)
     whole = rollout_plays(**spec, jobs=1)
     cancel = threading.Event()
     path = tmp_path / "plays.json"
     # Stopped within the second unit: its whole blocks count, the checkpoint has the first.
     cut = rollout_plays(**spec, jobs=1, checkpoint=path, cancel=cancel,
-                        progress=cancel_when(cancel, 2 * 8000 + 2, []))
+                        progress=cancel_when(cancel, 2 * 20_000 + 2, []))
     assert cut.interrupted
     trials = {p.trials for p in cut.plays}
-    assert len(trials) == 1 and 8000 < trials.pop() < 16_000
+    assert len(trials) == 1 and 20_000 < trials.pop() < 40_000
     resumed = rollout_plays(None, resume=path, jobs=1)
     strip = lambda d: {k: v for k, v in d.items() if k not in ("elapsed_s", "checkpoint")}  # noqa: E731
     assert strip(resumed.to_dict()) == {**strip(whole.to_dict()), "interrupted": False}
