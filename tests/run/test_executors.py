@@ -155,9 +155,11 @@ def test_a_killed_worker_has_its_chunk_rerun(reference, pause):
     # submit on a broken pool) is taken for certain, not only when the timing happens to fall so.
     killed = []
 
-    def kill_a_worker(p):  # at the first report once the pool has its workers
+    def kill_a_worker(p):
+        # Progress now comes every half second, the first perhaps before the pool has
+        # started: kill once a worker is there (the test fails below if none ever was).
         workers = multiprocessing.active_children()
-        if not killed and workers:
+        if not killed and workers and p.trials_done > 0:
             os.kill(workers[0].pid, signal.SIGKILL)
             killed.append(workers[0].pid)
             time.sleep(pause)
