@@ -6,6 +6,7 @@ main one."""
 
 from __future__ import annotations
 
+import math
 import threading
 import time
 from dataclasses import replace
@@ -25,7 +26,7 @@ from tavli_fast.run.control import RunControl
 ANSWER_S = 10.0
 
 # Three chunks, each far longer than the test waits before it stops the run.
-BIG = dict(position="start", trials=150_000, players="pubeval", seed=11, chunk_size=50_000)
+BIG = dict(position="start", trials=1_500_000, players="pubeval", seed=11, chunk_size=500_000)
 
 
 def cancel_when(event: threading.Event, games: int, calls: list):
@@ -39,10 +40,45 @@ def cancel_when(event: threading.Event, games: int, calls: list):
     return progress
 
 
-def stop_from_another_thread(event: threading.Event, after_s: float) -> threading.Timer:
-    timer = threading.Timer(after_s, event.set)
-    timer.start()
-    return timer
+def stop_after_games(control: np.ndarray, games: int) -> threading.Thread:
+    """A thread that sets the stop flag of ``control`` once its game count reaches ``games``
+    (the way a driver stops a unit, at a point where it has played some games)."""
+
+    def watch() -> None:
+        deadline = time.monotonic() + 60
+        while control[1] < games and time.monotonic() < deadline:
+            time.sleep(0.001)
+        control[0] = 1
+
+    thread = threading.Thread(target=watch)
+    thread.start()
+    return thread
+
+
+class Canceller(threading.Thread):
+    """Sets ``event`` from its own thread ``after_s`` seconds after it starts, once the
+    progress reports (``calls``, appended by the run's progress callback) count some games;
+    ``set_at`` is when it did."""
+
+    def __init__(self, event: threading.Event, after_s: float, calls: list | None = None):
+        super().__init__()
+        self.event, self.after_s, self.calls = event, after_s, calls
+        self.set_at = math.inf
+        self.start()
+
+    def run(self) -> None:
+        started = time.monotonic()
+        while time.monotonic() < started + 120 and (
+                time.monotonic() < started + self.after_s
+                or (self.calls is not None and not any(done > 0 for _, done in self.calls))):
+            time.sleep(0.01)
+        self.set_at = time.monotonic()
+        self.event.set()
+
+
+def recorder(calls: list):
+    """A progress callback that records (time, trials done)."""
+    return lambda p: calls.append((time.monotonic(), p.trials_done))
 
 
 @pytest.mark.parametrize("jobs", [1, 2])
@@ -50,11 +86,10 @@ def test_a_cancel_from_another_thread_stops_the_run_with_its_games(jobs):
     cancel = threading.Event()
     calls: list = []
     started = time.monotonic()
-    timer = stop_from_another_thread(cancel, 4.0)
-    r = rollout(**BIG, jobs=jobs, cancel=cancel, progress=lambda p: calls.append(
-        (time.monotonic(), p.trials_done)))
-    answered = time.monotonic() - started - 4.0
-    timer.join()
+    canceller = Canceller(cancel, 4.0, calls)
+    r = rollout(**BIG, jobs=jobs, cancel=cancel, progress=recorder(calls))
+    answered = time.monotonic() - canceller.set_at
+    canceller.join()
     assert r.interrupted and "INTERRUPTED" in str(r)
     assert answered < ANSWER_S
     # No chunk of 50,000 finished in 4 s: every game counted comes from a chunk cut short.
@@ -74,15 +109,15 @@ def test_a_cancel_that_is_not_an_event_is_refused():
 
 def test_a_run_started_from_another_thread_is_cancelled_the_same_way():
     cancel = threading.Event()
+    calls: list = []
     out: dict = {}
 
     def run():
-        out["result"] = rollout(**BIG, jobs=2, cancel=cancel)
+        out["result"] = rollout(**BIG, jobs=2, cancel=cancel, progress=recorder(calls))
 
     thread = threading.Thread(target=run)
     thread.start()
-    time.sleep(4.0)
-    cancel.set()
+    Canceller(cancel, 2.0, calls).join()
     thread.join(timeout=60)
     assert not thread.is_alive()
     assert out["result"].interrupted and out["result"].games > 0
@@ -90,17 +125,20 @@ def test_a_run_started_from_another_thread_is_cancelled_the_same_way():
 
 @pytest.mark.parametrize("jobs", [1, 2])
 def test_a_resume_after_a_cancel_gives_the_uninterrupted_numbers(tmp_path, jobs):
-    spec = dict(position="start", trials=27_000, players="pubeval", seed=5, chunk_size=9000)
+    spec = dict(position="start", trials=60_000, players="pubeval", seed=5, chunk_size=20_000)
     reference = rollout(**spec, jobs=1)
     cancel = threading.Event()
-    calls: list = []
     path = tmp_path / "run.json"
+
+    def progress(p):  # stop within a chunk after the first (its games in flight are reported)
+        if p.trials_done > 20_000 and p.trials_done % 20_000:
+            cancel.set()
+
     # Stopped in the middle of a chunk: the cut chunk counts in the result, not in the file.
-    cut = rollout(**spec, jobs=jobs, checkpoint=path, cancel=cancel,
-                  progress=cancel_when(cancel, 10_000, calls))
-    assert cut.interrupted and cut.games >= 10_000
+    cut = rollout(**spec, jobs=jobs, checkpoint=path, cancel=cancel, progress=progress)
+    assert cut.interrupted and cut.games > 20_000
     whole = [v[0] for v in read_checkpoint(path)["chunks"].values()]
-    assert all(n == 9000 for n in whole) and sum(whole) < cut.games
+    assert all(n == 20_000 for n in whole) and sum(whole) <= cut.games
     resumed = rollout(**spec, jobs=jobs, resume=path)
     assert not resumed.interrupted and resumed.resumed_games == sum(whole)
     assert (resumed.games, resumed.counts, resumed.plies_sum, resumed.plies_sumsq) == (
@@ -109,13 +147,13 @@ def test_a_resume_after_a_cancel_gives_the_uninterrupted_numbers(tmp_path, jobs)
 
 
 def test_cancelled_matches_report_those_played_and_resume_to_the_same_numbers(tmp_path):
-    spec = dict(length=3, matches=10_000, players="pubeval", seed=3, chunk_size=5000)
+    spec = dict(length=3, matches=16_000, players="pubeval", seed=3, chunk_size=8000)
     reference = play_matches(**spec, jobs=1)
     cancel = threading.Event()
     path = tmp_path / "matches.json"
     cut = play_matches(**spec, jobs=1, checkpoint=path, cancel=cancel,
-                       progress=cancel_when(cancel, 5001, []))
-    assert cut.interrupted and 5000 < cut.matches < 10_000
+                       progress=cancel_when(cancel, 8001, []))
+    assert cut.interrupted and 8000 < cut.matches < 16_000
     assert read_match_checkpoint(path)["chunks"].keys() == {"0"}  # the whole chunk only
     resumed = play_matches(**spec, jobs=1, resume=path)
     assert not resumed.interrupted
@@ -141,10 +179,9 @@ def test_a_unit_played_in_blocks_gives_the_numbers_of_one_call(unit):
 
 def test_a_unit_cut_short_holds_the_same_trials_for_every_play(unit):
     control = np.zeros(2, dtype=np.int64)
-    timer = threading.Timer(0.5, control.__setitem__, (0, 1))
-    timer.start()
+    stopper = stop_after_games(control, 4)
     cut = run_unit(unit, control=control)
-    timer.join()
+    stopper.join()
     assert 0 < cut.games < unit.n_games
     # Its sums are those of a unit of that many trials: the first trials of the whole unit,
     # on the same dice for both plays (so their paired differences stand).
@@ -153,17 +190,22 @@ def test_a_unit_cut_short_holds_the_same_trials_for_every_play(unit):
 
 def test_cancelled_candidate_plays_report_every_play_with_trials(tmp_path):
     cancel = threading.Event()
-    timer = stop_from_another_thread(cancel, 4.0)
     path = tmp_path / "plays.json"
     calls: list = []
+    reports: list = []
+    canceller = Canceller(cancel, 2.0, calls)
+
+    def progress(p):
+        reports.append(p)
+        calls.append((time.monotonic(), p.trials_done))
+
     r = rollout_plays("start", "31", 2592, "neural", seed=2, jobs=1, chunk_size=1296,
                       plays="8/5 6/5,24/23 13/10", cancel=cancel, checkpoint=path,
-                      progress=calls.append)
-    timer.join()
+                      progress=progress)
+    canceller.join()
     assert r.interrupted
     # The progress carries each play's running figures (none before the first unit merges).
-    assert calls and all([q.play for q in p.plays] == ["8/5 6/5", "24/23 13/10"] for p in calls)
-    assert any(0 < p.trials_done for p in calls)
+    assert all([q.play for q in p.plays] == ["8/5 6/5", "24/23 13/10"] for p in reports)
     trials = [p.trials for p in r.plays]
     assert trials[0] > 0 and len(set(trials)) == 1  # the same trials for both: paired
     assert "not started" not in str(r)
@@ -234,9 +276,8 @@ def test_the_progress_of_candidate_plays_carries_each_play():
 
 def test_a_plakoto_rollout_is_cancelled_with_its_games():
     cancel = threading.Event()
-    timer = stop_from_another_thread(cancel, 3.0)
-    r = rollout("start", 10**8, rules="plakoto", seed=4, jobs=1, chunk_size=10**6, cancel=cancel)
-    timer.join()
+    r = rollout("start", 10**8, rules="plakoto", seed=4, jobs=1, chunk_size=10**6, cancel=cancel,
+                progress=cancel_when(cancel, 1, []))
     assert r.interrupted and 0 < r.games < 10**6
     draws = round(r.variant["draw"][0] * r.games)
     assert sum(r.counts) + draws == r.games
@@ -247,12 +288,11 @@ def test_a_cancel_is_answered_while_the_databases_are_built():
 
     cancel = threading.Event()
     ticks: list = []
-    timer = stop_from_another_thread(cancel, 0.5)
-    started = time.monotonic()
+    canceller = Canceller(cancel, 0.5)
     stopped = LocalExecutor(2).run([1, 2], abs, lambda i, r: None, lambda: False,
                                    lambda unit: time.sleep(30), cancel=cancel, tick=ticks.append)
-    timer.join()
-    assert stopped and time.monotonic() - started < ANSWER_S
+    canceller.join()
+    assert stopped and time.monotonic() - canceller.set_at < ANSWER_S
     assert ticks  # the progress goes on while they are built
 
 
@@ -272,17 +312,17 @@ def test_without_a_file_for_the_stop_flag_the_pool_still_runs(monkeypatch, caplo
 
 
 def test_candidate_plays_cut_within_a_unit_resume_to_the_uninterrupted_numbers(tmp_path):
-    spec = dict(position="start", dice="62", trials=16_000, players="pubeval", seed=6,
-                chunk_size=8000, plays="24/18 13/11,13/5", stop_when_decided=None)
+    spec = dict(position="start", dice="62", trials=40_000, players="pubeval", seed=6,
+                chunk_size=20_000, plays="24/18 13/11,13/5", stop_when_decided=None)
     whole = rollout_plays(**spec, jobs=1)
     cancel = threading.Event()
     path = tmp_path / "plays.json"
     # Stopped within the second unit: its whole blocks count, the checkpoint has the first.
     cut = rollout_plays(**spec, jobs=1, checkpoint=path, cancel=cancel,
-                        progress=cancel_when(cancel, 2 * 8000 + 2, []))
+                        progress=cancel_when(cancel, 2 * 20_000 + 2, []))
     assert cut.interrupted
     trials = {p.trials for p in cut.plays}
-    assert len(trials) == 1 and 8000 < trials.pop() < 16_000
+    assert len(trials) == 1 and 20_000 < trials.pop() < 40_000
     resumed = rollout_plays(None, resume=path, jobs=1)
     strip = lambda d: {k: v for k, v in d.items() if k not in ("elapsed_s", "checkpoint")}  # noqa: E731
     assert strip(resumed.to_dict()) == {**strip(whole.to_dict()), "interrupted": False}
@@ -298,9 +338,8 @@ def test_a_plakoto_unit_played_in_blocks_gives_the_numbers_of_one_call():
     assert run_unit(unit, control=control) == run_unit(unit)
     assert control[1] == len(unit.boards) * unit.n_games
     control = np.zeros(2, dtype=np.int64)
-    timer = threading.Timer(0.05, control.__setitem__, (0, 1))
-    timer.start()
+    stopper = stop_after_games(control, 10)
     cut = run_unit(replace(unit, n_games=20_000), control=control)
-    timer.join()
+    stopper.join()
     assert 0 < cut.games < 20_000
     assert cut == run_unit(replace(unit, n_games=cut.games))

@@ -247,7 +247,8 @@ def make_targets(directory: str | os.PathLike, net: _core.NeuralNet, games: obje
     to its ``commands``; running again with the same directory resumes (the same settings
     are required).
     `cancel` (a ``threading.Event``): once set, no further unit starts and the run returns
-    with ``interrupted`` (a unit in play finishes first).
+    with ``interrupted`` (a unit in play is not cut short: with one job it finishes first,
+    in a pool it is dropped, and a run with the same directory makes it again).
     Returns that record with the positions written in this call and the elapsed seconds."""
     check_cancel(cancel)
     games = check_count(games, "games")

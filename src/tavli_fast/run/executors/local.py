@@ -229,8 +229,12 @@ class LocalExecutor:
         if not units or done():
             return False
         if self.workers == 1:
-            if cancel is None and partial is None and tick is None:
-                for i, unit in enumerate(units):  # nothing to watch: simply in this thread
+            if not _takes_control(worker):
+                # Nothing would stop its units early: in this thread, where Ctrl-C is heard
+                # between two of the worker's calls into the core, as ever.
+                for i, unit in enumerate(units):
+                    if cancel is not None and cancel.is_set():
+                        return True
                     completed(i, worker(unit))
                     if done():
                         break
@@ -407,7 +411,7 @@ class _Flight:
         try:
             while (self.pending or self.inflight) and not done():
                 if self.control.cancelled():
-                    self._drain(completed, partial)
+                    self._stop(completed, partial)
                     return
                 self._submit()
                 if self.broken and not self.inflight:
@@ -420,11 +424,17 @@ class _Flight:
                     tick(self.control.games(slot for _, slot in self.inflight.values()))
             self.finished = not self.broken and not self.inflight
         except KeyboardInterrupt:
-            if self.takes_control:
-                self._drain(completed, partial)
-            else:
-                self.control.stopping = True  # nothing to wait for: the units run to their end
+            self._stop(completed, partial)
             raise
+
+    def _stop(self, completed: Callable[[int, Any], Any],
+              partial: Callable[[int, Any], Any] | None) -> None:
+        """Stop the units in flight: those of a worker that takes the control words hand over
+        their games; the others cannot be cut short, and are dropped with their pool."""
+        if self.takes_control:
+            self._drain(completed, partial)
+        else:
+            self.control.stop()
 
     def _drain(self, completed: Callable[[int, Any], Any],
                partial: Callable[[int, Any], Any] | None) -> None:
