@@ -69,13 +69,20 @@ def test_whole_matches_solve_each_score_once_and_keep_their_numbers():
     from tavli_fast.play import match_bearoff
     from tavli_fast.play.met import load_met
 
+    from tavli_fast.jobs.match import make_match_chunk, make_match_request, run_match_chunk
+
     first = play_matches(3, 60, "neural", seed=7, jobs=1)
+    # The regions are kept per thread (the C loop fills them without the GIL); a run's units
+    # play on a thread of their own, so the chunk is played here to look at this thread's set.
+    chunk = make_match_chunk(make_match_request(3, 60, ("neural", "neural"), seed=7), 0)
+    played = run_match_chunk(chunk)
     regions = match_bearoff.match_regions(3, 64)
     solved = regions.solved
     assert solved > 0
+    assert run_match_chunk(chunk) == played     # the solved scores reused: the same matches
+    assert regions.solved == solved
     again = play_matches(3, 60, "neural", seed=7, jobs=1)
     assert again.tallies == first.tallies
-    assert regions.solved >= solved
     with pytest.raises(ValueError, match="regions must be of this match"):
         _core.run_matches(pos("x 6:1; o 1:1").board, 1, 5, 0, 0, False, 0, 0, 1, True, True,
                           64, False, load_met().kernel, regions=regions)

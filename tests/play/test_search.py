@@ -252,7 +252,8 @@ def test_tavli_hint_at_two_ply_prints_the_apis_ranking(capsys):
     assert hint_main(["--position", "start", "--dice", "43", "--ply", "2", "--json"]) == 0
     report = json.loads(capsys.readouterr().out)
     assert report["ply"] == 2
-    assert report["plays"] == [p.to_dict() for p in tf.hint("start", 4, 3, ply=2)]
+    ranked = [p.to_dict() for p in tf.hint("start", 4, 3, ply=2)]
+    assert [{k: play[k] for k in ranked[0]} for play in report["plays"]] == ranked
     assert hint_main(["--position", "start", "--dice", "43", "--ply", "2"]) == 0
     header = capsys.readouterr().out.splitlines()[1].split()
     assert header[-3:] == ["0-ply", "1-ply", "2-ply"]
