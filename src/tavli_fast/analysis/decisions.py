@@ -3,11 +3,13 @@ action, the one played, the equity lost, its mark; and the luck of each roll.
 
 Checker plays: every play of the roll is valued by the neural net as ``tavli-hint`` values
 them (``play/hint.py``'s way: cubeless equity for the mover, gammons at the match score's
-prices): at 0 ply all of them; at 1 ply the five best by 0 ply and the play made. A roll with
-one distinct legal play (forced, or none) is not a decision.
+prices): at 0 ply all of them; at 1 and 2 ply ``hint``'s ranking at that ply (each play at
+the deepest ply it reached) and the play made at that ply. A roll with one distinct legal
+play (forced, or none) is not a decision.
 
-Cube decisions (``play/cube.py``, 0 ply): before each roll of a player who may double, the
-cube analysis of his position. It counts as a decision of his when he doubled, or when the
+Cube decisions (``play/cube.py``'s model on the net's probabilities before the roll at the
+analysis ply; bear-offs exact): before each roll of a player who may double, the cube
+analysis of his position. It counts as a decision of his when he doubled, or when the
 proper action is to double, or when doubling would have cost less than 0.16 (a decision
 close enough to think about, as gnubg counts its "close" cube decisions); the answer to a
 double (take, beaver, drop) is always a decision of the one doubled. Equity lost is per unit
@@ -28,19 +30,22 @@ from dataclasses import asdict, dataclass, replace
 
 import numpy as np
 
+from .. import _core
 from ..game.position import Position
 from ..matchfile.replay import ReplayedAction, ReplayedGame
-from ..play.cube import cube_decision, gammon_prices
+from ..play.cube import CubeDecision, cube_decision, gammon_prices
+from ..play.hint import ranked_plays
 from ..play.met import load_met
 from ..play.neural import default_net
+from ..play.reports import NET_OUTPUTS, probabilities_at
 from .thresholds import mark
 
 __all__ = ["Decision", "RollLuck", "GameAnalysis", "analyse_game", "CLOSE_CUBE", "PLIES"]
 
 #: A cube decision that was not made counts when doubling would have cost less than this.
 CLOSE_CUBE = 0.16
-#: The plies the engine can analyse at (2 ply: not yet in the engine).
-PLIES = (0, 1)
+#: The plies the engine analyses at.
+PLIES = (0, 1, 2)
 _TOP_1PLY = 5
 
 
@@ -51,7 +56,7 @@ class Decision:
     or cube actions ("No double", "Double", "Take", "Pass", "Beaver"); ``error``: equity
     lost, EMG (0 for the best); ``mwc_error``: the same as match winning chances (None in
     money play); ``position_id``: gnubg's ``PositionID:MatchID`` of the decision's
-    position, the decider on roll."""
+    position, the decider on roll; ``ply``: the depth the equities were found at."""
 
     game: int
     move: int
@@ -66,6 +71,7 @@ class Decision:
     position_id: str
     equity_played: float
     equity_best: float
+    ply: int = 0
 
     def to_dict(self) -> dict:
         return asdict(self)
@@ -109,7 +115,8 @@ def _mwc_scale(pos: Position) -> float | None:
     return (mwc(me - c, opp) - mwc(me, opp - c)) / 2
 
 
-def _checker(replayed: ReplayedAction, game: int, ply: int) -> tuple[Decision | None, float]:
+def _checker(replayed: ReplayedAction, game: int, ply: int,
+             cache: _core.SearchCache | None) -> tuple[Decision | None, float]:
     """The checker decision of a roll (None when forced) and the best play's 0-ply equity."""
     action, before, after = replayed.action, replayed.before, replayed.after
     assert after is not None and action.dice is not None
@@ -124,11 +131,24 @@ def _checker(replayed: ReplayedAction, game: int, ply: int) -> tuple[Decision | 
     made = next(i for i, p in enumerate(plays) if np.array_equal(p.position.board, after.board))
     if ply == 0:
         values = {i: v for i, v in enumerate(zero)}
+        best = max(values, key=lambda i: (values[i], -i))
     else:
-        top = sorted(range(len(plays)), key=lambda i: -zero[i])[:_TOP_1PLY]
-        values = {i: net.move_equity(plays[i].position.board, ply=1, prices=mine,
-                                     reply_prices=theirs) for i in set(top) | {made}}
-    best = max(values, key=lambda i: (values[i], -i))
+        # hint's ranking at `ply` (the 5 best by 0 ply at 1 ply, the filter's best of those
+        # at 2 ply), each play valued at the deepest ply it reached; the play made at `ply`.
+        ranked = ranked_plays(before, *action.dice, top=_TOP_1PLY, net=net, ply=ply,
+                              cache=cache)
+        index = {plays[i].position.board.tobytes(): i for i in range(len(plays))}
+        values = {}
+        for play, board in ranked:
+            deepest = play.equity_2ply if ply == 2 else play.equity_1ply
+            if deepest is not None:
+                values[index[np.ascontiguousarray(board).tobytes()]] = deepest
+        best = next(iter(values))
+        if made not in values:
+            values[made] = net.move_equity(plays[made].position.board, ply=ply, prices=mine,
+                                           reply_prices=theirs, cache=cache)
+        if values[made] > values[best]:
+            best = made
     error = max(0.0, values[best] - values[made])
     scale = _mwc_scale(before)
     pre = before.with_context(replace(before.context, dice=None))
@@ -136,7 +156,7 @@ def _checker(replayed: ReplayedAction, game: int, ply: int) -> tuple[Decision | 
         game, action.move, action.player, "checker", f"{action.dice[0]}{action.dice[1]}",
         plays[made].notation or "(no play)", plays[best].notation or "(no play)", error,
         None if scale is None else error * scale, mark(error), pre.gnubg_id(),
-        values[made], values[best])
+        values[made], values[best], ply)
     return decision, best0
 
 
@@ -149,15 +169,25 @@ def _pre_roll_equity(before: Position) -> float:
     return -default_net().move_equity(board, ply=1, prices=theirs, reply_prices=mine)
 
 
-def _cube_decisions(game: ReplayedGame, i: int, move: int) -> list[Decision]:
-    """The cube decisions at the start of action i's turn (a roll or a double)."""
+def _cube_analysis(pos: Position, ply: int, cache: _core.SearchCache | None) -> CubeDecision:
+    """The cube analysis of `pos` (the decider on roll, before rolling) on the net's
+    probabilities at `ply` (0 ply: ``cube_decision``'s own; bear-offs exact either way)."""
+    if ply == 0:
+        return cube_decision(pos)
+    p = probabilities_at(pos, default_net(), ply, cache=cache)
+    return cube_decision(pos, probabilities=[getattr(p, k) for k in NET_OUTPUTS], exact=True)
+
+
+def _cube_decisions(game: ReplayedGame, i: int, move: int, ply: int,
+                    cache: _core.SearchCache | None) -> list[Decision]:
+    """The cube decisions at the start of action i's turn (a roll or a double), at `ply`."""
     replayed = game.actions[i]
     action = replayed.action
     pos = replayed.before.with_context(replace(replayed.before.context, dice=None))
     ctx = pos.context
     if game.crawford or (ctx.cube_owner == "opponent") or pos.is_game_over():
         return []
-    analysis = cube_decision(pos)
+    analysis = _cube_analysis(pos, ply, cache)
     if not analysis.can_double:
         return []
     doubled = action.kind == "double"
@@ -173,7 +203,7 @@ def _cube_decisions(game: ReplayedGame, i: int, move: int) -> list[Decision]:
             game.record.number, move, action.player, "cube", None,
             "Double" if doubled else "No double", "Double" if optimal > nd else "No double",
             error, None if scale is None else error * scale, mark(error), pos.gnubg_id(),
-            chosen, optimal))
+            chosen, optimal, ply))
     if doubled and i + 1 < len(game.actions):
         answer = game.actions[i + 1].action
         took = answer.kind in ("take", "beaver")
@@ -183,13 +213,14 @@ def _cube_decisions(game: ReplayedGame, i: int, move: int) -> list[Decision]:
             game.record.number, move, answer.player, "cube", None,
             {"take": "Take", "beaver": "Beaver"}.get(answer.kind, "Pass"), best, error,
             None if scale is None else error * scale, mark(error),
-            pos.sides_switched().gnubg_id(), -(dt if took else dp), -min(dt, dp)))
+            pos.sides_switched().gnubg_id(), -(dt if took else dp), -min(dt, dp), ply))
     return out
 
 
 def analyse_game(game: ReplayedGame, ply: int = 0) -> GameAnalysis:
-    """Evaluate every decision of a replayed backgammon game at `ply` (0 or 1) and the luck
-    of every roll."""
+    """Evaluate every decision of a replayed backgammon game at `ply` (0, 1 or 2: checker
+    plays and cube decisions) and the luck of every roll (0 ply). At 2 ply one SearchCache
+    keeps the searched positions across the game's decisions."""
     if ply not in PLIES:
         raise ValueError(f"ply must be one of {PLIES}, not {ply!r}")
     decisions: list[Decision] = []
@@ -197,6 +228,7 @@ def analyse_game(game: ReplayedGame, ply: int = 0) -> GameAnalysis:
     actions = game.actions
     number = game.record.number
     turn_started: set[int] = set()
+    cache = _core.SearchCache() if ply == 2 else None
     for i, replayed in enumerate(actions):
         action = replayed.action
         if action.kind == "double":
@@ -204,12 +236,12 @@ def analyse_game(game: ReplayedGame, ply: int = 0) -> GameAnalysis:
             roll = next((a.action.move for a in actions[i + 1:]
                          if a.action.kind == "roll" and a.action.player == action.player),
                         action.move)
-            decisions += _cube_decisions(game, i, roll)
+            decisions += _cube_decisions(game, i, roll, ply, cache)
             turn_started.add(action.player * 100000 + roll)
         elif action.kind == "roll":
             if action.player * 100000 + action.move not in turn_started and i > 0:
-                decisions += _cube_decisions(game, i, action.move)
-            checker, best = _checker(replayed, number, ply)
+                decisions += _cube_decisions(game, i, action.move, ply, cache)
+            checker, best = _checker(replayed, number, ply, cache)
             if checker is not None:
                 decisions.append(checker)
             pre = replayed.before.with_context(replace(replayed.before.context, dice=None))

@@ -34,13 +34,14 @@ from ..run.executors import default_jobs, make_executor
 from ..run.progress import RolloutProgress
 from .decisions import PLIES, Decision, GameAnalysis, RollLuck
 from .job import AnalysisJob
+from .variant_decisions import VARIANT_PLIES
 from .thresholds import rating
 
 __all__ = ["MatchAnalysis", "PlayerFigures", "analyse_match", "read_record", "DECISION_FIELDS"]
 
 #: The keys of each decision in ``to_dict()["decisions"]`` and the columns of ``--csv``.
 DECISION_FIELDS = ("game", "move", "player", "kind", "dice", "played", "best", "error", "mark",
-                   "mwc_error", "position_id", "equity_played", "equity_best")
+                   "mwc_error", "position_id", "equity_played", "equity_best", "ply")
 
 
 def _div(a: float, b: int) -> float:
@@ -171,7 +172,8 @@ class MatchAnalysis:
                       "source": self.record.source},
             "players": [f.to_dict() for f in self.players()],
             "decisions": self.to_records(),
-            "settings": {"ply": self.ply, "player": self.player,
+            "settings": {"ply": self.ply, "checker_ply": self.ply, "cube_ply": self.ply,
+                         "luck_ply": 0, "player": self.player,
                          "interrupted": self.interrupted, **self.extra},
         }
 
@@ -190,7 +192,8 @@ def format_report(analysis: MatchAnalysis) -> str:
     names = r.players
     kind = f"{r.length}-point match" if r.length else "money session"
     lines = [f"{names[0]} vs {names[1]}: {kind}, {len(r.games)} games, "
-             f"final score {r.final_score[0]}-{r.final_score[1]} (analysed at {analysis.ply} ply)"]
+             f"final score {r.final_score[0]}-{r.final_score[1]} (checker plays and cube "
+             f"decisions analysed at {analysis.ply} ply, luck at 0 ply)"]
     decisions_of = {a.number: a.decisions for a in analysis.analyses}
     for g in analysis.games:
         rec = g.record
@@ -240,8 +243,8 @@ def analyse_match(path_or_text: str | os.PathLike, *, ply: int = 0, player: str 
                   progress: Callable[[int, int], None] | None = None, jobs: int | None = 1,
                   executor: Any = None) -> MatchAnalysis:
     """Analyse a played match: a ``.mat`` file's path, or its text. Every game is replayed
-    (every move checked legal) and every decision evaluated at `ply` (0 or 1; the engine has
-    no 2-ply evaluation yet). `player`: keep only that player's decisions in ``decisions``
+    (every move checked legal) and every checker play and cube decision evaluated at `ply`
+    (0, 1 or 2). `player`: keep only that player's decisions in ``decisions``
     (the figures cover both). `progress(done, total)` is called after each game. The games
     run as units of the driver: on `executor` (a ``make_executor`` executor, e.g. a Dask
     cluster's) if given, else on `jobs` local processes (1: this process; None: every CPU);
@@ -249,12 +252,13 @@ def analyse_match(path_or_text: str | os.PathLike, *, ply: int = 0, player: str 
     ``interrupted``. Raises MatchFileError (a bad file, naming the place), ValueError (a bad
     ply, player or jobs)."""
     if ply not in PLIES:
-        raise ValueError(f"ply {ply!r} is not available: the engine analyses at "
-                         f"{' or '.join(map(str, PLIES))} ply (it has no 2-ply evaluation yet)")
+        raise ValueError(f"ply must be one of {', '.join(map(str, PLIES))}, not {ply!r}")
     record = read_record(path_or_text)
     if player is not None and player not in record.players:
         raise ValueError(f"no player {player!r} in the match: the players are "
                          f"{record.players[0]!r} and {record.players[1]!r}")
+    if record.game != "backgammon" and ply not in VARIANT_PLIES:
+        raise ValueError(f"the {record.game} net analyses at 0 or 1 ply, not {ply!r}")
     games: list[Any] = (replay_match(record) if record.game == "backgammon"
                         else replay_variant_match(record))
     job = AnalysisJob(games, ply)

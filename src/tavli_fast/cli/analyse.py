@@ -33,7 +33,7 @@ def build_parser() -> OneLineParser:
     p = OneLineParser(prog=PROG, description="Analyse a played match (.mat): errors, ratings, luck.")
     p.add_argument("file", metavar="FILE", help="the match file (.mat, or gnubg's .sgf)")
     p.add_argument("--ply", type=int, default=0, metavar="N",
-                   help="the evaluation's depth: 0 or 1 (2 ply is not in the engine yet)")
+                   help="the depth of the checker plays' and cube decisions' evaluation: 0, 1 or 2")
     p.add_argument("--rollout-close", type=float, default=None, metavar="EMG",
                    help="settle decisions closer than EMG by rollouts (not available yet)")
     p.add_argument("--trials", type=int, default=None, metavar="N",
@@ -64,7 +64,7 @@ def decisions_csv(rows: list[dict]) -> str:
 def run(args: argparse.Namespace) -> int:
     if args.ply not in PLIES:
         raise UsageError(f"--ply {args.ply}: the engine analyses at "
-                         f"{' or '.join(map(str, PLIES))} ply (it has no 2-ply evaluation yet)")
+                         f"{', '.join(map(str, PLIES))} ply")
     if args.rollout_close is not None or args.trials is not None:
         raise UsageError("--rollout-close / --trials: settling close decisions by rollouts is "
                          "not available yet")
