@@ -164,7 +164,7 @@ def test_cli_json_is_one_document(capsys):
 
 @pytest.mark.parametrize("args, words", [
     (["--ply", "3"], "--ply 3: the engine analyses at 0, 1, 2 ply"),
-    (["--rollout-close", "0.02", "--trials", "100"], "not available yet"),
+    (["--rollout-close", "0.02"], "--rollout-close and --trials go together"),
     (["--player", "Nobody"], "no player 'Nobody'"),
 ])
 def test_cli_refuses_bad_options_in_one_line(args, words, capsys):

@@ -38,6 +38,7 @@ from ..play.hint import ranked_plays
 from ..play.met import load_met
 from ..play.neural import default_net
 from ..play.reports import NET_OUTPUTS, probabilities_at
+from .rollouts import RolloutSettings, roll_out_cube, roll_out_plays
 from .thresholds import mark
 
 __all__ = ["Decision", "RollLuck", "GameAnalysis", "analyse_game", "CLOSE_CUBE", "PLIES"]
@@ -56,7 +57,10 @@ class Decision:
     or cube actions ("No double", "Double", "Take", "Pass", "Beaver"); ``error``: equity
     lost, EMG (0 for the best); ``mwc_error``: the same as match winning chances (None in
     money play); ``position_id``: gnubg's ``PositionID:MatchID`` of the decision's
-    position, the decider on roll; ``ply``: the depth the equities were found at."""
+    position, the decider on roll; ``ply``: the depth the equities were found at.
+    ``rollout``: for a decision settled by rollouts (``rollouts.py``), the rollout's trials,
+    seed and each option's rolled-out equity and SE, which ``error`` and the equities then
+    are, with ``error_se`` the SE of ``error`` (None when not rolled out)."""
 
     game: int
     move: int
@@ -72,6 +76,8 @@ class Decision:
     equity_played: float
     equity_best: float
     ply: int = 0
+    error_se: float | None = None
+    rollout: dict | None = None
 
     def to_dict(self) -> dict:
         return asdict(self)
@@ -115,9 +121,10 @@ def _mwc_scale(pos: Position) -> float | None:
     return (mwc(me - c, opp) - mwc(me, opp - c)) / 2
 
 
-def _checker(replayed: ReplayedAction, game: int, ply: int,
-             cache: _core.SearchCache | None) -> tuple[Decision | None, float]:
-    """The checker decision of a roll (None when forced) and the best play's 0-ply equity."""
+def _checker(replayed: ReplayedAction, game: int, ply: int, cache: _core.SearchCache | None,
+             settings: RolloutSettings | None) -> tuple[Decision | None, float]:
+    """The checker decision of a roll (None when forced) and the best play's 0-ply equity;
+    rolled out when its two best plays are closer than `settings.close`."""
     action, before, after = replayed.action, replayed.before, replayed.after
     assert after is not None and action.dice is not None
     net = default_net()
@@ -150,13 +157,27 @@ def _checker(replayed: ReplayedAction, game: int, ply: int,
         if values[made] > values[best]:
             best = made
     error = max(0.0, values[best] - values[made])
+    error_se = rollout = None
+    top = sorted(values, key=lambda i: (-values[i], i))[:2]
+    if settings is not None and len(top) == 2 and values[top[0]] - values[top[1]] < settings.close:
+        chosen = top + ([made] if made not in top else [])
+        names = [plays[i].notation for i in chosen]
+        rolled = roll_out_plays(before, action.dice, names, settings,
+                                (game, action.move, action.player, 0))
+        values = {i: rolled.equity[plays[i].notation] for i in chosen}
+        best = chosen[names.index(rolled.best)]
+        made_name = plays[made].notation
+        error, error_se = rolled.behind[made_name], rolled.behind_se[made_name]
+        rollout = {"trials": rolled.trials, "seed": rolled.seed, "cubeful": True,
+                   "options": {n: {"equity": rolled.equity[n], "se": rolled.se[n]}
+                               for n in names}}
     scale = _mwc_scale(before)
     pre = before.with_context(replace(before.context, dice=None))
     decision = Decision(
         game, action.move, action.player, "checker", f"{action.dice[0]}{action.dice[1]}",
         plays[made].notation or "(no play)", plays[best].notation or "(no play)", error,
         None if scale is None else error * scale, mark(error), pre.gnubg_id(),
-        values[made], values[best], ply)
+        values[made], values[best], ply, error_se, rollout)
     return decision, best0
 
 
@@ -179,8 +200,11 @@ def _cube_analysis(pos: Position, ply: int, cache: _core.SearchCache | None) -> 
 
 
 def _cube_decisions(game: ReplayedGame, i: int, move: int, ply: int,
-                    cache: _core.SearchCache | None) -> list[Decision]:
-    """The cube decisions at the start of action i's turn (a roll or a double), at `ply`."""
+                    cache: _core.SearchCache | None,
+                    settings: RolloutSettings | None) -> list[Decision]:
+    """The cube decisions at the start of action i's turn (a roll or a double), at `ply`;
+    settled by a cubeful rollout of the position when double and no double, or take and
+    pass, are closer than `settings.close`."""
     replayed = game.actions[i]
     action = replayed.action
     pos = replayed.before.with_context(replace(replayed.before.context, dice=None))
@@ -192,6 +216,18 @@ def _cube_decisions(game: ReplayedGame, i: int, move: int, ply: int,
         return []
     doubled = action.kind == "double"
     nd, dt, dp = analysis.no_double, analysis.double_take, analysis.double_pass
+    se: dict | None = None
+    rollout = None
+    if settings is not None and (abs(nd - min(dt, dp)) < settings.close
+                                 or (doubled and abs(dt - dp) < settings.close)):
+        figures, seed = roll_out_cube(pos, settings, (game.record.number, move, action.player, 1))
+        if figures.double_take is not None:
+            nd, dt, dp, se = (figures.no_double, figures.double_take, figures.double_pass,
+                              figures.se)
+            rollout = {"trials": settings.trials, "seed": seed, "cubeful": True, "options": {
+                "No double": {"equity": nd, "se": se["no_double"]},
+                "Double, take": {"equity": dt, "se": se["double_take"]},
+                "Double, pass": {"equity": dp, "se": 0.0}}}
     doubled_value = min(dt, dp)
     optimal = max(nd, doubled_value)
     chosen = doubled_value if doubled else nd
@@ -199,11 +235,15 @@ def _cube_decisions(game: ReplayedGame, i: int, move: int, ply: int,
     out = []
     if doubled or analysis.double or optimal - doubled_value < CLOSE_CUBE:
         error = max(0.0, optimal - chosen)
+        error_se = None
+        if se is not None:
+            error_se = (0.0 if error == 0 else se["difference"] if dt <= dp
+                        else se["no_double"])
         out.append(Decision(
             game.record.number, move, action.player, "cube", None,
             "Double" if doubled else "No double", "Double" if optimal > nd else "No double",
             error, None if scale is None else error * scale, mark(error), pos.gnubg_id(),
-            chosen, optimal, ply))
+            chosen, optimal, ply, error_se, rollout))
     if doubled and i + 1 < len(game.actions):
         answer = game.actions[i + 1].action
         took = answer.kind in ("take", "beaver")
@@ -213,14 +253,17 @@ def _cube_decisions(game: ReplayedGame, i: int, move: int, ply: int,
             game.record.number, move, answer.player, "cube", None,
             {"take": "Take", "beaver": "Beaver"}.get(answer.kind, "Pass"), best, error,
             None if scale is None else error * scale, mark(error),
-            pos.sides_switched().gnubg_id(), -(dt if took else dp), -min(dt, dp), ply))
+            pos.sides_switched().gnubg_id(), -(dt if took else dp), -min(dt, dp), ply,
+            None if se is None else se["double_take"], rollout))
     return out
 
 
-def analyse_game(game: ReplayedGame, ply: int = 0) -> GameAnalysis:
+def analyse_game(game: ReplayedGame, ply: int = 0,
+                 rollouts: RolloutSettings | None = None) -> GameAnalysis:
     """Evaluate every decision of a replayed backgammon game at `ply` (0, 1 or 2: checker
     plays and cube decisions) and the luck of every roll (0 ply). At 2 ply one SearchCache
-    keeps the searched positions across the game's decisions."""
+    keeps the searched positions across the game's decisions. `rollouts`: settle the close
+    decisions by rollouts (``rollouts.py``; None: none)."""
     if ply not in PLIES:
         raise ValueError(f"ply must be one of {PLIES}, not {ply!r}")
     decisions: list[Decision] = []
@@ -236,12 +279,12 @@ def analyse_game(game: ReplayedGame, ply: int = 0) -> GameAnalysis:
             roll = next((a.action.move for a in actions[i + 1:]
                          if a.action.kind == "roll" and a.action.player == action.player),
                         action.move)
-            decisions += _cube_decisions(game, i, roll, ply, cache)
+            decisions += _cube_decisions(game, i, roll, ply, cache, rollouts)
             turn_started.add(action.player * 100000 + roll)
         elif action.kind == "roll":
             if action.player * 100000 + action.move not in turn_started and i > 0:
-                decisions += _cube_decisions(game, i, action.move, ply, cache)
-            checker, best = _checker(replayed, number, ply, cache)
+                decisions += _cube_decisions(game, i, action.move, ply, cache, rollouts)
+            checker, best = _checker(replayed, number, ply, cache, rollouts)
             if checker is not None:
                 decisions.append(checker)
             pre = replayed.before.with_context(replace(replayed.before.context, dice=None))
