@@ -27,10 +27,12 @@ from __future__ import annotations
 
 import math
 from dataclasses import asdict, dataclass, replace
+from typing import Any
 
 import numpy as np
 
 from .. import _core
+from ..game.context import GameContext
 from ..game.position import Position
 from ..matchfile.replay import ReplayedAction, ReplayedGame
 from ..play.cube import CubeDecision, cube_decision, gammon_prices
@@ -41,7 +43,8 @@ from ..play.reports import NET_OUTPUTS, probabilities_at
 from .rollouts import RolloutSettings, roll_out_cube, roll_out_plays
 from .thresholds import mark
 
-__all__ = ["Decision", "RollLuck", "GameAnalysis", "analyse_game", "CLOSE_CUBE", "PLIES"]
+__all__ = ["Decision", "RollLuck", "GameAnalysis", "analyse_game", "CLOSE_CUBE", "PLIES",
+           "cube_analysis_at", "mwc_after", "mwc_per_emg"]
 
 #: A cube decision that was not made counts when doubling would have cost less than this.
 CLOSE_CUBE = 0.16
@@ -96,29 +99,34 @@ class RollLuck:
 
 @dataclass(frozen=True)
 class GameAnalysis:
-    """A game's decisions (in the order made) and its rolls' luck."""
+    """A game's decisions (in the order made), its rolls' luck, and its resignation judged
+    (``resignations.py``; None when the game did not end by one)."""
 
     number: int
     decisions: tuple[Decision, ...]
     luck: tuple[RollLuck, ...]
+    resignation: Any = None
 
 
-def _mwc_scale(pos: Position) -> float | None:
+def mwc_after(ctx: GameContext, points: int) -> float:
+    """In a match, the match winning chance of the side of `ctx` once the game ends with it
+    winning `points` (losing, if negative), by the Kazaross-XG2 table."""
+    met = load_met()
+    me, opp = ctx.match_length - ctx.score[0], ctx.match_length - ctx.score[1]
+    post = not ctx.crawford and 1 in (me, opp)
+    a, b = (me - points, opp) if points > 0 else (me, opp + points)
+    if a <= 0 or b <= 0:
+        return 1.0 if a <= 0 else 0.0
+    return met.mwc(a, b, post or (ctx.crawford and 1 in (a, b)))
+
+
+def mwc_per_emg(pos: Position) -> float | None:
     """MWC per EMG at the position's score and cube (None in money play)."""
     ctx = pos.context
     if not ctx.match_length:
         return None
-    met = load_met()
-    me, opp = ctx.match_length - ctx.score[0], ctx.match_length - ctx.score[1]
-    post = not ctx.crawford and 1 in (me, opp)
-
-    def mwc(a: int, b: int) -> float:
-        if a <= 0 or b <= 0:
-            return 1.0 if a <= 0 else 0.0
-        return met.mwc(a, b, post or (ctx.crawford and 1 in (a, b)))
-
     c = ctx.cube_value
-    return (mwc(me - c, opp) - mwc(me, opp - c)) / 2
+    return (mwc_after(ctx, c) - mwc_after(ctx, -c)) / 2
 
 
 def _checker(replayed: ReplayedAction, game: int, ply: int, cache: _core.SearchCache | None,
@@ -171,7 +179,7 @@ def _checker(replayed: ReplayedAction, game: int, ply: int, cache: _core.SearchC
         rollout = {"trials": rolled.trials, "seed": rolled.seed, "cubeful": True,
                    "options": {n: {"equity": rolled.equity[n], "se": rolled.se[n]}
                                for n in names}}
-    scale = _mwc_scale(before)
+    scale = mwc_per_emg(before)
     pre = before.with_context(replace(before.context, dice=None))
     decision = Decision(
         game, action.move, action.player, "checker", f"{action.dice[0]}{action.dice[1]}",
@@ -190,7 +198,7 @@ def _pre_roll_equity(before: Position) -> float:
     return -default_net().move_equity(board, ply=1, prices=theirs, reply_prices=mine)
 
 
-def _cube_analysis(pos: Position, ply: int, cache: _core.SearchCache | None) -> CubeDecision:
+def cube_analysis_at(pos: Position, ply: int, cache: _core.SearchCache | None) -> CubeDecision:
     """The cube analysis of `pos` (the decider on roll, before rolling) on the net's
     probabilities at `ply` (0 ply: ``cube_decision``'s own; bear-offs exact either way)."""
     if ply == 0:
@@ -211,7 +219,7 @@ def _cube_decisions(game: ReplayedGame, i: int, move: int, ply: int,
     ctx = pos.context
     if game.crawford or (ctx.cube_owner == "opponent") or pos.is_game_over():
         return []
-    analysis = _cube_analysis(pos, ply, cache)
+    analysis = cube_analysis_at(pos, ply, cache)
     if not analysis.can_double:
         return []
     doubled = action.kind == "double"
@@ -231,7 +239,7 @@ def _cube_decisions(game: ReplayedGame, i: int, move: int, ply: int,
     doubled_value = min(dt, dp)
     optimal = max(nd, doubled_value)
     chosen = doubled_value if doubled else nd
-    scale = _mwc_scale(pos)
+    scale = mwc_per_emg(pos)
     out = []
     if doubled or analysis.double or optimal - doubled_value < CLOSE_CUBE:
         error = max(0.0, optimal - chosen)

@@ -6,13 +6,14 @@ analysed so far."""
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any, Sequence
 
 from ..matchfile.replay import ReplayedGame
 from ..matchfile.variant_replay import VariantReplayedGame
 from ..run.progress import RolloutProgress
 from .decisions import GameAnalysis, analyse_game
+from .resignations import judge_resignation
 from .rollouts import RolloutSettings
 from .variant_decisions import analyse_variant_game
 
@@ -34,7 +35,8 @@ def analyse_unit(unit: AnalysisUnit) -> tuple[int, GameAnalysis]:
     """The worker: (the unit's index, the game's analysis)."""
     if isinstance(unit.game, VariantReplayedGame):
         return unit.index, analyse_variant_game(unit.game, unit.ply)
-    return unit.index, analyse_game(unit.game, unit.ply, unit.rollouts)
+    analysis = analyse_game(unit.game, unit.ply, unit.rollouts)
+    return unit.index, replace(analysis, resignation=judge_resignation(unit.game, unit.ply))
 
 
 def _prepare(unit: AnalysisUnit) -> None:

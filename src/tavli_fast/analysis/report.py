@@ -152,6 +152,7 @@ class MatchAnalysis:
                 "game": r.number, "score": list(r.score), "crawford": g.crawford,
                 "winner": None if r.winner is None else self.record.players[r.winner],
                 "points": r.points, "ending": g.ending,
+                "resignation": self._resignation_dict(a.resignation),
                 "players": [{k: f.to_dict()[k] for k in
                              ("name", "checker_decisions", "cube_decisions", "error_rate",
                               "cube_error_rate", "pr", "luck")} for f in figures],
@@ -166,6 +167,13 @@ class MatchAnalysis:
                 row[key] = round(row[key], 6)
         return {k: row[k] for k in DECISION_FIELDS}
 
+    def _resignation_dict(self, r: Any) -> dict[str, Any] | None:
+        if r is None:
+            return None
+        doc = r.to_dict()
+        doc["player"] = self.record.players[r.player]
+        return doc
+
     def to_dict(self) -> dict[str, Any]:
         """The ``--json`` document: ``match``, ``players``, ``decisions`` (and the settings)."""
         return {
@@ -175,6 +183,8 @@ class MatchAnalysis:
                       "source": self.record.source},
             "players": [f.to_dict() for f in self.players()],
             "decisions": self.to_records(),
+            "resignations": [self._resignation_dict(a.resignation) for a in self.analyses
+                             if a.resignation is not None],
             "settings": {"ply": self.ply, "checker_ply": self.ply, "cube_ply": self.ply,
                          "luck_ply": 0, "player": self.player,
                          "rollout_close": None if self.rollouts is None else self.rollouts.close,
@@ -207,6 +217,7 @@ def format_report(analysis: MatchAnalysis) -> str:
                      f"rollouts of {rollouts.trials} trials (seed {rollouts.seed}); their "
                      "errors carry an SE")
     decisions_of = {a.number: a.decisions for a in analysis.analyses}
+    resignation_of = {a.number: a.resignation for a in analysis.analyses}
     for g in analysis.games:
         rec = g.record
         result = ("unfinished" if rec.winner is None else
@@ -214,6 +225,15 @@ def format_report(analysis: MatchAnalysis) -> str:
         lines.append("")
         lines.append(f"Game {rec.number}: {rec.score[0]}-{rec.score[1]}"
                      f"{' (Crawford)' if g.crawford else ''}, {result}")
+        judged = resignation_of.get(rec.number)
+        if judged is not None:
+            verdict = ("right (unmarked)" if not (judged.mark or judged.accept_mark) else
+                       f"resigning cost {names[judged.player]} {judged.error:.3f}"
+                       if judged.mark else
+                       f"accepting cost {names[1 - judged.player]} {judged.accept_error:.3f}")
+            lines.append(f"  resignation by {names[judged.player]} ({judged.value} x the cube, "
+                         f"cubeful equity {judged.equity:+.3f}): {verdict} "
+                         f"{judged.mark or judged.accept_mark} {judged.position_id}".rstrip())
         for d in decisions_of.get(rec.number, ()):
             if not d.mark or (analysis.player and names[d.player] != analysis.player):
                 continue
