@@ -58,7 +58,7 @@ def rollout_settings(close: object, trials: object, seed: object = None) -> Roll
     if close is None and trials is None:
         return None
     if close is None or trials is None:
-        raise ValueError("--rollout-close and --trials go together: give both")
+        raise ValueError("rollout_close and trials go together: give both")
     if isinstance(close, bool) or not isinstance(close, (int, float)) or not (
             math.isfinite(close) and close > 0):
         raise ValueError(f"rollout_close must be a number of EMG above 0, not {close!r}")
