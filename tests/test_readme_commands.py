@@ -34,8 +34,8 @@ DOCS = {
     "README.md": ("## Quick start", "## Python"),
     "docs/usage.md": ("## Command line", "## Python"),
 }
-SEVEN_TOOLS = {"tavli-rollout", "tavli-openings", "tavli-hint", "tavli-eval", "tavli-train",
-               "tavli-bearoff", "tavli-match"}
+TOOLS = {"tavli-rollout", "tavli-openings", "tavli-hint", "tavli-eval", "tavli-train",
+         "tavli-bearoff", "tavli-match", "tavli-analyse"}
 
 #: Per option: the scaled-down value of the count a README line gives.
 SCALE = {
@@ -48,7 +48,8 @@ SCALE = {
 }
 #: Options added to a line that does not give them: a small count where it would take a long
 #: default, one process where a pool would take longer to start than the work, and a small
-#: batch for a fit on the few positions of the scaled-down targets.
+#: batch for a fit on the few positions of the scaled-down targets (``tavli-match --save``
+#: plays one match and takes neither).
 ADDED = {
     "tavli-rollout": (("--trials", "20"), ("--jobs", "1")),
     "tavli-openings": (("--trials", "20"), ("--jobs", "1")),
@@ -95,7 +96,7 @@ def scaled(argv: list[str]) -> list[str]:
     for i, arg in enumerate(out[:-1]):
         if arg in SCALE:
             out[i + 1] = str(SCALE[arg](int(float(out[i + 1]))))
-    kind = out[0] + (" --fit" if "--fit" in out else "")
+    kind = out[0] + "".join(f" {o}" for o in ("--fit", "--save") if o in out)
     for option, value in ADDED.get(kind, ()):
         if not any(name in out for name in ALIASES.get(option, (option,))):
             out += [option, value]
@@ -138,8 +139,8 @@ def ran(tmp_path_factory):
 
 
 @pytest.mark.parametrize("doc", DOCS)
-def test_the_section_has_the_commands_of_all_seven_tools(doc):
-    assert {argv[0] for d, _, argv in LINES if d == doc} == SEVEN_TOOLS
+def test_the_section_has_the_commands_of_all_eight_tools(doc):
+    assert {argv[0] for d, _, argv in LINES if d == doc} == TOOLS
 
 
 @pytest.mark.slow

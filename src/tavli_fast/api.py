@@ -40,7 +40,7 @@ from .jobs.match import (
 )
 from .jobs.openings_report import openings as _openings, replies as _replies
 from .jobs.plays_report import rollout_plays as _rollout_plays
-from .jobs.rollout_result import RolloutResult, build_result
+from .jobs.rollout_result import RolloutResult
 from .jobs.targets import make_targets as _make_targets
 from .play.simulate import simulate as _simulate
 from .rules import FevgaRules, PlakotoRules
@@ -53,6 +53,7 @@ from .jobs.rollout import (
     make_request,
     read_checkpoint,
     request_from_checkpoint,
+    run_rollout as _run,
 )
 
 __all__ = ["Executor", "rollout", "resume_rollout", "rollout_plays", "openings", "replies", "play_matches",
@@ -81,32 +82,6 @@ def run_request(
     with make_executor(jobs, start_method) as executor:
         return _run(RolloutJob(request, completed), executor, progress=progress,
                     checkpoint=checkpoint, previous_elapsed=previous_elapsed, cancel=cancel)
-
-
-def _run(
-    job: RolloutJob,
-    executor: Any,
-    *,
-    progress: ProgressCallback | None = None,
-    checkpoint: str | None = None,
-    previous_elapsed: float = 0.0,
-    cancel: Cancel | None = None,
-) -> RolloutResult:
-    """Run the chunks of ``job`` not done yet on ``executor``; merge; return the result."""
-    outcome = run_job(job, executor, progress=progress, checkpoint=checkpoint,
-                      previous_elapsed=previous_elapsed, cancel=cancel)
-    return build_result(
-        job.request,
-        job.tally.final(),
-        jobs=executor.workers,
-        elapsed_s=outcome.elapsed_s,
-        interrupted=outcome.interrupted,
-        target_reached=job.tally.stop_at is not None,
-        worker_restarts=outcome.restarts,
-        resumed_games=job.resumed_games,
-        checkpoint=checkpoint,
-        cut_games=sum(r.games for r in job.tally.partial.values()),
-    )
 
 
 def _rollout(

@@ -102,11 +102,11 @@ def test_luck_averages_to_zero_over_the_21_rolls():
     assert total / 36 == pytest.approx(_pre_roll_equity(pos), abs=1e-6)
 
 
-def test_one_ply_analysis_runs_and_two_ply_is_refused_with_the_reason():
+def test_one_ply_analysis_runs_and_three_ply_is_refused():
     one = analyse_match(DATA / "gnubg-3pt.mat", ply=1)
     assert one.ply == 1 and any(d.kind == "checker" for d in one.decisions)
-    with pytest.raises(ValueError, match="no 2-ply evaluation"):
-        analyse_match(DATA / "gnubg-3pt.mat", ply=2)
+    with pytest.raises(ValueError, match="ply must be one of 0, 1, 2, not 3"):
+        analyse_match(DATA / "gnubg-3pt.mat", ply=3)
 
 
 def test_player_option_keeps_that_players_decisions_only():
@@ -163,8 +163,8 @@ def test_cli_json_is_one_document(capsys):
 
 
 @pytest.mark.parametrize("args, words", [
-    (["--ply", "2"], "no 2-ply evaluation"),
-    (["--rollout-close", "0.02", "--trials", "100"], "not available yet"),
+    (["--ply", "3"], "--ply 3: the engine analyses at 0, 1, 2 ply"),
+    (["--rollout-close", "0.02"], "--rollout-close and --trials go together"),
     (["--player", "Nobody"], "no player 'Nobody'"),
 ])
 def test_cli_refuses_bad_options_in_one_line(args, words, capsys):

@@ -6,13 +6,15 @@ analysed so far."""
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any, Sequence
 
 from ..matchfile.replay import ReplayedGame
 from ..matchfile.variant_replay import VariantReplayedGame
 from ..run.progress import RolloutProgress
 from .decisions import GameAnalysis, analyse_game
+from .resignations import judge_resignation
+from .rollouts import RolloutSettings
 from .variant_decisions import analyse_variant_game
 
 __all__ = ["AnalysisUnit", "AnalysisJob", "analyse_unit"]
@@ -20,18 +22,21 @@ __all__ = ["AnalysisUnit", "AnalysisJob", "analyse_unit"]
 
 @dataclass(frozen=True)
 class AnalysisUnit:
-    """One game to analyse: its index in the match, the replayed game, the ply."""
+    """One game to analyse: its index in the match, the replayed game, the ply, the rollout
+    settings of its close decisions (None: none)."""
 
     index: int
     game: ReplayedGame | VariantReplayedGame
     ply: int
+    rollouts: RolloutSettings | None = None
 
 
 def analyse_unit(unit: AnalysisUnit) -> tuple[int, GameAnalysis]:
     """The worker: (the unit's index, the game's analysis)."""
     if isinstance(unit.game, VariantReplayedGame):
         return unit.index, analyse_variant_game(unit.game, unit.ply)
-    return unit.index, analyse_game(unit.game, unit.ply)
+    analysis = analyse_game(unit.game, unit.ply, unit.rollouts)
+    return unit.index, replace(analysis, resignation=judge_resignation(unit.game, unit.ply))
 
 
 def _prepare(unit: AnalysisUnit) -> None:
@@ -44,8 +49,9 @@ class AnalysisJob:
     worker = staticmethod(analyse_unit)
     prepare = staticmethod(_prepare)
 
-    def __init__(self, games: Sequence[ReplayedGame | VariantReplayedGame], ply: int):
-        self.units = [AnalysisUnit(i, g, ply) for i, g in enumerate(games)]
+    def __init__(self, games: Sequence[ReplayedGame | VariantReplayedGame], ply: int,
+                 rollouts: RolloutSettings | None = None):
+        self.units = [AnalysisUnit(i, g, ply, rollouts) for i, g in enumerate(games)]
         self.results: dict[int, GameAnalysis] = {}
         self._planned = False
 

@@ -34,13 +34,16 @@ from ..run.executors import default_jobs, make_executor
 from ..run.progress import RolloutProgress
 from .decisions import PLIES, Decision, GameAnalysis, RollLuck
 from .job import AnalysisJob
+from .rollouts import RolloutSettings, rollout_settings
+from .variant_decisions import VARIANT_PLIES
 from .thresholds import rating
 
 __all__ = ["MatchAnalysis", "PlayerFigures", "analyse_match", "read_record", "DECISION_FIELDS"]
 
 #: The keys of each decision in ``to_dict()["decisions"]`` and the columns of ``--csv``.
 DECISION_FIELDS = ("game", "move", "player", "kind", "dice", "played", "best", "error", "mark",
-                   "mwc_error", "position_id", "equity_played", "equity_best")
+                   "mwc_error", "position_id", "equity_played", "equity_best", "ply", "error_se",
+                   "rollout")
 
 
 def _div(a: float, b: int) -> float:
@@ -121,6 +124,7 @@ class MatchAnalysis:
     player: str | None = None
     interrupted: bool = False
     extra: dict[str, Any] = field(default_factory=dict)
+    rollouts: RolloutSettings | None = None
 
     @property
     def decisions(self) -> list[Decision]:
@@ -148,6 +152,7 @@ class MatchAnalysis:
                 "game": r.number, "score": list(r.score), "crawford": g.crawford,
                 "winner": None if r.winner is None else self.record.players[r.winner],
                 "points": r.points, "ending": g.ending,
+                "resignation": self._resignation_dict(a.resignation),
                 "players": [{k: f.to_dict()[k] for k in
                              ("name", "checker_decisions", "cube_decisions", "error_rate",
                               "cube_error_rate", "pr", "luck")} for f in figures],
@@ -157,10 +162,17 @@ class MatchAnalysis:
     def _decision_dict(self, d: Decision) -> dict[str, Any]:
         row = d.to_dict()
         row["player"] = self.record.players[d.player]
-        for key in ("error", "mwc_error", "equity_played", "equity_best"):
+        for key in ("error", "mwc_error", "equity_played", "equity_best", "error_se"):
             if row[key] is not None:
                 row[key] = round(row[key], 6)
         return {k: row[k] for k in DECISION_FIELDS}
+
+    def _resignation_dict(self, r: Any) -> dict[str, Any] | None:
+        if r is None:
+            return None
+        doc = r.to_dict()
+        doc["player"] = self.record.players[r.player]
+        return doc
 
     def to_dict(self) -> dict[str, Any]:
         """The ``--json`` document: ``match``, ``players``, ``decisions`` (and the settings)."""
@@ -171,7 +183,13 @@ class MatchAnalysis:
                       "source": self.record.source},
             "players": [f.to_dict() for f in self.players()],
             "decisions": self.to_records(),
-            "settings": {"ply": self.ply, "player": self.player,
+            "resignations": [self._resignation_dict(a.resignation) for a in self.analyses
+                             if a.resignation is not None],
+            "settings": {"ply": self.ply, "checker_ply": self.ply, "cube_ply": self.ply,
+                         "luck_ply": 0, "player": self.player,
+                         "rollout_close": None if self.rollouts is None else self.rollouts.close,
+                         "trials": None if self.rollouts is None else self.rollouts.trials,
+                         "seed": None if self.rollouts is None else self.rollouts.seed,
                          "interrupted": self.interrupted, **self.extra},
         }
 
@@ -190,8 +208,16 @@ def format_report(analysis: MatchAnalysis) -> str:
     names = r.players
     kind = f"{r.length}-point match" if r.length else "money session"
     lines = [f"{names[0]} vs {names[1]}: {kind}, {len(r.games)} games, "
-             f"final score {r.final_score[0]}-{r.final_score[1]} (analysed at {analysis.ply} ply)"]
+             f"final score {r.final_score[0]}-{r.final_score[1]} (checker plays and cube "
+             f"decisions analysed at {analysis.ply} ply, luck at 0 ply)"]
+    if analysis.rollouts is not None:
+        rollouts = analysis.rollouts
+        rolled = sum(d.rollout is not None for a in analysis.analyses for d in a.decisions)
+        lines.append(f"{rolled} decisions closer than {rollouts.close:g} EMG settled by cubeful "
+                     f"rollouts of {rollouts.trials} trials (seed {rollouts.seed}); their "
+                     "errors carry an SE")
     decisions_of = {a.number: a.decisions for a in analysis.analyses}
+    resignation_of = {a.number: a.resignation for a in analysis.analyses}
     for g in analysis.games:
         rec = g.record
         result = ("unfinished" if rec.winner is None else
@@ -199,12 +225,22 @@ def format_report(analysis: MatchAnalysis) -> str:
         lines.append("")
         lines.append(f"Game {rec.number}: {rec.score[0]}-{rec.score[1]}"
                      f"{' (Crawford)' if g.crawford else ''}, {result}")
+        judged = resignation_of.get(rec.number)
+        if judged is not None:
+            verdict = ("right (unmarked)" if not (judged.mark or judged.accept_mark) else
+                       f"resigning cost {names[judged.player]} {judged.error:.3f}"
+                       if judged.mark else
+                       f"accepting cost {names[1 - judged.player]} {judged.accept_error:.3f}")
+            lines.append(f"  resignation by {names[judged.player]} ({judged.value} x the cube, "
+                         f"cubeful equity {judged.equity:+.3f}): {verdict} "
+                         f"{judged.mark or judged.accept_mark} {judged.position_id}".rstrip())
         for d in decisions_of.get(rec.number, ()):
             if not d.mark or (analysis.player and names[d.player] != analysis.player):
                 continue
             what = f"{d.dice}: " if d.dice else ""
+            se = "" if d.error_se is None else f" (rollout, SE {d.error_se:.3f})"
             lines.append(f"  {d.move:3d} {names[d.player]:<12} {what}{d.played:<22} best "
-                         f"{d.best:<22} -{d.error:.3f} {d.mark:<9} {d.position_id}")
+                         f"{d.best:<22} -{d.error:.3f} {d.mark:<9} {d.position_id}{se}")
     lines += ["", f"{'player':<16}{'checker':>8}{'cube':>6}{'err/move':>10}{'cube err':>10}"
               f"{'PR':>7}{'luck':>8}{'adj.':>8}  rating",
               f"{'':<16}{'dec.':>8}{'dec.':>6}{'mEMG':>10}{'mEMG':>10}{'':>7}{'pts':>8}{'pts':>8}"]
@@ -238,26 +274,34 @@ def read_record(path_or_text: str | os.PathLike) -> MatchRecord:
 
 def analyse_match(path_or_text: str | os.PathLike, *, ply: int = 0, player: str | None = None,
                   progress: Callable[[int, int], None] | None = None, jobs: int | None = 1,
-                  executor: Any = None) -> MatchAnalysis:
+                  executor: Any = None, rollout_close: float | None = None,
+                  trials: int | None = None, seed: int | None = None) -> MatchAnalysis:
     """Analyse a played match: a ``.mat`` file's path, or its text. Every game is replayed
-    (every move checked legal) and every decision evaluated at `ply` (0 or 1; the engine has
-    no 2-ply evaluation yet). `player`: keep only that player's decisions in ``decisions``
+    (every move checked legal) and every checker play and cube decision evaluated at `ply`
+    (0, 1 or 2). `rollout_close` (EMG) with `trials`: the decisions whose two best options
+    are closer than that are settled by cubeful rollouts of `trials` trials
+    (``rollouts.py``; backgammon only), seeded from `seed` (None: a random one, reported in
+    ``to_dict()["settings"]``). `player`: keep only that player's decisions in ``decisions``
     (the figures cover both). `progress(done, total)` is called after each game. The games
     run as units of the driver: on `executor` (a ``make_executor`` executor, e.g. a Dask
     cluster's) if given, else on `jobs` local processes (1: this process; None: every CPU);
     the numbers do not depend on either. Ctrl-C returns the games analysed so far, flagged
     ``interrupted``. Raises MatchFileError (a bad file, naming the place), ValueError (a bad
-    ply, player or jobs)."""
+    ply, player, jobs or rollout settings)."""
     if ply not in PLIES:
-        raise ValueError(f"ply {ply!r} is not available: the engine analyses at "
-                         f"{' or '.join(map(str, PLIES))} ply (it has no 2-ply evaluation yet)")
+        raise ValueError(f"ply must be one of {', '.join(map(str, PLIES))}, not {ply!r}")
     record = read_record(path_or_text)
     if player is not None and player not in record.players:
         raise ValueError(f"no player {player!r} in the match: the players are "
                          f"{record.players[0]!r} and {record.players[1]!r}")
+    rollouts = rollout_settings(rollout_close, trials, seed)
+    if record.game != "backgammon" and ply not in VARIANT_PLIES:
+        raise ValueError(f"the {record.game} net analyses at 0 or 1 ply, not {ply!r}")
+    if record.game != "backgammon" and rollouts is not None:
+        raise ValueError(f"close decisions are rolled out in backgammon, not {record.game}")
     games: list[Any] = (replay_match(record) if record.game == "backgammon"
                         else replay_variant_match(record))
-    job = AnalysisJob(games, ply)
+    job = AnalysisJob(games, ply, rollouts)
 
     def report(p: RolloutProgress) -> None:
         if progress is not None:
@@ -270,4 +314,4 @@ def analyse_match(path_or_text: str | os.PathLike, *, ply: int = 0, player: str 
             outcome = run_job(job, local, progress=report)
     done = sorted(job.results)
     return MatchAnalysis(record, [games[i] for i in done], job.analyses(), ply, player,
-                         outcome.interrupted)
+                         outcome.interrupted, rollouts=rollouts)

@@ -15,10 +15,10 @@ from ..matchfile.variant_replay import VariantReplayedAction, VariantReplayedGam
 from ..variants.movegen import variant_play_notation
 from ..variants.neural import default_variant_net
 from ..variants.position import VariantPosition
-from .decisions import PLIES, Decision, GameAnalysis, RollLuck
+from .decisions import Decision, GameAnalysis, RollLuck
 from .thresholds import mark
 
-__all__ = ["analyse_variant_game"]
+__all__ = ["analyse_variant_game", "VARIANT_PLIES"]
 
 _TOP_1PLY = 5
 
@@ -67,11 +67,15 @@ def _checker(game: str, number: int, replayed: VariantReplayedAction, ply: int) 
                     before.variant_id(), values[made], values[best]), best0
 
 
+#: The plies the Plakoto and Fevga nets analyse at (they have no 2-ply look).
+VARIANT_PLIES = (0, 1)
+
+
 def analyse_variant_game(game: VariantReplayedGame, ply: int = 0) -> GameAnalysis:
     """Evaluate every checker decision of a replayed Plakoto or Fevga game at `ply` (0 or
     1) and the luck of every roll."""
-    if ply not in PLIES:
-        raise ValueError(f"ply must be one of {PLIES}, not {ply!r}")
+    if ply not in VARIANT_PLIES:
+        raise ValueError(f"the {game.game} net analyses at 0 or 1 ply, not {ply!r}")
     decisions, luck = [], []
     number = game.record.number
     for replayed in game.actions:

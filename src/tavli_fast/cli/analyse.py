@@ -5,6 +5,7 @@ decision evaluated, the errors marked, both players rated, the luck of the dice.
     tavli-analyse match.mat --ply 1 --player Ann
     tavli-analyse match.mat --json > analysis.json
     tavli-analyse match.mat --csv decisions.csv
+    tavli-analyse match.mat --rollout-close 0.02 --trials 1296 --seed 1
 
 Exit status: 0 done; 2 bad usage or a bad file (one line on stderr naming the file and the
 place: line, game, move); 130 interrupted by Ctrl-C (the games analysed so far are reported
@@ -33,11 +34,14 @@ def build_parser() -> OneLineParser:
     p = OneLineParser(prog=PROG, description="Analyse a played match (.mat): errors, ratings, luck.")
     p.add_argument("file", metavar="FILE", help="the match file (.mat, or gnubg's .sgf)")
     p.add_argument("--ply", type=int, default=0, metavar="N",
-                   help="the evaluation's depth: 0 or 1 (2 ply is not in the engine yet)")
+                   help="the depth of the checker plays' and cube decisions' evaluation: 0, 1 or 2")
     p.add_argument("--rollout-close", type=float, default=None, metavar="EMG",
-                   help="settle decisions closer than EMG by rollouts (not available yet)")
+                   help="settle the decisions whose two best options are closer than EMG by "
+                        "cubeful rollouts (with --trials)")
     p.add_argument("--trials", type=int, default=None, metavar="N",
-                   help="trials of each --rollout-close rollout")
+                   help="trials of each --rollout-close rollout (per play)")
+    p.add_argument("--seed", type=int, default=None, metavar="S",
+                   help="the rollouts' master seed (default: a random one, reported)")
     out = p.add_mutually_exclusive_group()
     out.add_argument("--json", action="store_true", help="print one JSON document")
     out.add_argument("--csv", metavar="FILE", default=None, help="write the decisions as CSV")
@@ -57,17 +61,17 @@ def decisions_csv(rows: list[dict]) -> str:
     buffer = io.StringIO()
     writer = csv.DictWriter(buffer, fieldnames=DECISION_FIELDS, lineterminator="\n")
     writer.writeheader()
-    writer.writerows(rows)
+    writer.writerows({k: json.dumps(v) if isinstance(v, dict) else v for k, v in row.items()}
+                     for row in rows)
     return buffer.getvalue()
 
 
 def run(args: argparse.Namespace) -> int:
     if args.ply not in PLIES:
         raise UsageError(f"--ply {args.ply}: the engine analyses at "
-                         f"{' or '.join(map(str, PLIES))} ply (it has no 2-ply evaluation yet)")
-    if args.rollout_close is not None or args.trials is not None:
-        raise UsageError("--rollout-close / --trials: settling close decisions by rollouts is "
-                         "not available yet")
+                         f"{', '.join(map(str, PLIES))} ply")
+    if (args.rollout_close is None) != (args.trials is None):
+        raise UsageError("--rollout-close and --trials go together: give both")
     if args.csv:
         check_writable(args.csv, "--csv")
     show = not (args.no_progress or args.json) and sys.stderr.isatty()
@@ -78,7 +82,8 @@ def run(args: argparse.Namespace) -> int:
                   file=sys.stderr, flush=True)
 
     analysis = analyse_match(args.file, ply=args.ply, player=args.player, progress=progress,
-                             jobs=args.jobs)
+                             jobs=args.jobs, rollout_close=args.rollout_close,
+                             trials=args.trials, seed=args.seed)
     if args.json:
         print(json.dumps(analysis.to_dict(), indent=2, ensure_ascii=False))
     else:

@@ -20,11 +20,15 @@ from typing import Any, Iterable, Sequence
 
 from ..run.checkpoint import completed_units, read_checkpoint as _read_checkpoint
 from .cubeful import DEFAULT_MAX_CUBE
+from ..run.control import Cancel
+from ..run.driver import ProgressCallback, run_job
+from .rollout_result import RolloutResult, build_result
 from ..run.progress import RolloutProgress
 from .rollout_chunks import ChunkResult, DEFAULT_CHUNK_SIZE, DEFAULT_MOVE_FILTER, FIGURES, RolloutChunk, Tally, Totals, chunk_seed, figures, figures_from_moments, merge, prepare_chunk, run_chunk
 from .rollout_request import RolloutRequest, chunk_games, make_chunk, make_request, plan_chunks
 
 __all__ = [
+    "run_rollout",
     "DEFAULT_CHUNK_SIZE",
     "DEFAULT_MOVE_FILTER",
     "FIGURES",
@@ -173,3 +177,30 @@ class RolloutJob:
             "elapsed_s": elapsed_s,
             "chunks": {str(i): results[i].to_list() for i in sorted(results)},
         }
+
+
+def run_rollout(
+    job: RolloutJob,
+    executor: Any,
+    *,
+    progress: ProgressCallback | None = None,
+    checkpoint: str | None = None,
+    previous_elapsed: float = 0.0,
+    cancel: Cancel | None = None,
+) -> RolloutResult:
+    """Run the chunks of ``job`` not done yet on ``executor`` (``run/executors``); merge;
+    return the result."""
+    outcome = run_job(job, executor, progress=progress, checkpoint=checkpoint,
+                      previous_elapsed=previous_elapsed, cancel=cancel)
+    return build_result(
+        job.request,
+        job.tally.final(),
+        jobs=executor.workers,
+        elapsed_s=outcome.elapsed_s,
+        interrupted=outcome.interrupted,
+        target_reached=job.tally.stop_at is not None,
+        worker_restarts=outcome.restarts,
+        resumed_games=job.resumed_games,
+        checkpoint=checkpoint,
+        cut_games=sum(r.games for r in job.tally.partial.values()),
+    )

@@ -56,15 +56,17 @@ def check_top(top: int) -> int:
     return top
 
 
-def probabilities_at(position: Position, net: _core.NeuralNet, ply: int) -> Probabilities:
+def probabilities_at(position: Position, net: _core.NeuralNet, ply: int,
+                     cache: _core.SearchCache | None = None) -> Probabilities:
     """The net's probabilities for the side on roll at ``ply`` (0, 1 or 2; in a match, the
-    plays inside the look-ahead chosen at each side's gammon prices). ValueError for a
-    finished game at 1 or 2 ply."""
+    plays inside the look-ahead chosen at each side's gammon prices). `cache`: a SearchCache
+    to keep the 2-ply search's positions in across calls (None: none; the same numbers).
+    ValueError for a finished game at 1 or 2 ply."""
     if ply == 0:
         return Probabilities.from_array(net.evaluate(position.board))
     prices = gammon_prices(position.context)
     mine, theirs = prices if prices is not None else (None, None)
-    return Probabilities.from_array(net.probabilities(position.board, ply, prices=mine,
+    return Probabilities.from_array(net.probabilities(position.board, ply, cache, prices=mine,
                                                       reply_prices=theirs))
 
 
