@@ -240,7 +240,7 @@ def test_ctrl_c_stops_a_rollout_of_1e12_trials_whose_memory_stays_flat(jobs):
     proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
                             preexec_fn=_ignore_sigint)
     try:
-        time.sleep(2)
+        time.sleep(3)   # past the start-up (imports, the databases read, the unit thread)
         early = _rss_kb(proc.pid)
         time.sleep(1.5)
         growth = _rss_kb(proc.pid) - early

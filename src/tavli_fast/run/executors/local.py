@@ -409,23 +409,31 @@ class _Flight:
     def fly(self, completed: Callable[[int, Any], Any], done: Callable[[], bool],
             partial: Callable[[int, Any], Any] | None, tick: Callable[[int], Any] | None) -> None:
         try:
-            while (self.pending or self.inflight) and not done():
-                if self.control.cancelled():
-                    self._stop(completed, partial)
-                    return
-                self._submit()
-                if self.broken and not self.inflight:
-                    return
-                ready, _ = wait(self.inflight, timeout=POLL_S, return_when=FIRST_COMPLETED)
-                self._hand_over(ready, completed, partial)
-                if self.broken:
-                    return
-                if tick is not None and self.inflight:
-                    tick(self.control.games(slot for _, slot in self.inflight.values()))
-            self.finished = not self.broken and not self.inflight
+            with _HeldSignals() as held:
+                self._fly(completed, done, partial, tick, held)
         except KeyboardInterrupt:
-            self._stop(completed, partial)
+            if not self.control.stopping:   # (a replayed signal has stopped them already)
+                self._stop(completed, partial)
             raise
+
+    def _fly(self, completed: Callable[[int, Any], Any], done: Callable[[], bool],
+             partial: Callable[[int, Any], Any] | None, tick: Callable[[int], Any] | None,
+             held: _HeldSignals) -> None:
+        while (self.pending or self.inflight) and not done():
+            if self.control.cancelled() or held.caught is not None:
+                self._stop(completed, partial)
+                held.replay()   # Ctrl-C or SIGTERM: raises, the games handed over first
+                return
+            self._submit()
+            if self.broken and not self.inflight:
+                return
+            ready, _ = wait(self.inflight, timeout=POLL_S, return_when=FIRST_COMPLETED)
+            self._hand_over(ready, completed, partial)
+            if self.broken:
+                return
+            if tick is not None and self.inflight:
+                tick(self.control.games(slot for _, slot in self.inflight.values()))
+        self.finished = not self.broken and not self.inflight
 
     def _stop(self, completed: Callable[[int, Any], Any],
               partial: Callable[[int, Any], Any] | None) -> None:
@@ -449,6 +457,44 @@ class _Flight:
         if self.inflight:
             log.warning("%d unit(s) did not stop within %g s; their games are lost",
                         len(self.inflight), DRAIN_S)
+
+
+class _HeldSignals:
+    """SIGINT and SIGTERM held while units fly (main thread only), for the handler they had to
+    be called at a point the loop chooses: a KeyboardInterrupt raised inside
+    ``concurrent.futures.wait`` can leave its futures' locks half released, and the wait after
+    it then fails ("release unlocked lock") instead of handing over the games played. Signals
+    whose handler is not a Python function (the default action, ignored) are left alone."""
+
+    SIGNALS = (signal.SIGINT, signal.SIGTERM)
+
+    def __init__(self) -> None:
+        self.caught: tuple[int, Any] | None = None
+        self._previous: dict[int, Callable[[int, Any], Any]] = {}
+
+    def __enter__(self) -> "_HeldSignals":
+        if threading.current_thread() is threading.main_thread():
+            for sig in self.SIGNALS:
+                handler = signal.getsignal(sig)
+                if callable(handler):
+                    self._previous[sig] = handler
+                    signal.signal(sig, self._hold)
+        return self
+
+    def _hold(self, signum: int, frame: Any) -> None:
+        if self.caught is None:
+            self.caught = (signum, frame)
+
+    def replay(self) -> None:
+        """Call the held signal's own handler now (it may raise KeyboardInterrupt)."""
+        if self.caught is not None:
+            signum, frame = self.caught
+            self.caught = None
+            self._previous[signum](signum, frame)
+
+    def __exit__(self, *exc: object) -> None:
+        for sig, handler in self._previous.items():
+            signal.signal(sig, handler)
 
 
 class _Pending:
