@@ -319,14 +319,15 @@ def create_app(config: ServeConfig | None = None) -> FastAPI:
     @app.post("/v1/eval", response_class=JSONResponse)
     def evaluate(body: EvalBody) -> JSONResponse:
         """``tavli-eval --json``: the net's probabilities, equity and cube analysis."""
-        return JSONResponse(eval_report(body.position, game=_game(body)))
+        ply = {} if body.ply is None else {"ply": body.ply}
+        return JSONResponse(eval_report(body.position, game=_game(body), **ply))
 
     @app.post("/v1/hint", response_class=JSONResponse)
     def hint(body: HintBody) -> JSONResponse:
         """``tavli-hint --json``: the plays of the roll, or the cube analysis before it."""
-        top = body.top if body.top is not None else (0 if body.ply == 0 else 5)
         dice = parse_dice(body.dice) if body.dice is not None else None
-        return JSONResponse(hint_report(body.position, dice, top=top, game=_game(body)))
+        top = {} if body.top is None else {"top": body.top}
+        return JSONResponse(hint_report(body.position, dice, game=_game(body), ply=body.ply, **top))
 
     @app.post("/v1/rollouts", status_code=202)
     async def start_rollout(body: RolloutBody) -> dict[str, Any]:
