@@ -3,7 +3,8 @@ its files under ``/static`` (all shipped in the package: the page needs no netwo
 
 Every answer comes from the functions the commands call for their ``--json`` documents
 (``play/reports.py``, ``jobs/options.py``, ``tavli_fast.api``); this module only reads
-requests, answers them, and guards the server (body size, trials, running jobs, token).
+requests, answers them, and guards the server (body size, trials, running jobs, token);
+``cache.py`` answers repeated evaluations and hints.
 Every error is a 4xx with a one-line ``{"error": ...}``.
 """
 
