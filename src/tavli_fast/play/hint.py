@@ -97,7 +97,10 @@ def ranked_plays(position: str | Position, die1: int, die2: int, *, top: int = 5
     def deeper(k: int, i: int) -> float | None:
         return float(eq[k, i]) if k <= depth and not math.isnan(eq[k, i]) else None
 
-    return [(RankedPlay(plays[i].position.sides_switched().position_id(),
+    # Each play's Position ID with the opponent on roll: its board turned round, encoded
+    # (Position.sides_switched().position_id() without building a Position a play).
+    switched = np.ascontiguousarray(boards[:, ::-1])
+    return [(RankedPlay(_core.encode_position_id(switched[i]),
                         plays[i].notation or "(no play)", float(eq[0, i]), deeper(1, i),
                         deeper(2, i)), plays[i].position.board)
             for i in map(int, order)]
