@@ -41,7 +41,7 @@ def start_server(args: argparse.Namespace) -> tuple[subprocess.Popen, str, int]:
     """A tavli-serve on 127.0.0.1 and a free port: (process, host, port)."""
     process = subprocess.Popen(
         [sys.executable, "-m", "tavli_fast.serve.main", "--port", "0", "--jobs", str(args.workers),
-         "--max-running", "4"], stderr=subprocess.PIPE, text=True)
+         "--max-running", "4", *args.server_args.split()], stderr=subprocess.PIPE, text=True)
     deadline = time.monotonic() + 60
     while time.monotonic() < deadline:
         line = process.stderr.readline()
@@ -68,9 +68,16 @@ def percentile(values: list[float], q: float) -> float:
     return ordered[min(len(ordered) - 1, int(q * len(ordered)))] if ordered else float("nan")
 
 
+def cpu_s(pid: int) -> float:
+    """A process's CPU time so far (user and system), in seconds."""
+    with open(f"/proc/{pid}/stat") as f:
+        fields = f.read().rsplit(")", 1)[1].split()
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
+
 # ---------------------------------------------------------------- 1. hint under load
 
-def hint_load(host: str, port: int, clients: int, seconds: float) -> dict[str, Any]:
+def hint_load(host: str, port: int, clients: int, seconds: float, pid: int) -> dict[str, Any]:
     warm = http.client.HTTPConnection(host, port, timeout=120)
     request(warm, "POST", "/v1/hint", {"position": "start", "dice": "31", "ply": 0})
     warm.close()
@@ -104,17 +111,22 @@ def hint_load(host: str, port: int, clients: int, seconds: float) -> dict[str, A
             latencies.extend(mine)
 
     threads = [threading.Thread(target=client, args=(k,)) for k in range(clients)]
+    load = os.getloadavg()[0]
+    server_cpu, own_cpu = cpu_s(pid), time.process_time()
     began = time.monotonic()
     for t in threads:
         t.start()
     for t in threads:
         t.join()
     took = time.monotonic() - began
+    server_cpu, own_cpu = cpu_s(pid) - server_cpu, time.process_time() - own_cpu
     ms = [1000 * x for x in latencies]
     return {"clients": clients, "seconds": round(took, 1), "requests": len(ms),
             "per_second": round(len(ms) / took, 1), "p50_ms": round(percentile(ms, 0.5), 1),
             "p99_ms": round(percentile(ms, 0.99), 1), "max_ms": round(max(ms), 1),
-            "errors": len(errors)}
+            "errors": len(errors), "load_average_before": round(load, 2),
+            "server_cpu_ms_a_request": round(1000 * server_cpu / max(1, len(ms)), 3),
+            "clients_cpu_ms_a_request": round(1000 * own_cpu / max(1, len(ms)), 3)}
 
 
 # ---------------------------------------------------------------- 2. jobs started and cancelled
@@ -267,6 +279,8 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--workers", type=int, default=2, help="worker processes a rollout job")
     p.add_argument("--parts", default="hint,cancel,events,bad",
                    help="which parts to run, comma-separated (default all four)")
+    p.add_argument("--server-args", default="", metavar="ARGS",
+                   help="more tavli-serve options, e.g. '--cache-mib 0' (no cache of answers)")
     p.add_argument("--json", action="store_true", help="print one JSON document")
     args = p.parse_args(argv)
     process, host, port = start_server(args)
@@ -274,7 +288,8 @@ def main(argv: list[str] | None = None) -> int:
         figures = {}
         parts = args.parts.split(",")
         for key, name, part in (
-                ("hint", "hint_0ply", lambda: hint_load(host, port, args.clients, args.seconds)),
+                ("hint", "hint_0ply", lambda: hint_load(host, port, args.clients, args.seconds,
+                                                        process.pid)),
                 ("cancel", "cancel_loop", lambda: cancel_loop(host, port, process.pid, args.jobs)),
                 ("events", "progress_events", lambda: event_rate(host, port, 5.0)),
                 ("bad", "bad_requests", lambda: bad_requests(host, port))):

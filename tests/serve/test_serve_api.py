@@ -69,7 +69,7 @@ def test_eval_is_the_commands_document(client, capsys):
     assert board["mover"][6] == 5 and board["opponent"][19] == 5 and board["pips"] == [167, 167]
 
 
-def test_hint_is_the_commands_document_and_ply_0_skips_the_1ply_look(client, capsys):
+def test_hint_is_the_commands_document(client, capsys):
     served = client.post("/v1/hint", json={"position": "start", "dice": "31", "top": 3})
     assert served.status_code == 200
     assert served.json() == _command(hint_main, ["--position", "start", "--dice", "31", "--top",
@@ -77,12 +77,50 @@ def test_hint_is_the_commands_document_and_ply_0_skips_the_1ply_look(client, cap
     plays = served.json()["plays"]
     assert len(plays) == 16 and plays[0]["play"] == "8/5 6/5"
     assert all(0 < p["win"] < 1 and p["win_gammon"] < p["win"] for p in plays)
-    zero = client.post("/v1/hint", json={"position": "start", "dice": [3, 1], "ply": 0}).json()
-    assert all(p["equity_1ply"] is None for p in zero["plays"]) and len(zero["plays"]) == 16
+
+
+CUBE_XGID = "XGID=-a-B--E-B-a-dDB--b-bcb----:0:0:1:00:0:0:0:0:10"
+#: (path, command, body, the command's arguments for the same request).
+PLY_CASES = [
+    ("/v1/eval", eval_main, {"position": "4HPwATDgc/ABMA"}, ["--position", "4HPwATDgc/ABMA"]),
+    ("/v1/hint", hint_main, {"position": "start", "dice": "31"},
+     ["--position", "start", "--dice", "31"]),
+    ("/v1/hint", hint_main, {"position": CUBE_XGID}, ["--position", CUBE_XGID]),
+]
+
+
+@pytest.mark.parametrize("ply", [0, 1, 2])
+@pytest.mark.parametrize("path,main,body,argv", PLY_CASES,
+                         ids=["eval", "hint plays", "hint cube"])
+def test_ply_is_the_commands_ply(client, capsys, path, main, body, argv, ply):
+    served = client.post(path, json={**body, "ply": ply})
+    assert served.status_code == 200, served.text
+    assert served.json() == _command(main, [*argv, "--ply", str(ply), "--json"], capsys)
+    assert served.json()["ply"] == ply
+
+
+def test_the_plays_are_looked_at_as_deep_as_ply_says(client):
+    docs = {ply: client.post("/v1/hint", json={"position": "start", "dice": "31", "ply": ply}
+                             ).json()["plays"] for ply in (0, 1, 2)}
+    assert all(p["equity_1ply"] is None and p["equity_2ply"] is None for p in docs[0])
+    assert docs[0] == sorted(docs[0], key=lambda p: -p["equity_0ply"])
+    assert any(p["equity_1ply"] is not None for p in docs[1])
+    assert all(p["equity_2ply"] is None for p in docs[1])
+    assert docs[2][0]["equity_2ply"] is not None and len(docs[2]) == 16
+    default = client.post("/v1/hint", json={"position": "start", "dice": "31"}).json()
+    assert default["ply"] == 1 and default["plays"] == docs[1]
+
+
+def test_eval_looks_ahead_at_ply_1_and_2(client):
+    wins = [client.post("/v1/eval", json={"position": "4HPwATDgc/ABMA", "ply": ply}).json()["win"]
+            for ply in (0, 1, 2)]
+    assert len(set(wins)) == 3 and all(0.4 < w < 0.6 for w in wins)
+    default = client.post("/v1/eval", json={"position": "4HPwATDgc/ABMA"}).json()
+    assert default["ply"] == 0 and default["win"] == wins[0]
 
 
 def test_hint_before_the_roll_is_the_cube_analysis(client, capsys):
-    xgid = "XGID=-a-B--E-B-a-dDB--b-bcb----:0:0:1:00:0:0:0:0:10"
+    xgid = CUBE_XGID
     served = client.post("/v1/hint", json={"position": xgid})
     assert served.status_code == 200
     assert served.json() == _command(hint_main, ["--position", xgid, "--json"], capsys)
@@ -237,7 +275,16 @@ BAD = [
     ("post", "/v1/hint", {"position": "start", "dice": "3"}, 400),
     ("post", "/v1/hint", {"position": "start", "dice": [3, 1, 2]}, 400),
     ("post", "/v1/hint", {"position": "start", "dice": "31", "top": -1}, 422),
-    ("post", "/v1/hint", {"position": "start", "dice": "31", "ply": 2}, 422),
+    ("post", "/v1/hint", {"position": "start", "dice": "31", "ply": 3}, 400),
+    ("post", "/v1/hint", {"position": "start", "dice": "31", "ply": -1}, 400),
+    ("post", "/v1/hint", {"position": "start", "dice": "31", "ply": "1"}, 422),
+    ("post", "/v1/hint", {"position": "start", "dice": "31", "ply": True}, 422),
+    ("post", "/v1/hint", {"position": "start", "dice": "31", "ply": 1.5}, 422),
+    ("post", "/v1/hint", {"position": "start", "rules": "plakoto", "dice": "64", "ply": 2}, 400),
+    ("post", "/v1/hint", {"position": "start", "ply": 3}, 400),
+    ("post", "/v1/eval", {"position": "start", "ply": 3}, 400),
+    ("post", "/v1/eval", {"position": "start", "ply": None, "top": 2}, 422),
+    ("post", "/v1/eval", {"position": "start", "game": "fevga", "ply": 1}, 400),
     ("post", "/v1/hint", {"position": "start", "game": "plakoto"}, 400),
     ("post", "/v1/rollouts", {"position": "start", "trials": 0}, 400),
     ("post", "/v1/rollouts", {"position": "start", "trials": 2.5}, 400),

@@ -3,7 +3,8 @@ its files under ``/static`` (all shipped in the package: the page needs no netwo
 
 Every answer comes from the functions the commands call for their ``--json`` documents
 (``play/reports.py``, ``jobs/options.py``, ``tavli_fast.api``); this module only reads
-requests, answers them, and guards the server (body size, trials, running jobs, token).
+requests, answers them, and guards the server (body size, trials, running jobs, token);
+``cache.py`` answers repeated evaluations and hints.
 Every error is a 4xx with a one-line ``{"error": ...}``.
 """
 
@@ -22,6 +23,7 @@ from typing import Any, AsyncIterator, Awaitable, Callable
 from urllib.parse import quote, unquote
 
 from fastapi import FastAPI, Request
+from fastapi.concurrency import run_in_threadpool
 from fastapi.exceptions import RequestValidationError
 from fastapi.openapi.docs import get_swagger_ui_html
 from fastapi.responses import (FileResponse, HTMLResponse, JSONResponse, Response,
@@ -38,6 +40,7 @@ from ..jobs.options import (check_plays_options, finish_plays_settings, finish_r
 from ..jobs.plays import parse_dice
 from ..play.neural import evaluator
 from ..play.reports import eval_report, hint_report
+from .cache import CachedDocuments
 from .jobs import Busy, JobRegistry, ServedJob
 from .schemas import EvalBody, HintBody, OpeningsBody, RolloutBody
 
@@ -55,7 +58,8 @@ START_CHECK_S = 1.0
 class ServeConfig:
     """The server's limits and where its jobs run: ``jobs`` local worker processes a job
     (None: one per CPU) or a Dask ``scheduler``; ``token``: the bearer token every request
-    must carry (None: none needed)."""
+    must carry (None: none needed); ``cache_bytes``: the evaluations and hints answered kept
+    for repeated requests (``cache.py``; 0: none)."""
 
     jobs: int | None = None
     scheduler: str | None = None
@@ -65,6 +69,7 @@ class ServeConfig:
     max_running: int = 2
     keep_s: float = 3600.0
     max_kept: int = 1000
+    cache_bytes: int = 32 * 2**20
 
 
 class ApiError(Exception):
@@ -259,6 +264,9 @@ def create_app(config: ServeConfig | None = None) -> FastAPI:
     app.openapi_version = "3.0.2"
     app.state.jobs = registry
     app.state.config = config
+    # Added first, so inside the guard: a cached answer still needs the token.
+    app.add_middleware(CachedDocuments, paths=frozenset({"/v1/eval", "/v1/hint"}),
+                       max_bytes=config.cache_bytes)
     app.add_middleware(_Guard, config=config)
     app.mount("/static", StaticFiles(directory=_static("")), name="static")
     # The API page's files come with the swagger-ui-bundle package: no CDN.
@@ -317,16 +325,22 @@ def create_app(config: ServeConfig | None = None) -> FastAPI:
     # The documents are plain JSON already: answered as they are (no response model to check
     # them against, no encoder pass over them), which saves a hint a good part of its time.
     @app.post("/v1/eval", response_class=JSONResponse)
-    def evaluate(body: EvalBody) -> JSONResponse:
+    async def evaluate(body: EvalBody) -> JSONResponse:
         """``tavli-eval --json``: the net's probabilities, equity and cube analysis."""
-        return JSONResponse(eval_report(body.position, game=_game(body)))
+        game = _game(body)
+        ply = {} if body.ply is None else {"ply": body.ply}
+        return JSONResponse(await _computed(lambda: eval_report(body.position, game=game, **ply),
+                                            inline=not body.ply))
 
     @app.post("/v1/hint", response_class=JSONResponse)
-    def hint(body: HintBody) -> JSONResponse:
+    async def hint(body: HintBody) -> JSONResponse:
         """``tavli-hint --json``: the plays of the roll, or the cube analysis before it."""
-        top = body.top if body.top is not None else (0 if body.ply == 0 else 5)
+        game = _game(body)
         dice = parse_dice(body.dice) if body.dice is not None else None
-        return JSONResponse(hint_report(body.position, dice, top=top, game=_game(body)))
+        top = {} if body.top is None else {"top": body.top}
+        return JSONResponse(await _computed(
+            lambda: hint_report(body.position, dice, game=game, ply=body.ply, **top),
+            inline=body.ply == 0 and game is None))
 
     @app.post("/v1/rollouts", status_code=202)
     async def start_rollout(body: RolloutBody) -> dict[str, Any]:
@@ -379,6 +393,13 @@ def create_app(config: ServeConfig | None = None) -> FastAPI:
     job_routes("/v1/openings", ("openings",), "tavli-openings", "Opening statistics")
 
     return app
+
+
+async def _computed(report: Callable[[], dict[str, Any]], inline: bool) -> dict[str, Any]:
+    """A document built in the event loop (``inline``: a 0-ply answer, about a millisecond of
+    Python that would hold the GIL in a worker thread just the same, and wait its turn there),
+    or in the thread pool (the 1- and 2-ply searches, which release the GIL while they run)."""
+    return report() if inline else await run_in_threadpool(report)
 
 
 def _game(body: EvalBody) -> str | None:

@@ -72,6 +72,9 @@ def build_parser() -> argparse.ArgumentParser:
                    help="request body size at most; larger ones get 413 (default 65536)")
     p.add_argument("--keep", type=_positive(float), default=3600.0, metavar="SECONDS",
                    help="how long a finished job's result is kept (default 3600)")
+    p.add_argument("--cache-mib", type=float, default=32.0, metavar="MIB",
+                   help="memory for the answers of repeated /v1/eval and /v1/hint requests "
+                   "(the same body, the same document; default 32; 0: no cache)")
     p.add_argument("--log-level", default="warning",
                    choices=("critical", "error", "warning", "info", "debug"))
     return p
@@ -116,6 +119,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     if args.jobs is not None and args.scheduler is not None:
         print(f"{PROG}: error: --jobs cannot be used with --scheduler", file=sys.stderr)
         return 2
+    if not args.cache_mib >= 0:
+        print(f"{PROG}: error: --cache-mib must be 0 or more", file=sys.stderr)
+        return 2
     if args.max_trials > MAX_COUNT:
         print(f"{PROG}: error: --max-trials is at most {MAX_COUNT:,}", file=sys.stderr)
         return 2
@@ -124,8 +130,12 @@ def main(argv: Sequence[str] | None = None) -> int:
               f"jobs on this machine{'' if args.token else '; give --token'}", file=sys.stderr)
     app = create_app(ServeConfig(jobs=args.jobs, scheduler=args.scheduler, token=args.token,
                                  max_body_bytes=args.max_body, max_trials=args.max_trials,
-                                 max_running=args.max_running, keep_s=args.keep))
+                                 max_running=args.max_running, keep_s=args.keep,
+                                 cache_bytes=int(args.cache_mib * 2**20)))
+    # No access log: a line a request costs a hint a good part of its time. uvicorn takes
+    # httptools and uvloop (the [serve] extra) when they are installed.
     config = uvicorn.Config(app, host=args.host, port=args.port, log_level=args.log_level,
+                            access_log=False,
                             timeout_graceful_shutdown=5)
     server = _Server(config, app.state.jobs)
     try:

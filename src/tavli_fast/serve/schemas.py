@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from typing import Literal
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, ConfigDict, Field, StrictInt
 
 __all__ = ["EvalBody", "HintBody", "RolloutBody", "OpeningsBody"]
 
@@ -31,6 +31,8 @@ class EvalBody(_Body):
                           examples=["4HPwATDgc/ABMA"])
     rules: Rules | None = Field(None, description="backgammon (default), portes, plakoto, fevga")
     game: Literal["plakoto", "fevga"] | None = Field(None, description="as tavli-eval --game")
+    ply: StrictInt | None = Field(None, description="as tavli-eval --ply: rolls the net looks "
+                                  "ahead, 0 (default), 1 or 2 (backgammon; Plakoto and Fevga: 0)")
 
 
 class HintBody(EvalBody):
@@ -39,8 +41,9 @@ class HintBody(EvalBody):
     dice: Dice | None = Field(None, description="the roll, e.g. '31' (default: the XGID's; "
                               "none: the cube analysis)", examples=["31"])
     top: int | None = Field(None, ge=0, description="plays that get the 1-ply look (default 5)")
-    ply: Literal[0, 1] | None = Field(None, description="0: no 1-ply look (top 0); 1: the "
-                                      "default look")
+    ply: StrictInt | None = Field(None, description="as tavli-hint --ply: 0, 1 or 2 (the plays: "
+                                  "how deep the best are looked at, default 1; the cube "
+                                  "analysis: the probabilities at that ply, default 0)")
 
 
 class RolloutBody(_Body):
