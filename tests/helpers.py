@@ -13,6 +13,7 @@ import numpy as np
 import tavli_fast as tf
 from tavli_fast import _core
 from tavli_fast.game.position import Position
+from tavli_fast.matchfile.replay import replay_match
 from tavli_fast.play.neural import default_net
 
 #: The checkout (this file is tests/helpers.py) and the shared folder beside it (../shared:
@@ -92,3 +93,13 @@ def luck_run(position: Position, games: int, seed: int, kind: int, plies: int):
                     per_game_equity=equity, vr_moments=np.zeros(12), per_game_luck=luck,
                     truncate_plies=plies)
     return equity, luck
+
+
+def replayed_rolls(analysis) -> dict:
+    """(game, move, player) -> the replayed roll of an analysed match it was made from."""
+    out = {}
+    for game in replay_match(analysis.record):
+        for r in game.actions:
+            if r.action.kind == "roll":
+                out[(game.record.number, r.action.move, r.action.player)] = r
+    return out

@@ -13,9 +13,9 @@ from pathlib import Path
 import pytest
 
 import tavli_fast
+from helpers import replayed_rolls
 from tavli_fast.analysis.report import analyse_match
 from tavli_fast.cli.analyse import main
-from tavli_fast.matchfile.replay import replay_match
 from tavli_fast.play.hint import hint
 from tavli_fast.play.reports import eval_report
 
@@ -29,17 +29,9 @@ def rolled():
     return analyse_match(SMALL, rollout_close=CLOSE, trials=TRIALS, seed=SEED)
 
 
-def _rolls(analysis):
-    out = {}
-    for game in replay_match(analysis.record):
-        for r in game.actions:
-            if r.action.kind == "roll":
-                out[(game.record.number, r.action.move, r.action.player)] = r
-    return out
-
 
 def test_the_checker_plays_rolled_out_are_those_whose_two_best_are_close(rolled):
-    rolls = _rolls(rolled)
+    rolls = replayed_rolls(rolled)
     checker = [d for d in rolled.decisions if d.kind == "checker"]
     for d in checker:
         r = rolls[(d.game, d.move, d.player)]
@@ -82,7 +74,7 @@ def test_a_rolled_out_error_is_the_rolled_out_difference_with_its_se(rolled):
 
 
 def test_checker_rollouts_are_the_public_rollout_plays_with_the_reported_seed(rolled):
-    rolls = _rolls(rolled)
+    rolls = replayed_rolls(rolled)
     d = next(d for d in rolled.decisions if d.kind == "checker" and d.rollout)
     r = rolls[(d.game, d.move, d.player)]
     names = list(d.rollout["options"])

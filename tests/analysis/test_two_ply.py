@@ -11,9 +11,9 @@ from pathlib import Path
 
 import pytest
 
+from helpers import replayed_rolls
 from tavli_fast.analysis.report import analyse_match
 from tavli_fast.cli.analyse import main
-from tavli_fast.matchfile.replay import replay_match
 from tavli_fast.play.hint import hint
 from tavli_fast.play.reports import eval_report
 
@@ -30,15 +30,6 @@ def zero():
 def two():
     return analyse_match(SMALL, ply=2)
 
-
-def _rolls(analysis):
-    """(game, move, player) -> the replayed roll it was made from."""
-    out = {}
-    for game in replay_match(analysis.record):
-        for r in game.actions:
-            if r.action.kind == "roll":
-                out[(game.record.number, r.action.move, r.action.player)] = r
-    return out
 
 
 def test_every_decision_says_it_was_found_at_two_ply(two):
@@ -62,7 +53,7 @@ def test_two_ply_keeps_the_same_decisions_and_changes_their_values(zero, two):
 
 
 def test_best_play_at_two_ply_is_hints_best(two):
-    rolls = _rolls(two)
+    rolls = replayed_rolls(two)
     checked = 0
     for d in two.decisions:
         if d.kind != "checker":

@@ -351,7 +351,7 @@ def test_a_token_is_needed_on_every_request_when_given():
 def test_the_page_its_files_and_the_openapi_document_are_served(client):
     page = client.get("/")
     assert page.status_code == 200 and 'data-testid="board"' in page.text
-    for name in ("app.js", "board.js", "chart.js", "style.css"):
+    for name in ("app.js", "svg.js", "board.js", "chart.js", "style.css"):
         assert client.get(f"/static/{name}").status_code == 200, name
     assert "http" not in "".join(line for line in page.text.splitlines()
                                  if "src=" in line or "href=" in line and "stylesheet" in line)

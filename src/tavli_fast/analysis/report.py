@@ -24,8 +24,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Callable, Sequence
 
-from ..matchfile.mat import decode_text, parse_mat
-from ..matchfile.model import MatchFileError, MatchRecord
+from ..matchfile.mat import parse_mat, read_text
+from ..matchfile.model import MatchRecord
 from ..matchfile.sgf import parse_sgf
 from ..matchfile.replay import replay_match
 from ..matchfile.variant_replay import replay_variant_match
@@ -261,12 +261,7 @@ def read_record(path_or_text: str | os.PathLike) -> MatchRecord:
             return parse_sgf(path_or_text)
         return parse_mat(path_or_text)
     path = Path(path_or_text)
-    try:
-        data = path.read_bytes()
-    except OSError as exc:
-        raise MatchFileError(f"cannot read the file ({exc.strerror or exc})",
-                             source=str(path)) from None
-    text = decode_text(data, str(path))
+    text = read_text(path)
     if path.suffix.lower() == ".sgf" or text.lstrip().startswith("(;"):
         return parse_sgf(text, source=str(path))
     return parse_mat(text, source=str(path))

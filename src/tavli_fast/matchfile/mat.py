@@ -68,12 +68,18 @@ _LEFT_WIDTH = 28       # the left column's width in what we write (gnubg's)
 def read_mat(path: str | os.PathLike) -> MatchRecord:
     """Read a ``.mat`` file. Raises MatchFileError (naming the file and line) for a file that
     is not UTF-8 text, not in the format, or cut off mid-line."""
+    return parse_mat(read_text(path), source=str(path))
+
+
+def read_text(path: str | os.PathLike) -> str:
+    """A match file's text (``decode_text``); MatchFileError naming the file if it cannot be
+    read."""
     path = Path(path)
     try:
         data = path.read_bytes()
     except OSError as exc:
         raise MatchFileError(f"cannot read the file ({exc.strerror or exc})", source=str(path)) from None
-    return parse_mat(decode_text(data, str(path)), source=str(path))
+    return decode_text(data, str(path))
 
 
 def decode_text(data: bytes, source: str) -> str:

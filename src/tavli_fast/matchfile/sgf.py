@@ -16,9 +16,8 @@ from __future__ import annotations
 
 import os
 import re
-from pathlib import Path
 
-from .mat import decode_text
+from .mat import read_text
 from .model import Action, GameRecord, MatchFileError, MatchRecord
 
 __all__ = ["read_sgf", "parse_sgf"]
@@ -31,12 +30,7 @@ _RESULT = re.compile(r"^([WB])\+(\d+)(R?)$")
 
 def read_sgf(path: str | os.PathLike) -> MatchRecord:
     """Read a gnubg ``.sgf`` file; MatchFileError names the file and the place."""
-    path = Path(path)
-    try:
-        data = path.read_bytes()
-    except OSError as exc:
-        raise MatchFileError(f"cannot read the file ({exc.strerror or exc})", source=str(path)) from None
-    return parse_sgf(decode_text(data, str(path)), source=str(path))
+    return parse_sgf(read_text(path), source=str(path))
 
 
 def _trees(text: str, source: str) -> list[tuple[int, str]]:

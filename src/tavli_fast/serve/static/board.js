@@ -3,7 +3,6 @@
 "use strict";
 
 const Board = (() => {
-  const NS = "http://www.w3.org/2000/svg";
   const CUBE_X = 8, LEFT = 64, POINT = 50, BAR = 48, TOP = 60, BOTTOM = 500;
   const HEIGHT = 176, RADIUS = 21, TRAY = 14, VIEW_H = 560;
   const RIGHT_HALF = LEFT + 6 * POINT + BAR;          // x of point 6's column ... 1
@@ -11,13 +10,7 @@ const Board = (() => {
   const TRAY_X = FRAME_END + TRAY;
   const MID = (TOP + BOTTOM) / 2;
 
-  function el(name, attrs, parent, text) {
-    const node = document.createElementNS(NS, name);
-    for (const [k, v] of Object.entries(attrs || {})) node.setAttribute(k, v);
-    if (text !== undefined) node.textContent = text;
-    if (parent) parent.appendChild(node);
-    return node;
-  }
+  const el = Svg.el;
 
   // Left edge of the column of the mover's point p (1..24), and whether it is on the top row.
   function column(p) {

@@ -3,17 +3,10 @@
 "use strict";
 
 const Chart = (() => {
-  const NS = "http://www.w3.org/2000/svg";
   const W = 820, H = 300, L = 64, R = 200, T = 16, B = 36;
   const COLOURS = ["#1f77b4", "#d62728", "#2ca02c", "#9467bd", "#ff7f0e", "#8c564b", "#e377c2", "#17becf"];
 
-  function el(name, attrs, parent, text) {
-    const node = document.createElementNS(NS, name);
-    for (const [k, v] of Object.entries(attrs || {})) node.setAttribute(k, v);
-    if (text !== undefined) node.textContent = text;
-    if (parent) parent.appendChild(node);
-    return node;
-  }
+  const el = Svg.el;
 
   function niceTicks(lo, hi, n) {
     const span = hi - lo || 1;
