@@ -151,7 +151,11 @@ class Gnubg:
 
         self.gnubg = gnubg
         self.libc = ctypes.CDLL(None)
-        ctypes.c_int.in_dll(ctypes.CDLL(_gnubg.__file__), "fShowProgress").value = 1
+        try:
+            ctypes.c_int.in_dll(ctypes.CDLL(_gnubg.__file__), "fShowProgress").value = 1
+        except (OSError, ValueError) as exc:
+            raise RuntimeError("this gnubg package does not show its progress flag "
+                               "(fShowProgress): its rollout reports cannot be read") from exc
         commands = [
             "set threads 1",
             "set player 0 human", "set player 1 human",
@@ -198,6 +202,9 @@ class Gnubg:
         at = lines.index("Move filter for 1 ply:") if "Move filter for 1 ply:" in lines else -1
         if at >= 0:
             keep.append("1-ply move filter: " + lines[at + 1])
+        ours = f"up to {OUR_FILTER[0]} more moves within equity {OUR_FILTER[1]}"
+        if self.filter == "ours" and (at < 0 or ours not in lines[at + 1]):
+            raise RuntimeError("gnubg did not take our move filter:\n" + text)
         return {"version": self.gnubg.version,
                 "settings": "`rollout` command, `set threads 1`: "
                             + "; ".join(re.sub(r"\s+", " ", line).rstrip(".")
@@ -224,7 +231,9 @@ class Gnubg:
         if not (games and equity and play and kind):
             raise RuntimeError("unreadable gnubg rollout report:\n" + final)
         vr_text = "with variance reduction" if vr else "without variance reduction"
-        checks = [f"{ply}-ply" in play.group(1), vr_text in kind.group(0)]
+        bearoff = "one-sided" if self.onesided else "exact"
+        checks = [f"{ply}-ply" in play.group(1), vr_text in kind.group(0),
+                  f"truncated at {bearoff} bearoff" in kind.group(0)]
         if not all(checks):
             raise RuntimeError(f"gnubg rolled out with other settings: {play.group(0)!r}, "
                                f"{kind.group(0)!r}")
@@ -534,15 +543,28 @@ def run_all(measures: list[Measure], workers: dict, args: argparse.Namespace,
                 if rep < 0:
                     job["trials"] = min(job["trials"], 36 if job["ply"] == 0 else 4)
             order = names[rep % len(names):] + names[:rep % len(names)]
+            outs = {}
             for name in order:
-                out = checked(name, job, workers[name].call(**job))
+                outs[name] = out = checked(name, job, workers[name].call(**job))
                 print(f"{'warm-up' if rep < 0 else f'repeat {rep + 1}'}: {name}: {m.label}: "
                       f"{out['cpu']:.2f} CPU s", file=sys.stderr)
                 if rep >= 0:
                     out["rate"] = (out["games"] if job["job"] == "rollout"
                                    else out["positions"]) / out["cpu"]
                     runs[m.label][name].append(out)
+            if job["job"] == "evaluate":
+                same_boards(outs)
     return runs
+
+
+def same_boards(outs: dict) -> None:
+    """The nets' mean win probabilities over one slice agree closely (0.535-0.543 on the
+    default slices); a board read the wrong way round would move a peer's by far more."""
+    ours = outs["tavli_fast"]["mean_win"]
+    for name, out in outs.items():
+        if abs(out["mean_win"] - ours) > 0.03:
+            raise AssertionError(f"{name} read the boards differently: mean win probability "
+                                 f"{out['mean_win']:.4f}, ours {ours:.4f}")
 
 
 def report(measures: list[Measure], runs: dict, names: list[str]) -> None:
@@ -571,8 +593,10 @@ def report(measures: list[Measure], runs: dict, names: list[str]) -> None:
                 met = ratio > 1.0 if least == 1.0 else ratio >= least
                 verdicts.append(f"{TITLES[p]} {sign}: {'met' if met else 'missed'}")
         print("| " + " | ".join(cells + ["; ".join(verdicts) or "—"]) + " |")
-    print("\nIn brackets: the lowest and highest ratio of the repeats.")
-    if "gnubg" in names:
+    print()
+    if len(runs[measures[0].label]["tavli_fast"]) > 1:
+        print("In brackets: the lowest and highest ratio of the repeats.")
+    if "gnubg" in names and measures[0].job["job"] == "evaluate":
         print("GNU Backgammon's net evaluations are a Python loop over `gnubg.evaluate` (each "
               "call's overhead counts against it); ours and bgsage's are one batch call.")
 
