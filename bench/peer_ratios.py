@@ -1,7 +1,9 @@
 """Our net and rollouts side by side with GNU Backgammon's and bgsage's, as ratios in one run.
 
     python bench/peer_ratios.py [--repeats 3] [--trials0 1296] [--trials0-vr 144]
-                                [--trials1 36] [--trials1-vr 36] [--peer-filter default|ours]
+                                [--trials1 72] [--trials1-vr 72] [--positions 100000]
+                                [--parts evals,0ply,1ply] [--peer-filter default|ours]
+                                [--gnubg-onesided] [--skip gnubg|bgsage]
 
 Issue 54's targets, measured in one run on one machine: neural 0-ply rollouts >= 8 x GNU
 Backgammon's 0-ply rollouts and neural-1ply >= 20 x its 1-ply; against bgsage (a peer engine
@@ -44,17 +46,20 @@ database:
 - ``--peer-filter ours`` gives both peers our 1-ply move filter (5 plays within 0.16) instead
   of their defaults.
 
-Net evaluations a second (single positions, 0 ply, the 20,000 positions of random games of
-bench_neural.py, a fresh slice for every run so that no cache is hit again): ours by
+Net evaluations a second (single positions, 0 ply, ``--positions`` positions of random games
+a run, made as bench_neural.py makes them, a fresh slice for every run so that no cache is hit
+again): ours by
 ``evaluate_many`` (one call), bgsage by ``batch_evaluate_post_move`` (one call; C++, a Python
 dict out per position), GNU Backgammon by ``gnubg.evaluate`` in a Python loop (its call
 overhead counts against it: a lower bound on its net's speed; its evaluation cache flushed
-before).  Each worker's mean win probability over the slice is printed as a check that the
-three read the same boards.
+before).  Each net's mean win probability over the slice is checked against ours (within
+0.03) and printed: the three read the same boards.  The start's equity, pooled over the
+repeats with its SE, is printed beside: each engine rolls out its own play, so it need only
+be close.
 
-The default run takes about 10 minutes on a 2-core machine; the 1-ply trial counts are
-small (36), so those figures are good to about +-15 %: raise them with ``--trials1``,
-``--trials1-vr`` and ``--repeats``.
+The default run takes about 8 minutes on a 2-core machine shared with other work (4 minutes
+of CPU); the 1-ply trial counts are small (72 games a run), so those figures are good to about
++-15 %: raise them with ``--trials1``, ``--trials1-vr`` and ``--repeats``.
 """
 
 from __future__ import annotations
@@ -81,18 +86,16 @@ START_ID = "4HPwATDgc/ABMA"          # the starting position, player on roll, an
 OUR_FILTER = (5, 0.16)
 ENGINES = ("tavli_fast", "gnubg", "bgsage")
 TITLES = {"tavli_fast": "tavli_fast", "gnubg": "GNU Backgammon", "bgsage": "bgsage"}
-IMPORTS = {"tavli_fast": "tavli_fast", "gnubg": "gnubg", "bgsage": "bgsage"}
 
 
 # --- the engines, one per worker process -------------------------------------------------
 
-def cpu_timed(run: Callable[[], dict]) -> dict:
-    """run()'s result with the process's CPU seconds and the wall-clock seconds it took."""
+def cpu_timed(run: Callable[[], object]) -> tuple[object, dict]:
+    """run()'s value, and the process's CPU seconds and the wall-clock seconds it took."""
     c0, w0 = time.process_time(), time.perf_counter()
-    out = run()
-    out["wall"] = time.perf_counter() - w0
-    out["cpu"] = time.process_time() - c0
-    return out
+    value = run()
+    wall = time.perf_counter() - w0
+    return value, {"cpu": time.process_time() - c0, "wall": wall}
 
 
 class Ours:
@@ -111,26 +114,14 @@ class Ours:
                             f"1-ply move filter {OUR_FILTER}, vr: the 0-ply net over the 21 rolls"}
 
     def rollout(self, ply: int, vr: bool, trials: int, seed: int) -> dict:
-        r = None
-
-        def run():
-            nonlocal r
-            r = self.tf.rollout(START_ID, trials, players="neural", ply=ply, vr=vr, seed=seed,
-                                jobs=1)
-            return {}
-        out = cpu_timed(run)
+        r, out = cpu_timed(lambda: self.tf.rollout(START_ID, trials, players="neural", ply=ply,
+                                                    vr=vr, seed=seed, jobs=1))
         equity, se = (r.vr["equity"], r.vr["se"]["equity"]) if vr else (r.equity, r.se["equity"])
         out.update(games=r.games, equity=equity, se=se, plies=r.mean_plies)
         return out
 
     def evaluate(self, boards) -> dict:
-        res = None
-
-        def run():
-            nonlocal res
-            res = self.net.evaluate_many(boards)
-            return {}
-        out = cpu_timed(run)
+        res, out = cpu_timed(lambda: self.net.evaluate_many(boards))
         out.update(positions=int(len(res)), mean_win=float(res[:, 0].mean()))
         return out
 
@@ -214,13 +205,7 @@ class Gnubg:
         self.command([f"set rollout trials {trials}", f"set rollout seed {seed}",
                       f"set rollout chequerplay plies {ply}",
                       "set rollout varredn " + ("on" if vr else "off"), "clear cache"])
-        report = ""
-
-        def run():
-            nonlocal report
-            report = self.command(["rollout"])
-            return {}
-        out = cpu_timed(run)
+        report, out = cpu_timed(lambda: self.command(["rollout"]))
         final = report.split("Rollout done")[-1]
         if "Rollout done" not in report:
             raise RuntimeError("gnubg printed no rollout report:\n" + report[-2000:])
@@ -246,14 +231,8 @@ class Gnubg:
         items = [[list(map(int, b[1, 1:26])), list(map(int, b[0, 1:26]))] for b in boards]
         cube, context = g.cubeinfo(), g.evalcontext(0, 0, 1, 0, 0)    # cubeless 0-ply
         self.command(["clear cache"])
-        res = None
-
-        def run():
-            nonlocal res
-            evaluate = g.evaluate
-            res = [evaluate(b, cube, context) for b in items]
-            return {}
-        out = cpu_timed(run)
+        evaluate = g.evaluate
+        res, out = cpu_timed(lambda: [evaluate(b, cube, context) for b in items])
         out.update(positions=len(res), mean_win=sum(r[0] for r in res) / len(res))
         return out
 
@@ -299,15 +278,10 @@ class Bgsage:
             self.cpp.rollout_set_bearoff_db(strategy, self.db)
         done = []
         start = self.bgsage.STARTING_BOARD
-        res = None
-
-        def run():
-            nonlocal res
-            # The start after the opponent's move: the side on roll's rollout, from the
-            # opponent's side (the position is symmetric).
-            res = strategy.evaluate_board(start, start, lambda n, total: done.append(n))
-            return {}
-        out = cpu_timed(run)
+        # The start after the opponent's move: the side on roll's rollout, from the
+        # opponent's side (the position is symmetric).
+        res, out = cpu_timed(lambda: strategy.evaluate_board(
+            start, start, lambda n, total: done.append(n)))
         out.update(games=max(done, default=0), equity=-res["equity"], se=res["std_error"])
         return out
 
@@ -323,13 +297,8 @@ class Bgsage:
                 post[25 - p] -= int(b[0, p])
             post[25], post[0] = int(b[1, 25]), int(b[0, 25])
             items.append((post, owner))
-        res = None
-
-        def run():
-            nonlocal res
-            res = self.cpp.batch_evaluate_post_move(items, self.strategy, n_threads=1)
-            return {}
-        out = cpu_timed(run)
+        res, out = cpu_timed(lambda: self.cpp.batch_evaluate_post_move(items, self.strategy,
+                                                                       n_threads=1))
         out.update(positions=len(res), mean_win=sum(1.0 - r["probs"][0] for r in res) / len(res))
         return out
 
@@ -457,7 +426,7 @@ def main(argv: list[str] | None = None) -> int:
     for name in ENGINES:
         if name in args.skip:
             skipped[name] = "left out (--skip)"
-        elif importlib.util.find_spec(IMPORTS[name]) is None:
+        elif importlib.util.find_spec(name) is None:
             skipped[name] = f"not installed (`pip install {name}`): its part is skipped"
         else:
             names.append(name)
