@@ -439,11 +439,22 @@ def main(argv: list[str] | None = None) -> int:
         boards_file = str(Path(tmp) / "boards.npy")
         if "evals" in args.parts:
             np.save(boards_file, bench_neural.positions(args.positions * (args.repeats + 1)))
-        workers = {}
+        workers, infos = {}, {}
         for name in names:
-            workers[name] = Worker(name, options)
-            stack.callback(workers[name].close)
-        infos = {name: w.call(job="info") for name, w in workers.items()}
+            try:
+                worker_ = Worker(name, options)
+                stack.callback(worker_.close)
+                infos[name] = worker_.call(job="info")
+            except RuntimeError as exc:
+                if name == "tavli_fast":
+                    raise
+                # A peer whose package changed under us: its part is skipped, saying why.
+                print(f"{TITLES[name]}: {exc}", file=sys.stderr)
+                skipped[name] = ("could not be started, its part is skipped: "
+                                 + str(exc).strip().splitlines()[-1])
+                continue
+            workers[name] = worker_
+        names = list(workers)
         runs = run_all(measures, workers, args, boards_file)
     load_after = os.getloadavg()
 
@@ -562,12 +573,15 @@ def report(measures: list[Measure], runs: dict, names: list[str]) -> None:
                 met = ratio > 1.0 if least == 1.0 else ratio >= least
                 verdicts.append(f"{TITLES[p]} {sign}: {'met' if met else 'missed'}")
         print("| " + " | ".join(cells + ["; ".join(verdicts) or "—"]) + " |")
-    print()
+    notes = []
     if len(runs[measures[0].label]["tavli_fast"]) > 1:
-        print("In brackets: the lowest and highest ratio of the repeats.")
+        notes.append("In brackets: the lowest and highest ratio of the repeats.")
     if "gnubg" in names and measures[0].job["job"] == "evaluate":
-        print("GNU Backgammon's net evaluations are a Python loop over `gnubg.evaluate` (each "
-              "call's overhead counts against it); ours and bgsage's are one batch call.")
+        notes.append("GNU Backgammon's net evaluations are a Python loop over `gnubg.evaluate` "
+                     "(each call's overhead counts against it); ours and bgsage's are one "
+                     "batch call.")
+    if notes:
+        print("\n" + "\n".join(notes))
 
     # The engines roll out the same position and read the same boards: the equities should
     # agree within their SEs (and the engines' nets), the win probabilities closely.
