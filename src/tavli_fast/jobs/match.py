@@ -47,7 +47,10 @@ from ..run.plans import MissingIndices, UnitPlan, part_size, parts
 from ..play.players import game_resources, needs_net
 from ..game.position import Position
 from ..run.progress import RolloutProgress
+from .match_record import DEFAULT_NAMES, match_records, record_kind
 from .rollout_chunks import chunk_seed
+from ..matchfile.mat import format_mat, parse_mat
+from ..matchfile.model import MatchRecord
 from ..rules import FevgaRules, PlakotoRules, Rules, game_rules, get_rules, option_names
 from ..variants.games import NEURAL_VARIANT_PLAYERS, VARIANT_PLAYERS, variant_net_for
 from ..variants.movegen import core_options
@@ -67,6 +70,10 @@ __all__ = [
 
 #: Matches per chunk (a chunk of 7-point matches between neural players takes a few seconds).
 DEFAULT_MATCH_CHUNK = 200
+
+#: The most matches one run records (``record`` / ``save``): their .mat text is kept in memory
+#: until the run ends, a few kB a match (about 5 kB for a 7-point match).
+MAX_RECORDED_MATCHES = 10_000
 
 #: The core's per-chunk tallies, in _core.run_matches' order (all integers).
 TALLIES = (
@@ -111,6 +118,8 @@ class MatchRequest:
     variant_ids: tuple[int, int] = (1, 1)  # A's and B's players in Plakoto and Fevga
     game_rules: tuple[str, ...] = ()  # tavli: the Plakoto and Fevga options set, by name
     net: NetChoice | None = None  # the net of the neural players (None: no neural player)
+    record: bool = False  # keep each match's record (.mat text) for --save
+    names: tuple[str, str] = DEFAULT_NAMES  # the players' names in the records
 
     @property
     def n_chunks(self) -> int:
@@ -191,6 +200,8 @@ def make_match_request(
     tavli: bool = False,
     game_rules: object = None,
     weights: str | os.PathLike | None = None,
+    record: bool = False,
+    names: object = DEFAULT_NAMES,
 ) -> MatchRequest:
     """Validate the arguments of a match run; raise ValueError saying precisely what is wrong.
 
@@ -199,6 +210,8 @@ def make_match_request(
     played). ``tavli``: the games rotate Portes, Plakoto, Fevga (T1-T3), without the cube, from 0-0;
     ``game_rules``: option names of Plakoto and Fevga for it (``"draw_scores_point"``, ...).
     ``weights``: a weights file for the neural players' net instead of the shipped one.
+    ``record``: keep every match's record (at most MAX_RECORDED_MATCHES), its players named
+    ``names`` (A's, B's: two different names without line breaks or colons).
     """
     if game_rules is not None and not tavli:
         raise ValueError("game_rules are the options of Plakoto and Fevga: they need tavli")
@@ -234,10 +247,15 @@ def make_match_request(
         post_crawford = True
     rule_set = get_rules(rules)
     cap = check_max_cube(max_cube)
+    count = check_count(matches, "matches")
+    record_names = check_names(names)
+    if record and count > MAX_RECORDED_MATCHES:
+        raise ValueError(f"a run records at most {MAX_RECORDED_MATCHES:,} matches (kept in memory "
+                         f"until it ends), not {count:,}")
     names, ids = player_kinds(players)
     return MatchRequest(
         length=n,
-        matches=check_count(matches, "matches"),
+        matches=count,
         players=names,
         player_ids=ids,
         score=(a, b),
@@ -253,7 +271,26 @@ def make_match_request(
         variant_ids=(variant_player(names[0]), variant_player(names[1])),
         game_rules=tuple(sorted(name for rules in tavli_rules(game_rules) for name in option_names(rules))),
         net=choose_net(weights, needed=needs_net(ids)),
+        record=bool(record),
+        names=record_names,
     )
+
+
+def check_names(names: object) -> tuple[str, str]:
+    """The two players' names of the records: two different non-empty names (a string
+    ``"A,B"`` or a pair), each on one line and without a colon (the .mat score lines use
+    one); ValueError otherwise."""
+    if isinstance(names, str):
+        names = names.split(",")
+    try:
+        pair = tuple(str(n).strip() for n in names)  # type: ignore[union-attr]
+    except TypeError:
+        raise ValueError(f"names must be two names A,B, not {names!r}") from None
+    if (len(pair) != 2 or not all(pair) or pair[0] == pair[1]
+            or any(c in n for n in pair for c in ':\n\r"')):
+        raise ValueError(f"names must be two different names A,B without ':', '\"' or line "
+                         f"breaks, not {names!r}")
+    return pair[0], pair[1]
 
 
 def tavli_rules(options: object) -> tuple[PlakotoRules, FevgaRules]:
@@ -294,15 +331,21 @@ class MatchChunk:
     draw_ends_game: bool = False  # P6 option (PlakotoRules.draw_scores_point)
     net: NetChoice | None = None  # the neural players' net (None: the shipped one)
     cubeful_play: bool = True  # with the cube, the 0-ply neural players play by cubeful equity
+    record: bool = False  # keep each match's record (its .mat text)
+    names: tuple[str, str] = DEFAULT_NAMES
+    rules: str = "backgammon"  # the rules' name (for the records' kind)
+    game_rules: tuple[str, ...] = ()  # tavli: the Plakoto and Fevga options, by name
 
 
 @dataclass(frozen=True)
 class MatchChunkResult:
-    """A chunk's tallies (``TALLIES``), for player A."""
+    """A chunk's tallies (``TALLIES``), for player A; with ``record``, the .mat text of each
+    match played, in order (never in checkpoints)."""
 
     index: int
     matches: int
     tallies: tuple[int, ...]
+    records: tuple[str, ...] = ()
 
     def to_list(self) -> list[int]:
         return [self.matches, *self.tallies]
@@ -333,7 +376,7 @@ def run_match_chunk(chunk: MatchChunk, control: np.ndarray | None = None) -> Mat
     up, no further match starts, and the result holds the matches played."""
     before = int(control[1]) if control is not None else 0
     resources = _resources(chunk)
-    tallies = _core.run_matches(
+    out = _core.run_matches(
         Position.initial().board, chunk.n_matches, chunk.length, chunk.score[0], chunk.score[1],
         chunk.post_crawford, chunk.player_a, chunk.player_b, chunk.seed,
         chunk.first_roll_no_doubles, chunk.backgammons, chunk.max_cube, chunk.winner_starts,
@@ -344,9 +387,16 @@ def run_match_chunk(chunk: MatchChunk, control: np.ndarray | None = None) -> Mat
         cubeful_play=(chunk.cubeful_play, chunk.cubeful_play), control=control,
         regions=(match_regions(chunk.length, chunk.max_cube)
                  if resources.get("bearoff") is not None and chunk.max_cube > 1 else None),
+        record=chunk.record,
     )
+    tallies, texts = out, ()
+    if chunk.record:
+        tallies, entries = out
+        texts = tuple(format_mat(r) for r in match_records(
+            entries, length=chunk.length, names=chunk.names,
+            kind=record_kind(chunk.rules, chunk.tavli), game_options=chunk.game_rules))
     played = chunk.n_matches if control is None else int(control[1]) - before
-    return MatchChunkResult(chunk.index, played, tuple(int(v) for v in tallies))
+    return MatchChunkResult(chunk.index, played, tuple(int(v) for v in tallies), texts)
 
 
 def plan_match_chunks(request: MatchRequest, done: Iterable[int] = ()) -> UnitPlan:
@@ -381,6 +431,10 @@ def make_match_chunk(request: MatchRequest, c: int) -> MatchChunk:
         net=request.net,
         # Without a cube the neural players play cubeless at the score, as they always did.
         cubeful_play=request.cube and request.max_cube > 1,
+        record=request.record,
+        names=request.names,
+        rules=request.rules.name,
+        game_rules=request.game_rules,
     )
 
 
@@ -403,6 +457,12 @@ class MatchResult(TableExport):
     worker_restarts: int = 0
     resumed_matches: int = 0
     checkpoint: str | None = None
+    saved: tuple[str, ...] = ()  # with record: each match's .mat text, in the run's order
+    saved_paths: tuple[str, ...] = ()  # with save: the files written
+
+    def records(self) -> list[MatchRecord]:
+        """The matches played, as records (``record=True`` / ``save``; else empty)."""
+        return [parse_mat(text, source=f"<match {i}>") for i, text in enumerate(self.saved, 1)]
 
     def _t(self, name: str) -> int:
         return self.tallies[TALLIES.index(name)]
@@ -515,9 +575,19 @@ class MatchResult(TableExport):
             "resumed_matches": self.resumed_matches,
             "checkpoint": self.checkpoint,
             "net": r.net.to_dict() if r.net is not None else None,
+            **({"saved": list(self.saved_paths)} if self.saved_paths else {}),
         }
 
     def __str__(self) -> str:
+        text = self._text()
+        if self.saved_paths:
+            n = len(self.saved_paths)
+            where = (self.saved_paths[0] if n == 1 else
+                     f"{self.saved_paths[0]} ... {self.saved_paths[-1]}")
+            text += f"\nSaved {n:,} match{'es' if n != 1 else ''} as .mat: {where}"
+        return text
+
+    def _text(self) -> str:
         r = self.request
         crawford = ""
         if r.length - 1 in r.score:
@@ -690,9 +760,14 @@ class MatchJob:
             matches += every[i].matches
         return matches, tuple(int(v) for v in sums)
 
+    def records(self) -> tuple[str, ...]:
+        """The .mat texts of the matches played, in chunk index order."""
+        every = {**self.results, **self.partial}
+        return tuple(text for i in sorted(every) for text in every[i].records)
+
 
 def match_result(job: MatchJob, *, elapsed_s: float, jobs: int, interrupted: bool = False,
                  worker_restarts: int = 0, checkpoint: str | None = None) -> MatchResult:
     matches, tallies = job.totals()
     return MatchResult(job.request, matches, tallies, elapsed_s, jobs, interrupted,
-                       worker_restarts, job.resumed_matches, checkpoint)
+                       worker_restarts, job.resumed_matches, checkpoint, job.records())
