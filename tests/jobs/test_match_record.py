@@ -10,6 +10,8 @@ tallies as one without.
 
 from __future__ import annotations
 
+import json
+import threading
 from pathlib import Path
 
 import numpy as np
@@ -257,3 +259,27 @@ def test_tavli_analyse_refuses_portes_and_tavli_records_in_one_line(rules, tmp_p
     assert analyse_main([str(path)]) == 2
     err = capsys.readouterr().err.strip()
     assert "not analysed yet" in err and len(err.splitlines()) == 1
+
+
+def test_cli_save_without_matches_plays_one_match(tmp_path, capsys):
+    out = tmp_path / "m.mat"
+    assert main(["--length", "3", "--seed", "5", "--save", str(out), "--no-progress", "--json"]) == 0
+    doc = json.loads(capsys.readouterr().out)
+    assert doc["matches"] == 1 and doc["saved"] == [str(out)]
+    record = read_mat(out)
+    assert record.players == ("Player 1", "Player 2")
+    assert sum(record.final_score) == sum(doc["points"])
+
+
+def test_an_interrupted_run_saves_the_matches_it_reports(tmp_path):
+    stop = threading.Event()
+
+    def progress(p):
+        if p.trials_done >= 2:
+            stop.set()
+
+    result = tf.play_matches(3, 8, ("pubeval", "greedy"), seed=2, jobs=1, chunk_size=1,
+                             save=tmp_path / "m.mat", cancel=stop, progress=progress)
+    assert result.interrupted and 2 <= result.matches < 8
+    assert len(result.saved_paths) == result.matches == len(list(tmp_path.iterdir()))
+    check_against_tallies(result)

@@ -68,7 +68,7 @@ def build_parser() -> OneLineParser:
     )
     p.add_argument("--length", type=positive_int, default=None, metavar="N", help="points to win (default 7)")
     p.add_argument("--matches", "-n", type=parse_count, default=None, metavar="N",
-                   help=f"matches to play (default {DEFAULT_MATCHES:,})")
+                   help=f"matches to play (default {DEFAULT_MATCHES:,}; 1 with --save)")
     who = p.add_mutually_exclusive_group()
     who.add_argument("--players", default=None, metavar="A,B",
                      help=f"players A and B ({_known_players()}); default neural,neural")
@@ -159,7 +159,8 @@ def run(args: argparse.Namespace) -> int:
                              "starts at 0-0 and has no cube)")
         if settings["rules"] not in (None, "portes"):
             raise UsageError(f"--rules {settings['rules']}: a tavli match plays Portes by the portes rules")
-    fill_defaults(settings, {"length": 7, "matches": DEFAULT_MATCHES, "players": ("neural", "neural"),
+    fill_defaults(settings, {"length": 7, "matches": 1 if args.save is not None else DEFAULT_MATCHES,
+                             "players": ("neural", "neural"),
                              "score": (0, 0), "post_crawford": False,
                              "rules": "portes" if tavli else "backgammon", "cube": not tavli,
                              "max_cube": DEFAULT_MAX_CUBE, "bearoff": True, "tavli": False})
