@@ -58,6 +58,17 @@ def logged_boards(entries: np.ndarray) -> list[list[np.ndarray]]:
     return out
 
 
+def logged_crawford(entries: np.ndarray) -> list[list[bool]]:
+    """Per match, whether the core played each game as the Crawford game."""
+    out: list[list[bool]] = []
+    for e in entries:
+        if e["kind"] == _core.LOG_KINDS["match"]:
+            out.append([])
+        elif e["kind"] == _core.LOG_KINDS["game"]:
+            out[-1].append(bool(e["d1"]))
+    return out
+
+
 def replayed_boards(record) -> list[np.ndarray]:
     """The board after each play of a record, as its text replays (the mover's view)."""
     games = replay_match(record) if record.game in ("backgammon", "portes") else replay_variant_match(record)
@@ -101,12 +112,15 @@ def test_saved_plays_replay_to_the_boards_the_core_played(players, logged, tmp_p
     result = tf.play_matches(3, 2, players, seed=5, jobs=1, save=tmp_path / "m.mat", names="Ann,Bob")
     assert [p.split("-")[-1] for p in result.saved_paths] == ["1.mat", "2.mat"]
     boards = [b for entries in logged for b in logged_boards(entries)]
-    for path, core in zip(result.saved_paths, boards):
+    crawford = [c for entries in logged for c in logged_crawford(entries)]
+    for path, core, core_crawford in zip(result.saved_paths, boards, crawford):
         record = read_mat(path)     # what was written reads back ...
         assert record.players == ("Ann", "Bob")
         replayed = replayed_boards(record)   # ... to every board the core reached
         assert len(replayed) == len(core) > 0
         assert all(np.array_equal(a, b) for a, b in zip(replayed, core))
+        # The reader finds the Crawford game (R24) where the core played it.
+        assert [g.crawford for g in replay_match(record)] == core_crawford
     check_against_tallies(result)
 
 
@@ -121,6 +135,15 @@ def test_recording_changes_no_number_of_the_run(kwargs):
     recorded = tf.play_matches(4, 6, seed=11, jobs=1, chunk_size=4, record=True, **kwargs)
     assert recorded.tallies == plain.tallies and recorded.matches == plain.matches == 6
     check_against_tallies(recorded)
+
+
+@pytest.mark.parametrize("post_crawford", [False, True])
+def test_the_core_and_the_reader_agree_on_the_crawford_game(post_crawford, logged):
+    result = tf.play_matches(5, 6, ("pubeval", "neural"), score=(3, 4), seed=9, jobs=1,
+                             post_crawford=post_crawford, record=True)
+    core = [c for entries in logged for c in logged_crawford(entries)]
+    assert [[g.crawford for g in replay_match(r)] for r in result.records()] == core
+    assert all(c[0] != post_crawford for c in core)
 
 
 def test_a_score_start_begins_with_the_crawford_game_and_no_cube_in_it():

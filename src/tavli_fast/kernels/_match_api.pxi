@@ -34,7 +34,7 @@ def run_matches(const int8_t[:, ::1] board, Py_ssize_t n_matches, int length, in
     of the matches played, and adds one to control[1] after each match.
     `record`: also return the record of the matches played (the unfinished one dropped), as
     (tallies, entries): a structured array of LOG_ENTRY_DTYPE, one row a LogEntry
-    (_match_log.pxi), which jobs/match_log.py turns into match records.
+    (_match_log.pxi), which jobs/match_record.py turns into match records.
     """
     cdef Board b
     _load_board(board, &b)

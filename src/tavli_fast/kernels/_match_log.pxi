@@ -1,7 +1,7 @@
 # The record of matches played in the core, for tavli-match --save: an optional growable
 # list of entries (each game's start, each play with its dice and the board after it, each
 # cube action, each game's end) that the game loops append to when given one.  Python
-# (jobs/match_log.py) turns the entries into match records.
+# (jobs/match_record.py) turns the entries into match records.
 # Included by _core.pyx before _game.pxi, whose loops write to it.
 
 cdef enum:  # log entry kinds
