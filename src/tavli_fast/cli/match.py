@@ -5,7 +5,7 @@
     tavli-match --length 5 --rules portes --players neural,greedy
     tavli-match --tavli --length 5 --players neural,random --matches 2000
     tavli-match --length 7 --matches 1 --seed 3 --names Ann,Bob --save match.mat
-    tavli-match --length 5 --players neural,pubeval --matches 20 --save runs/m.mat -j 2
+    tavli-match --length 5 --players neural,pubeval --matches 20 --save m.mat -j 2
 
 Exit status: 0 done; 2 bad usage or bad input (one line on stderr); 1 the run failed; 130
 interrupted by Ctrl-C -- the result of the matches completed so far is printed first (and
