@@ -52,10 +52,13 @@ def test_gnubg_imports_what_we_write_and_gives_back_the_same_moves(name, tmp_pat
 
 
 @pytest.mark.oracle
-@pytest.mark.parametrize("kwargs", [dict(length=5, players=("neural", "pubeval"), seed=8),
-                                    dict(length=5, players=("neural", "greedy"), seed=3,
-                                         score=(4, 2))])
-def test_gnubg_imports_a_match_tavli_match_saved(kwargs, tmp_path):
-    # The second starts at a score, with the Crawford game (R24).
+@pytest.mark.parametrize("kwargs, actions", [
+    (dict(length=5, players=("neural", "pubeval"), seed=8), {"double", "take"}),
+    (dict(length=5, players=("neural", "neural"), seed=21), {"double", "take", "drop"}),
+    (dict(length=5, players=("neural", "greedy"), seed=3, score=(4, 2)), set()),
+])
+def test_gnubg_imports_a_match_tavli_match_saved(kwargs, actions, tmp_path):
+    # The last starts at a score, with the Crawford game (R24).
     record = play_match_record(names=("Ann", "Bob"), **kwargs)
+    assert {a.kind for g in record.games for a in g.actions} - {"roll"} == actions
     round_trip(record, tmp_path)
