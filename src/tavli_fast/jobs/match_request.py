@@ -30,7 +30,7 @@ __all__ = ["DEFAULT_MATCH_CHUNK", "MAX_RECORDED_MATCHES", "MatchRequest", "make_
 DEFAULT_MATCH_CHUNK = 200
 
 #: The most matches one run records (``record`` / ``save``): their .mat text is kept in memory
-#: until the run ends, a few kB a match (about 5 kB for a 7-point match).
+#: until the run ends, a few kB a match (about 6 kB a 7-point match).
 MAX_RECORDED_MATCHES = 10_000
 
 @dataclass(frozen=True)
