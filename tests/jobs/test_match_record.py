@@ -20,7 +20,6 @@ import pytest
 import tavli_fast as tf
 from tavli_fast import _core
 from tavli_fast.api import play_match_record
-from tavli_fast.cli.analyse import main as analyse_main
 from tavli_fast.cli.match import main
 from tavli_fast.jobs import match as match_job
 from tavli_fast.jobs.match import TALLIES
@@ -282,17 +281,6 @@ def test_cli_bad_save_uses_exit_2_with_one_line(extra, message, tmp_path, capsys
     err = capsys.readouterr().err.strip()
     assert message in err and len(err.splitlines()) == 1
     assert list(tmp_path.iterdir()) == []
-
-
-@pytest.mark.parametrize("rules", ["portes", "tavli"])
-def test_tavli_analyse_refuses_portes_and_tavli_records_in_one_line(rules, tmp_path, capsys):
-    path = tmp_path / "m.mat"
-    tf.play_matches(3, 1, ("greedy", "random"), seed=1, jobs=1, rules=rules, save=path)
-    with pytest.raises(ValueError, match="not analysed yet"):
-        tf.analyse_match(path)
-    assert analyse_main([str(path)]) == 2
-    err = capsys.readouterr().err.strip()
-    assert "not analysed yet" in err and len(err.splitlines()) == 1
 
 
 def test_cli_save_without_matches_plays_one_match(tmp_path, capsys):

@@ -42,12 +42,14 @@ class ReplayedAction:
 class ReplayedGame:
     """A game replayed: its record, its actions with positions, whether it was the Crawford
     game, and how it ended ("single", "gammon", "backgammon" borne off; "drop"; "resign";
-    None when the file ends before the game does)."""
+    None when the file ends before the game does); ``portes``: played by the Portes rules
+    (no cube, no backgammons)."""
 
     record: GameRecord
     actions: tuple[ReplayedAction, ...]
     crawford: bool
     ending: str | None
+    portes: bool = False
 
 
 def _point(text: str, source: str, where: dict) -> tuple[int, bool]:
@@ -287,7 +289,7 @@ def replay_game(record: MatchRecord, game: GameRecord, crawford: bool, last: boo
                   headers.get("beaver", "off").lower() == "on", portes)
     state.run()
     state.check_end(last)
-    return ReplayedGame(game, tuple(state.out), crawford, state.ending)
+    return ReplayedGame(game, tuple(state.out), crawford, state.ending, portes)
 
 
 def replay_match(record: MatchRecord) -> list[ReplayedGame]:
