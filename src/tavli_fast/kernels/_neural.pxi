@@ -54,10 +54,6 @@
 #   changes (a few points, the bar, borne off, pips, the hand features).  Outputs agree
 #   with the exact path to about 1e-6 (tests/play/test_neural.py holds them within 1e-4).
 #   The players, the 1-ply look-ahead and training's choice of play all use it.
-# - int16 (opt-in: TAVLI_FAST_EVAL=int16 or NeuralNet(..., quantised=True)): the plays of a
-#   roll as above, but the base's hidden sums and w1's rows held as int16 at a scale of 512
-#   (_nnkernel.h qforward): 16 units an operation.  Not the same numbers: see
-#   docs/performance.md for its accuracy and strength against the float path.
 #
 # Position classes (issue 13, as gnubg splits them): a net may carry the bear-off databases,
 # which then value every position where both sides are bearing off (`nn_bearoff_probs`), and a
@@ -70,7 +66,7 @@
 # evaluation clamps them to be consistent (backgammon <= gammon <= win, and
 # the same for losses against 1 - win); training works on the raw outputs.
 
-from libc.math cimport exp, NAN, isnan, round
+from libc.math cimport exp, NAN, isnan
 
 include "_nnsimd.pxi"
 
@@ -145,10 +141,6 @@ ctypedef struct NeuralNetC:
     float* fb1                  # [hp]
     float* fw2                  # [NN_OUTPUTS][hp]
     float fb2[NN_OUTPUTS]
-    # The int16 path's rows, or NULL (the float path): qw1[i][j] = round(w1[i][j] * TF_Q_SCALE),
-    # [n_inputs][hp] (nn_quantise).  When set, the plays of a roll are evaluated by them
-    # (nn_play_probs); full evaluations stay on the float path.
-    int16_t* qw1
     # The race net (issue 13), or NULL: positions with no contact left (rows_race) are
     # evaluated by it, the others by this net.  It has no race net of its own.
     const NeuralNetC* race

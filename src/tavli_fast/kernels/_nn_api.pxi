@@ -22,7 +22,7 @@ cdef class NeuralNet:
     """A neural evaluator whose weights this object owns (float64, C order), with the
     C view `&net.c` for nogil code.
 
-    NeuralNet(w1, b1, w2, b2, race=None, bearoff=None, quantised=None): w1 (I, H) input-major, b1 (H,),
+    NeuralNet(w1, b1, w2, b2, race=None, bearoff=None): w1 (I, H) input-major, b1 (H,),
     w2 (5, H), b2 (5,), where I is 198 (the raw inputs), 203 (with v2's hand features), 209
     (with the escapes, pip loss and dance features too) or 215 (and the timing features).  The arrays are copied;
     `arrays()` returns copies of the current weights.
@@ -30,18 +30,14 @@ cdef class NeuralNet:
     with no contact left (the class gnubg's race net covers), this one the others.
     `bearoff`: the bear-off databases (BearoffTables), which then value every position where
     both sides are bearing off (`nn_bearoff_probs`), before either net.
-    `quantised`: evaluate the plays of a roll by the int16 path (True) or the float32 one
-    (False); None: as TAVLI_FAST_EVAL said at import (EVAL_DEFAULT).  A race net keeps its own.
     """
     cdef NeuralNetC c
     cdef object _w1, _b1, _w2, _b2
     cdef NeuralNet _race
     cdef BearoffTables _bearoff
     cdef float* _fast              # the fast path's float32 copy (one block)
-    cdef int16_t* _quant           # the int16 path's rows, or NULL
 
-    def __cinit__(self, w1, b1, w2, b2, NeuralNet race=None, BearoffTables bearoff=None,
-                  quantised=None):
+    def __cinit__(self, w1, b1, w2, b2, NeuralNet race=None, BearoffTables bearoff=None):
         w1 = np.array(w1, dtype=np.float64, order="C", copy=True)
         b1 = np.array(b1, dtype=np.float64, order="C", copy=True)
         w2 = np.array(w2, dtype=np.float64, order="C", copy=True)
@@ -78,14 +74,6 @@ cdef class NeuralNet:
         self.c.fb1 = self._fast + (self.c.n_inputs + NN_POINT_ROWS) * hp
         self.c.fw2 = self.c.fb1 + hp
         nn_sync_fast(&self.c, NULL)
-        self.c.qw1 = NULL
-        if quantised is None:
-            quantised = EVAL_DEFAULT == "int16"
-        if quantised:
-            self._quant = <int16_t*>malloc(self.c.n_inputs * hp * sizeof(int16_t))
-            if self._quant == NULL:
-                raise MemoryError("cannot allocate the int16 copy of the weights")
-            nn_quantise(&self.c, self._quant)
         self.c.race = NULL
         self.c.bearoff = NULL
         if bearoff is not None:
@@ -101,16 +89,10 @@ cdef class NeuralNet:
 
     def __dealloc__(self):
         free(self._fast)
-        free(self._quant)
 
     @property
     def hidden(self):
         return self.c.n_hidden
-
-    @property
-    def quantised(self):
-        """Whether the plays of a roll are evaluated by the int16 path (this net's own)."""
-        return self._quant != NULL
 
     @property
     def n_inputs(self):
@@ -174,7 +156,7 @@ cdef class NeuralNet:
             raise ValueError("plays must have shape (n, 2, 26)")
         out = np.empty(n, dtype=np.float64)
         cdef double[::1] o = out
-        base = <NNBase*>malloc(sizeof(NNBase))     # nn_base_prepare writes what is read
+        base = <NNBase*>calloc(1, sizeof(NNBase))
         if base == NULL:
             raise MemoryError()
         try:
@@ -418,7 +400,6 @@ cdef class NeuralNet:
         # Training evaluates by the raw rows from its first step (a resumed run exactly as
         # an unbroken one); the point rows are renewed when it ends.
         self.c.points_fresh = False
-        self.c.qw1 = NULL           # training chooses its plays by the float path
         try:
             if hist == NULL or targets == NULL:
                 raise MemoryError()
@@ -437,8 +418,6 @@ cdef class NeuralNet:
             free(hist)
             free(targets)
             nn_sync_points(&self.c)
-            if self._quant != NULL:
-                nn_quantise(&self.c, self._quant)
         for k in range(4):
             rng_state[k] = rng.s[k]
         if failed:

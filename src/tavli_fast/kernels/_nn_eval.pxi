@@ -166,7 +166,6 @@ ctypedef struct NNBase:
     int nf                      # the net's hand features
     double feat[NN_FEATURE_INPUTS]
     float h[NN_MAX_HIDDEN]
-    int16_t hq[NN_MAX_HIDDEN]   # h at the int16 scale, when the net has int16 rows (net.qw1)
 
 
 cdef void nn_base_prepare(const NeuralNetC* net, const Board* before, NNBase* base) noexcept nogil:
@@ -184,8 +183,6 @@ cdef void nn_base_prepare(const NeuralNetC* net, const Board* before, NNBase* ba
     base.nf = nn_features_of(net)
     _nn_rows(&r, before.c[1], before.c[0], base.feat, base.nf, nn_point_rows(net))
     tf_sums(net.fb1, net.fw1, net.hp, &r, base.h)
-    if net.qw1 != NULL:
-        tq_quantise(base.h, net.hp, base.hq)
 
 
 cdef inline void _nn_delta_side(tf_rows* r, const int8_t* old, const int8_t* new,
@@ -246,10 +243,7 @@ cdef void nn_play_probs(const NeuralNetC* net, const NNBase* base, const Board* 
         for k in range(base.nf):
             if f[k] != base.feat[k]:
                 _rows_put(&r, NN_BASE_INPUTS + k, f[k] - base.feat[k])
-    if net.qw1 != NULL:
-        tq_forward(base.hq, net.qw1, net.hp, &r, net.fw2, net.fb2, q)
-    else:
-        tf_forward(base.h, net.fw1, net.hp, &r, net.fw2, net.fb2, q)
+    tf_forward(base.h, net.fw1, net.hp, &r, net.fw2, net.fb2, q)
     nn_make_consistent(q)
     nn_swap_sides(q, p)
 

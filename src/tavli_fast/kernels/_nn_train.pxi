@@ -25,18 +25,6 @@ cdef void nn_sync_points(NeuralNetC* net) noexcept nogil:
     net.points_fresh = True
 
 
-cdef void nn_quantise(NeuralNetC* net, int16_t* qw1) noexcept nogil:
-    """Fill `qw1` ([n_inputs][hp]) with the int16 rows of the net's w1 (round(w * TF_Q_SCALE),
-    saturated; padding units 0) and let the net evaluate the plays of a roll by them."""
-    cdef int i, j, h = net.n_hidden, hp = net.hp
-    cdef double v
-    for i in range(net.n_inputs):
-        for j in range(hp):
-            v = round(net.w1[i * h + j] * TF_Q_SCALE) if j < h else 0.0
-            qw1[i * hp + j] = <int16_t>(TF_Q_MAX if v > TF_Q_MAX else -TF_Q_MAX if v < -TF_Q_MAX else v)
-    net.qw1 = qw1
-
-
 cdef void nn_sync_fast(NeuralNetC* net, const tf_rows* rows) noexcept nogil:
     """Copy the float64 weights into the fast path's float32 copy: the biases, the output
     layer, and the rows of w1 of the inputs in `rows` (all rows, and the point rows, when

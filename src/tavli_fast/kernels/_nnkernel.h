@@ -165,14 +165,6 @@ static inline void TF_(forward_block)(const float* init, const float* w1, int hp
     }
 }
 
-/* out[o] = sigmoid(b2[o] + the sum of the lanes of acc[o]), for the 5 outputs. */
-static inline void TF_(outputs)(const TF_(v8)* acc, const float* b2, double* out) {
-    float z[8] = {TF_(hsum)(acc[0]) + b2[0], TF_(hsum)(acc[1]) + b2[1], TF_(hsum)(acc[2]) + b2[2],
-                  TF_(hsum)(acc[3]) + b2[3], TF_(hsum)(acc[4]) + b2[4], 0.0f, 0.0f, 0.0f};
-    TF_(store)(z, TF_(sigmoid)(TF_(load)(z)));
-    for (int o = 0; o < 5; o++) out[o] = z[o];
-}
-
 /* The 5 outputs: out[o] = sigmoid(b2[o] + sum_j w2[o][j] sigmoid(hidden sum j)), the hidden
    sums being init + the rows of `r`, a block of units at a time, kept in registers; w2 is
    [5][hp], padding units have zero weights. */
@@ -185,136 +177,11 @@ static void TF_(forward)(const float* init, const float* w1, int hp, const tf_ro
     tf_scaled_values(r, vals);
     for (; j + 32 <= hp; j += 32) TF_(forward_block)(init, w1, hp, r, vals, w2, j, 4, acc);
     for (; j < hp; j += 16) TF_(forward_block)(init, w1, hp, r, vals, w2, j, 2, acc);
-    TF_(outputs)(acc, b2, out);
+    float z[8] = {TF_(hsum)(acc[0]) + b2[0], TF_(hsum)(acc[1]) + b2[1], TF_(hsum)(acc[2]) + b2[2],
+                  TF_(hsum)(acc[3]) + b2[3], TF_(hsum)(acc[4]) + b2[4], 0.0f, 0.0f, 0.0f};
+    TF_(store)(z, TF_(sigmoid)(TF_(load)(z)));
+    for (int o = 0; o < 5; o++) out[o] = z[o];
 }
-
-/* ---- The int16 path (opt-in: TAVLI_FAST_EVAL=int16, or NeuralNet(..., quantised=True)).
-   The rows of w1 are held as int16 at TF_Q_SCALE (512) per unit and the hidden sums of the
-   plays of a roll kept as int16 at that scale: 16 units a 256-bit operation instead of 8,
-   with saturating adds (a sum beyond +-64 stops there, where the sigmoid is 0 or 1 to
-   within 1e-27).  A row scaled by v adds trunc(v) times the row and the row times the rest
-   of v in Q15, rounded (pmulhrsw).  The sums then go through the float path's sigmoid and
-   output layer.  Every operation is on integers or lane by lane in float, so the baseline
-   and the AVX2 instances compute the same numbers. */
-#ifdef __AVX2__
-typedef short TF_(q) __attribute__((vector_size(32)));
-#define TF_QLANES 16
-#else
-typedef short TF_(q) __attribute__((vector_size(16)));
-#define TF_QLANES 8
-#endif
-#define TF_QPARTS (16 / TF_QLANES)
-typedef short TF_(qu) __attribute__((vector_size(2 * TF_QLANES), aligned(2), may_alias));
-/* 16 int16 lanes: TF_QPARTS registers. */
-typedef struct { TF_(q) p[TF_QPARTS]; } TF_(v16);
-
-static inline TF_(q) TF_(qadds)(TF_(q) a, TF_(q) b) {
-#ifdef __AVX2__
-    return (TF_(q))_mm256_adds_epi16((__m256i)a, (__m256i)b);
-#else
-    return (TF_(q))_mm_adds_epi16((__m128i)a, (__m128i)b);
-#endif
-}
-
-static inline TF_(q) TF_(qsubs)(TF_(q) a, TF_(q) b) {
-#ifdef __AVX2__
-    return (TF_(q))_mm256_subs_epi16((__m256i)a, (__m256i)b);
-#else
-    return (TF_(q))_mm_subs_epi16((__m128i)a, (__m128i)b);
-#endif
-}
-
-/* (a * b + 2^14) >> 15 lane by lane, the low 16 bits: pmulhrsw (SSSE3), which the SSE2
-   baseline builds from the high and low halves of the products. */
-static inline TF_(q) TF_(qmulhrs)(TF_(q) a, TF_(q) b) {
-#ifdef __AVX2__
-    return (TF_(q))_mm256_mulhrs_epi16((__m256i)a, (__m256i)b);
-#else
-    __m128i hi = _mm_mulhi_epi16((__m128i)a, (__m128i)b), lo = _mm_mullo_epi16((__m128i)a, (__m128i)b);
-    __m128i lo2 = _mm_add_epi16(lo, _mm_set1_epi16(0x4000));
-    __m128i carry = _mm_cmpeq_epi16(_mm_srli_epi16(lo, 14), _mm_set1_epi16(3));   /* -1 */
-    return (TF_(q))_mm_or_si128(_mm_slli_epi16(_mm_sub_epi16(hi, carry), 1), _mm_srli_epi16(lo2, 15));
-#endif
-}
-
-static inline TF_(v16) TF_(qload)(const short* x) {
-    TF_(v16) r;
-    for (int k = 0; k < TF_QPARTS; k++) r.p[k] = *(const TF_(qu)*)(x + k * TF_QLANES);
-    return r;
-}
-
-/* a + (row op) for the 16 lanes; op: 0 add, 1 subtract, 2 times the Q15 value m. */
-static inline TF_(v16) TF_(qstep)(TF_(v16) a, const short* row, int op, TF_(q) m) {
-    TF_(v16) w = TF_(qload)(row);
-    for (int k = 0; k < TF_QPARTS; k++)
-        a.p[k] = op == 0 ? TF_(qadds)(a.p[k], w.p[k])
-               : op == 1 ? TF_(qsubs)(a.p[k], w.p[k])
-               : TF_(qadds)(a.p[k], TF_(qmulhrs)(w.p[k], m));
-    return a;
-}
-
-/* The 16 lanes of h as floats divided by the scale (a power of two: exact), in two
-   vectors of 8: lanes 0..7 in lo, 8..15 in hi; converted in registers. */
-static inline void TF_(qfloat)(TF_(v16) h, TF_(v8)* lo, TF_(v8)* hi) {
-    const TF_(n) zero = {0};
-    const TF_(n) scale = zero + 1.0f / TF_Q_SCALE;
-#ifdef __AVX2__
-    __m256i x = (__m256i)h.p[0];
-    lo->p[0] = (TF_(n))_mm256_cvtepi32_ps(_mm256_cvtepi16_epi32(_mm256_castsi256_si128(x))) * scale;
-    hi->p[0] = (TF_(n))_mm256_cvtepi32_ps(_mm256_cvtepi16_epi32(_mm256_extracti128_si256(x, 1))) * scale;
-#else
-    TF_(v8)* out[2] = {lo, hi};
-    for (int k = 0; k < 2; k++) {           /* sign-extend by unpacking into the high halves */
-        __m128i x = (__m128i)h.p[k];
-        out[k]->p[0] = (TF_(n))_mm_cvtepi32_ps(_mm_srai_epi32(_mm_unpacklo_epi16(x, x), 16)) * scale;
-        out[k]->p[1] = (TF_(n))_mm_cvtepi32_ps(_mm_srai_epi32(_mm_unpackhi_epi16(x, x), 16)) * scale;
-    }
-#endif
-}
-
-/* The hidden units j..j+16nv-1 of `qforward` (nv = 1 or 2, a constant once inlined): their
-   int16 sums, then their sigmoids into the 5 output sums, all the vectors of the block side
-   by side. */
-static inline void TF_(qblock)(const short* init, const short* q1, int hp, const tf_rows* r,
-                               const tq_parts* wq, const float* w2, int j, int nv, TF_(v8)* acc) {
-    const TF_(q) none = {0};
-    TF_(v16) h[2];
-    TF_(v8) x[4];
-    for (int q = 0; q < nv; q++) h[q] = TF_(qload)(init + j + 16 * q);
-    for (int a = 0; a < r->n_add; a++)
-        for (int q = 0; q < nv; q++) h[q] = TF_(qstep)(h[q], q1 + (long)r->add[a] * hp + j + 16 * q, 0, none);
-    for (int a = 0; a < r->n_sub; a++)
-        for (int q = 0; q < nv; q++) h[q] = TF_(qstep)(h[q], q1 + (long)r->sub[a] * hp + j + 16 * q, 1, none);
-    for (int a = 0; a < r->n_scaled; a++) {
-        const short* row = q1 + (long)r->scaled[a] * hp + j;
-        const TF_(q) m = none + wq->frac[a];
-        for (int t = 0; t < wq->whole[a]; t++)
-            for (int q = 0; q < nv; q++) h[q] = TF_(qstep)(h[q], row + 16 * q, 0, none);
-        for (int t = 0; t > wq->whole[a]; t--)
-            for (int q = 0; q < nv; q++) h[q] = TF_(qstep)(h[q], row + 16 * q, 1, none);
-        for (int q = 0; q < nv; q++) h[q] = TF_(qstep)(h[q], row + 16 * q, 2, m);
-    }
-    for (int q = 0; q < nv; q++) TF_(qfloat)(h[q], &x[2 * q], &x[2 * q + 1]);
-    for (int g = 0; g < 2 * nv; g++) x[g] = TF_(sigmoid)(x[g]);
-    for (int g = 0; g < 2 * nv; g++)
-        for (int o = 0; o < 5; o++) acc[o] = TF_(add_product)(acc[o], x[g], TF_(load)(w2 + o * hp + j + 8 * g));
-}
-
-/* The 5 outputs as `forward`, from int16 sums init (hidden units padded to hp, a multiple
-   of 16) plus the rows of `r` in the int16 rows q1 ([inputs][hp]); `wq` the integer and Q15
-   parts of r's scaled values (tq_scaled_parts). */
-static void TF_(qforward)(const short* init, const short* q1, int hp, const tf_rows* r,
-                          const tq_parts* wq, const float* w2, const float* b2, double* out) {
-    TF_(v8) acc[5];
-    int j = 0;
-    for (int o = 0; o < 5; o++) acc[o] = TF_(load)(tf_zeros);
-    for (; j + 32 <= hp; j += 32) TF_(qblock)(init, q1, hp, r, wq, w2, j, 2, acc);
-    for (; j < hp; j += 16) TF_(qblock)(init, q1, hp, r, wq, w2, j, 1, acc);
-    TF_(outputs)(acc, b2, out);
-}
-
-#undef TF_QLANES
-#undef TF_QPARTS
 
 /* y[i] = the fast sigmoid of x[i] (for the tests and benchmarks of the approximation). */
 static void TF_(sigmoid_many)(const float* x, float* y, long n) {

@@ -26,39 +26,6 @@ cdef extern from *:
 
     static const float tf_zeros[8] = {0};
 
-    #include <math.h>
-    #include <immintrin.h>
-
-    /* The int16 path's scale: a hidden sum or a weight w is held as round(w * TF_Q_SCALE). */
-    #define TF_Q_SCALE 512
-    #define TF_Q_MAX 32767
-
-    /* The scaled inputs' values v of a tf_rows for the int16 path: v = whole + frac / 2^15,
-       whole = trunc(v), frac rounded (-32768..32767). */
-    typedef struct {
-        int whole[256];
-        short frac[256];
-    } tq_parts;
-
-    static inline void tq_scaled_parts(const tf_rows* r, tq_parts* q) {
-        for (int a = 0; a < r->n_scaled; a++) {
-            double v = r->val[a];
-            int k = (int)v;
-            int f = (int)floor((v - k) * 32768.0 + 0.5);
-            if (f == 32768) { k += 1; f = 0; }
-            q->whole[a] = k;
-            q->frac[a] = (short)f;
-        }
-    }
-
-    /* hq[j] = h[j] at the int16 scale, rounded, saturated. */
-    static inline void tq_quantise(const float* h, int hp, short* hq) {
-        for (int j = 0; j < hp; j++) {
-            float v = floorf(h[j] * TF_Q_SCALE + 0.5f);
-            hq[j] = (short)(v > TF_Q_MAX ? TF_Q_MAX : v < -TF_Q_MAX ? -TF_Q_MAX : v);
-        }
-    }
-
     static inline void tf_scaled_values(const tf_rows* r, float* vals) {
         for (int a = 0; a < r->n_scaled; a++) vals[a] = (float)r->val[a];
     }
@@ -130,16 +97,6 @@ cdef extern from *:
         return escape_rolls_base(start, blocks, target);
     }
 
-    static void tq_forward(const short* init, const short* q1, int hp, const tf_rows* r,
-                           const float* w2, const float* b2, double* out) {
-        tq_parts parts;
-        tq_scaled_parts(r, &parts);
-    #if TF_HAVE_AVX2
-        if (tf_simd_avx2) { qforward_avx2(init, q1, hp, r, &parts, w2, b2, out); return; }
-    #endif
-        qforward_base(init, q1, hp, r, &parts, w2, b2, out);
-    }
-
     static void tf_sigmoid_many(const float* x, float* y, long n) {
     #if TF_HAVE_AVX2
         if (tf_simd_avx2) { sigmoid_many_avx2(x, y, n); return; }
@@ -159,11 +116,6 @@ cdef extern from *:
     void tf_forward(const float* init, const float* w1, int hp, const tf_rows* r,
                     const float* w2, const float* b2, double* out) noexcept nogil
     void tf_sigmoid_many(const float* x, float* y, long n) noexcept nogil
-    enum: TF_Q_SCALE
-    enum: TF_Q_MAX
-    void tq_quantise(const float* h, int hp, int16_t* hq) noexcept nogil
-    void tq_forward(const int16_t* init, const int16_t* q1, int hp, const tf_rows* r,
-                    const float* w2, const float* b2, double* out) noexcept nogil
     int tf_shot_rolls(uint32_t blots, uint32_t made, uint32_t hitters, int* loss) noexcept nogil
     int tf_escape_rolls(uint32_t start, uint32_t blocks, uint32_t target) noexcept nogil
 
@@ -172,10 +124,3 @@ import os as _os
 
 # Which kernels this process uses: "avx2" or "baseline" (see above).
 SIMD_KERNELS = "avx2" if tf_simd_init(_os.environ.get("TAVLI_FAST_SIMD") != "baseline") else "baseline"
-
-# How new nets evaluate the plays of a roll unless told (NeuralNet's `quantised`): "float"
-# (the float32 path) or "int16" (the int16 rows above), from TAVLI_FAST_EVAL at import.
-EVAL_PATHS = ("float", "int16")
-EVAL_DEFAULT = _os.environ.get("TAVLI_FAST_EVAL", "float") or "float"
-if EVAL_DEFAULT not in EVAL_PATHS:
-    raise ImportError(f"TAVLI_FAST_EVAL is one of {', '.join(EVAL_PATHS)}, not {EVAL_DEFAULT!r}")
