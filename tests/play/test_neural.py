@@ -266,7 +266,7 @@ def test_pip_inputs_are_the_exact_fractions_beyond_real_positions():
     pips = 25 * 24 + 5 * 13 + 3 * 8 + 5 * 6
     x = _core.neural_inputs(big, inputs=215)
     assert x[98] == pips / 167 and x[99 + 98] == 1.0
-    some_off = pos("x 1:4 2:4; o 24:2 13:5 8:3 6:5").board
+    some_off = pos("x 1:4 2:4; o 13:5 8:5 6:5").board.copy()
     some_off[0, 0] = 7
     assert _core.neural_inputs(some_off)[97] == 7 / 15
     net = random_net(16, seed=5, inputs=215)

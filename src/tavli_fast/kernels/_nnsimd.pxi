@@ -1,6 +1,7 @@
 # Single-precision vector kernels of the fast neural evaluator (_neural.pxi): the
 # hidden-layer row sums, a fast sigmoid, and the output layer fused with the hidden
-# sigmoids.  Included by _neural.pxi; the kernels themselves are in _nnkernel.h.
+# sigmoids; and the hand features' counts over the 21 rolls (integers, one roll a lane
+# with AVX2).  Included by _neural.pxi; the kernels themselves are in _nnkernel.h.
 #
 # The hidden units are taken 32 at a time (16 for a remainder), their sums held in
 # registers while the rows of all the active inputs are added, then passed through the
