@@ -151,6 +151,8 @@ FILTER_2PLY_CANDIDATES: int  # the 2-ply search's second filter (3 candidates wi
 FILTER_2PLY_WINDOW: float
 FILTERS_2PLY: tuple[tuple[int, float], tuple[int, float]]
 MAX_PLY: int
+LOG_KINDS: dict[str, int]  # run_matches(record=True)'s log: the kinds of its entries
+LOG_ENTRY_DTYPE: dict[str, object]  # and the numpy dtype of an entry (a dtype's dict form)
 
 class SearchCache:
     """The 2-ply search's bounded cache of evaluated positions (a power of two entries)."""
@@ -312,7 +314,8 @@ def run_matches(
     cubeful_play: tuple[bool, bool] = ...,
     regions: MatchBearoffRegions | None = ...,
     control: npt.NDArray[np.int64] | None = ...,
-) -> npt.NDArray[np.int64]: ...
+    record: bool = ...,
+) -> npt.NDArray[np.int64] | tuple[npt.NDArray[np.int64], npt.NDArray[np.void]]: ...
 def bearoff_cube_solution(
     board: Board, value: int, owner: int, max_value: int, away_me: int, away_opp: int,
     crawford: bool, met: MatchTableC | None, bearoff: BearoffTables, budget: int,
