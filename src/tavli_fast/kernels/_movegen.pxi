@@ -414,6 +414,11 @@ cdef void _search_pair(MoveGen* g, const Node* n, int first, int second) noexcep
 # - A single die (R10): one result per source and die, each new.
 # The player never holds a point with an opposing blot, so `clean` below (neither
 # made nor a blot) covers "I hold it" for A's intermediate point.
+# With one checker on the bar (`bar`) it enters first in both passes, and then no move
+# can bear off (it stands outside home).  A play moving two checkers is then
+# (enter with a, y by b) or (enter with b, y by a): those of the second pass are new
+# too (their counts differ from every first-pass play).  The run z = 25 is A or C
+# only (B and D would move before entering), so C repeats A when 25 - a is clean.
 
 cdef inline uint32_t plain_movable(uint32_t mine, uint32_t blocked, int d) noexcept nogil:
     """movable_from with no checker on the bar and none able to bear off."""
@@ -436,14 +441,20 @@ cdef inline uint32_t plain_mine_after(const MoveGen* g, uint32_t mine, int s, in
     return mine | ((<uint32_t>1) << (s - d))
 
 
-cdef void _search_pair_plain(MoveGen* g, uint32_t mine, int a, int b) noexcept nogil:
+cdef inline uint32_t first_movable(uint32_t mine, uint32_t blocked, int d, bint bar) noexcept nogil:
+    if bar:
+        return 0 if (blocked >> (25 - d)) & 1 else (<uint32_t>1) << 25
+    return plain_movable(mine, blocked, d)
+
+
+cdef void _search_pair_plain(MoveGen* g, uint32_t mine, int a, int b, bint bar) noexcept nogil:
     cdef uint32_t blocked = g.blocked
     cdef uint32_t clean = ~(blocked | g.blots)
     cdef uint32_t src, src2
     cdef int p, q
     cdef Board* slot
     # The first pass: a then b.
-    src = plain_movable(mine, blocked, a)
+    src = first_movable(mine, blocked, a, bar)
     if src == 0:
         # Nothing moves with a: the unchanged board, unless b moves (R10, R13).  The
         # second pass never records it: it ranks below any move it finds.
@@ -464,14 +475,22 @@ cdef void _search_pair_plain(MoveGen* g, uint32_t mine, int a, int b) noexcept n
             q = 31 - tf_clz(src2)
             src2 &= ~((<uint32_t>1) << q)
             plain_record(g, SCORE_BOTH, p, a, q, b)
-    # The second pass: b then a.  Only C can be new among its two-dice plays.
-    src = plain_movable(mine, blocked, b)
+    # The second pass: b then a.  Off the bar only C can be new among its two-dice plays.
+    src = first_movable(mine, blocked, b, bar)
     while src:
         p = 31 - tf_clz(src)
         src &= ~((<uint32_t>1) << p)
         src2 = plain_movable(plain_mine_after(g, mine, p, b), blocked, a)
         if src2 == 0:
             plain_record(g, 10 + b, p, b, 0, 0)
+            continue
+        if bar:
+            while src2:
+                q = 31 - tf_clz(src2)
+                src2 &= ~((<uint32_t>1) << q)
+                if q == p - b and ((g.blots >> q) & 1) == 0 and (clean >> (p - a)) & 1:
+                    continue            # C repeats A
+                plain_record(g, SCORE_BOTH, p, b, q, a)
             continue
         if ((src2 >> (p - b)) & 1) == 0:
             continue
@@ -498,8 +517,8 @@ cdef int generate_plays(MoveGen* g, const Board* b, int d1, int d2) noexcept nog
     g.overflow = 0
     if d1 == d2:
         _search_double(g, &root, d1, 0, 25, outside < 4)
-    elif outside >= 2 and b.c[0][25] == 0:
-        _search_pair_plain(g, root.mine, d1, d2)
+    elif b.c[0][25] == 1 or (b.c[0][25] == 0 and outside >= 2):
+        _search_pair_plain(g, root.mine, d1, d2, b.c[0][25] == 1)
     else:
         _search_pair(g, &root, d1, d2)
         _search_pair(g, &root, d2, d1)
