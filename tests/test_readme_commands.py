@@ -40,7 +40,7 @@ TOOLS = {"tavli-rollout", "tavli-openings", "tavli-hint", "tavli-eval", "tavli-t
 #: Per option: the scaled-down value of the count a README line gives.
 SCALE = {
     "--trials": lambda n: 20,
-    "--matches": lambda n: 20,
+    "--matches": lambda n: min(n, 20),  # a line saving one match keeps it one file
     "--games": lambda n: min(20, max(6, n // 10_000)),  # keeps a resumed run's total above its first
     "--rollouts": lambda n: 2,
     "--rollout": lambda n: 20,  # tavli-hint --rollout TRIALS
@@ -49,7 +49,7 @@ SCALE = {
 #: Options added to a line that does not give them: a small count where it would take a long
 #: default, one process where a pool would take longer to start than the work, and a small
 #: batch for a fit on the few positions of the scaled-down targets (``tavli-match --save``
-#: plays one match and takes neither).
+#: lines give their --matches, and one process is fast enough for them).
 ADDED = {
     "tavli-rollout": (("--trials", "20"), ("--jobs", "1")),
     "tavli-openings": (("--trials", "20"), ("--jobs", "1")),

@@ -22,7 +22,7 @@ import functools
 import inspect
 import os
 import warnings
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any, Callable, Sequence
 
 from .jobs.cubeful import DEFAULT_MAX_CUBE
@@ -38,6 +38,8 @@ from .jobs.match import (
     match_result,
     read_match_checkpoint,
 )
+from .jobs.match_record import DEFAULT_NAMES, save_paths, write_saved
+from .matchfile.model import MatchRecord
 from .jobs.openings_report import openings as _openings, replies as _replies
 from .jobs.plays_report import rollout_plays as _rollout_plays
 from .jobs.rollout_result import RolloutResult
@@ -57,6 +59,7 @@ from .jobs.rollout import (
 )
 
 __all__ = ["Executor", "rollout", "resume_rollout", "rollout_plays", "openings", "replies", "play_matches",
+           "play_match_record",
            "make_targets", "simulate", "run_request", "default_jobs", "read_checkpoint",
            "CHECKPOINT_FORMAT"]
 
@@ -284,6 +287,9 @@ def _play_matches(
     game_rules: object = None,
     weights: str | os.PathLike | None = None,
     cancel: Cancel | None = None,
+    record: bool = False,
+    save: str | os.PathLike | None = None,
+    names: object = DEFAULT_NAMES,
 ) -> MatchResult:
     """Play ``matches`` whole matches to ``length`` points and return a ``MatchResult``.
 
@@ -301,24 +307,50 @@ def _play_matches(
     nobody scores, not replayed; ``"runner_to_quarter"``, ...). weights: a weights file for
     the neural players' net (checker play and cube), as for ``rollout``. cancel: as for
     ``rollout`` (the matches finished so far are reported; a match in play is dropped).
+    record: keep the record of every match played (``MatchResult.records()``, ``.saved``
+    their .mat text): the core logs each play and cube action of the very matches the result
+    counts (at most ``MAX_RECORDED_MATCHES``); save: also write them as ``.mat`` files
+    (``match_record.save_paths``: ``save`` itself for one match, ``FILE-01.mat`` ... for
+    more), checked writable before the run, each written in one step after it (an
+    interrupted run saves the matches it reports); ``result.saved_paths`` lists them.
+    names: the players' names in the records (A's, B's; default Player 1, Player 2).
     Raises ValueError for bad arguments (length < 1, a score that has already won,
     post_crawford with no player 1-away, a score or rules other than portes with tavli, weights
     and no neural player, ...).
     """
     check_jobs(jobs)
     check_cancel(cancel)
+    record = bool(record) or save is not None
+    if record and (checkpoint is not None or resume is not None):
+        raise ValueError("matches are recorded (record, save) in one run: a checkpoint keeps "
+                         "no moves, so neither checkpoint nor resume can be used with them")
     doc = read_match_checkpoint(os.fspath(resume)) if resume is not None else None
     request = make_match_request(length, matches, players, score, post_crawford, rules, cube,
                                  max_cube, _seed_or_saved(seed, doc), chunk_size, bearoff,
-                                 cache_dir, tavli, game_rules, weights)
+                                 cache_dir, tavli, game_rules, weights, record, names)
+    if save is not None:
+        save_paths(save, request.matches)   # ValueError before the run if one cannot be written
     job, path, previous_elapsed = _start_or_resume(MatchJob, request, doc, resume, checkpoint,
                                                    read_match_checkpoint, force)
     with make_executor(jobs, start_method, scheduler=scheduler, client=client) as executor:
         outcome = run_job(job, executor, progress=progress, checkpoint=path,
                           previous_elapsed=previous_elapsed, cancel=cancel)
-        return match_result(job, elapsed_s=outcome.elapsed_s, jobs=executor.workers,
-                            interrupted=outcome.interrupted, worker_restarts=outcome.restarts,
-                            checkpoint=path)
+        result = match_result(job, elapsed_s=outcome.elapsed_s, jobs=executor.workers,
+                              interrupted=outcome.interrupted, worker_restarts=outcome.restarts,
+                              checkpoint=path)
+    if save is not None:
+        result = replace(result, saved_paths=tuple(write_saved(result.saved, save, request.matches)))
+    return result
+
+
+def play_match_record(length: int = 7, *, seed: int, names: object = DEFAULT_NAMES,
+                      players: object = ("neural", "neural"), source: str = "<played>",
+                      **options: Any) -> MatchRecord:
+    """One match played as ``play_matches(length, 1, players, seed=seed, record=True,
+    names=names, **options)`` plays it, as a ``MatchRecord`` (the left player A). ``source``
+    names it in messages."""
+    result = play_matches(length, 1, players, seed=seed, record=True, names=names, jobs=1, **options)
+    return replace(result.records()[0], source=source)
 
 
 # ---------------------------------------------------------------- the shared knobs

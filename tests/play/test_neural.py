@@ -256,6 +256,28 @@ def test_play_equities_of_any_boards_equal_their_single_evaluations(boards, inpu
         net.play_equities(START, np.zeros((3, 2, 25), dtype=np.int8))
 
 
+def test_pip_inputs_are_the_exact_fractions_beyond_real_positions():
+    """The pips and borne-off inputs are looked up in tables of k / 167 and k / 15; boards
+    beyond them (evaluate_many takes any array: here 35 checkers, 719 pips) are divided, and
+    a play's change of pips of either sign is the same number as the difference of divisions
+    would give to the evaluation."""
+    big = START.copy()
+    big[0, 24] = 25                                 # 25 checkers on my 24-point
+    pips = 25 * 24 + 5 * 13 + 3 * 8 + 5 * 6
+    x = _core.neural_inputs(big, inputs=215)
+    assert x[98] == pips / 167 and x[99 + 98] == 1.0
+    some_off = pos("x 1:4 2:4; o 13:5 8:5 6:5").board.copy()
+    some_off[0, 0] = 7
+    assert _core.neural_inputs(some_off)[97] == 7 / 15
+    net = random_net(16, seed=5, inputs=215)
+    got = net.play_equities(START, np.stack([big, START]))
+    want = [net.move_equity(b, exact=True) for b in (big, START)]
+    np.testing.assert_allclose(got, want, rtol=0, atol=FAST_TOLERANCE)
+    back = net.play_equities(big, np.stack([START]))        # 552 pips fewer: divided
+    np.testing.assert_allclose(back, [net.move_equity(START, exact=True)], rtol=0,
+                               atol=FAST_TOLERANCE)
+
+
 def test_fast_sigmoid_error_is_below_2e7():
     x = np.concatenate([np.linspace(-30, 30, 2_000_001), np.linspace(-200, 200, 4001),
                         [-1e30, -88.5, 0.0, 88.5, 1e30]]).astype(np.float32)
@@ -276,6 +298,7 @@ def test_baseline_and_avx2_kernels_give_bit_identical_numbers(boards, tmp_path):
         "b = np.load(sys.argv[1]); net = default_net();"
         "r = simulate('start', games=20, players=('neural-1ply', 'neural'), seed=4);"
         "out = [net.evaluate_many(b).ravel(), net.play_equities(b[0], b[1:]),"
+        "       _core.neural_inputs_many(b, 215).ravel(),"
         "       _core.fast_sigmoid(np.linspace(-120, 120, 1001)), [r.wins, r.plies_mean]];"
         "np.save(sys.argv[2], np.concatenate(out)); print(_core.SIMD_KERNELS)"
     )

@@ -130,13 +130,15 @@ def mwc_per_emg(pos: Position) -> float | None:
 
 
 def _checker(replayed: ReplayedAction, game: int, ply: int, cache: _core.SearchCache | None,
-             settings: RolloutSettings | None) -> tuple[Decision | None, float]:
+             settings: RolloutSettings | None,
+             backgammons: bool = True) -> tuple[Decision | None, float]:
     """The checker decision of a roll (None when forced) and the best play's 0-ply equity;
-    rolled out when its two best plays are closer than `settings.close`."""
+    rolled out when its two best plays are closer than `settings.close`. Without
+    `backgammons` (Portes), a backgammon is valued as a gammon."""
     action, before, after = replayed.action, replayed.before, replayed.after
     assert after is not None and action.dice is not None
     net = default_net()
-    prices = gammon_prices(before.context)
+    prices = gammon_prices(before.context, backgammons=backgammons)
     mine, theirs = prices if prices is not None else (None, None)
     plays = before.plays(*action.dice)
     zero = [net.move_equity(p.position.board, prices=mine) for p in plays]
@@ -151,7 +153,7 @@ def _checker(replayed: ReplayedAction, game: int, ply: int, cache: _core.SearchC
         # hint's ranking at `ply` (the 5 best by 0 ply at 1 ply, the filter's best of those
         # at 2 ply), each play valued at the deepest ply it reached; the play made at `ply`.
         ranked = ranked_plays(before, *action.dice, top=_TOP_1PLY, net=net, ply=ply,
-                              cache=cache)
+                              cache=cache, backgammons=backgammons)
         index = {plays[i].position.board.tobytes(): i for i in range(len(plays))}
         values = {}
         for play, board in ranked:
@@ -189,10 +191,10 @@ def _checker(replayed: ReplayedAction, game: int, ply: int, cache: _core.SearchC
     return decision, best0
 
 
-def _pre_roll_equity(before: Position) -> float:
+def _pre_roll_equity(before: Position, backgammons: bool = True) -> float:
     """The equity of the side on roll before it rolls: the engine's 1-ply look from the
     opponent's side, negated."""
-    prices = gammon_prices(before.context)
+    prices = gammon_prices(before.context, backgammons=backgammons)
     mine, theirs = prices if prices is not None else (None, None)
     board = np.ascontiguousarray(before.board[::-1])
     return -default_net().move_equity(board, ply=1, prices=theirs, reply_prices=mine)
@@ -271,7 +273,8 @@ def analyse_game(game: ReplayedGame, ply: int = 0,
     """Evaluate every decision of a replayed backgammon game at `ply` (0, 1 or 2: checker
     plays and cube decisions) and the luck of every roll (0 ply). At 2 ply one SearchCache
     keeps the searched positions across the game's decisions. `rollouts`: settle the close
-    decisions by rollouts (``rollouts.py``; None: none)."""
+    decisions by rollouts (``rollouts.py``; None: none). A Portes game (``game.portes``)
+    has no cube decisions, and its backgammons are valued as gammons."""
     if ply not in PLIES:
         raise ValueError(f"ply must be one of {PLIES}, not {ply!r}")
     decisions: list[Decision] = []
@@ -290,13 +293,14 @@ def analyse_game(game: ReplayedGame, ply: int = 0,
             decisions += _cube_decisions(game, i, roll, ply, cache, rollouts)
             turn_started.add(action.player * 100000 + roll)
         elif action.kind == "roll":
-            if action.player * 100000 + action.move not in turn_started and i > 0:
+            if (action.player * 100000 + action.move not in turn_started and i > 0
+                    and not game.portes):
                 decisions += _cube_decisions(game, i, action.move, ply, cache, rollouts)
-            checker, best = _checker(replayed, number, ply, cache, rollouts)
+            checker, best = _checker(replayed, number, ply, cache, rollouts, not game.portes)
             if checker is not None:
                 decisions.append(checker)
             pre = replayed.before.with_context(replace(replayed.before.context, dice=None))
-            value = best - _pre_roll_equity(pre)
+            value = best - _pre_roll_equity(pre, not game.portes)
             luck.append(RollLuck(number, action.move, action.player,
                                  0.0 if math.isnan(value) else value,
                                  replayed.before.context.cube_value))

@@ -36,6 +36,8 @@ def analyse_unit(unit: AnalysisUnit) -> tuple[int, GameAnalysis]:
     if isinstance(unit.game, VariantReplayedGame):
         return unit.index, analyse_variant_game(unit.game, unit.ply)
     analysis = analyse_game(unit.game, unit.ply, unit.rollouts)
+    if unit.game.portes:            # no cube: the resigner's cubeful equity does not apply
+        return unit.index, analysis
     return unit.index, replace(analysis, resignation=judge_resignation(unit.game, unit.ply))
 
 

@@ -290,11 +290,13 @@ def analyse_match(path_or_text: str | os.PathLike, *, ply: int = 0, player: str 
         raise ValueError(f"no player {player!r} in the match: the players are "
                          f"{record.players[0]!r} and {record.players[1]!r}")
     rollouts = rollout_settings(rollout_close, trials, seed)
-    if record.game != "backgammon" and ply not in VARIANT_PLIES:
-        raise ValueError(f"the {record.game} net analyses at 0 or 1 ply, not {ply!r}")
+    if record.game in ("plakoto", "fevga", "tavli") and ply not in VARIANT_PLIES:
+        raise ValueError(f"the {record.game} nets analyse at 0 or 1 ply, not {ply!r}"
+                         if record.game == "tavli" else
+                         f"the {record.game} net analyses at 0 or 1 ply, not {ply!r}")
     if record.game != "backgammon" and rollouts is not None:
         raise ValueError(f"close decisions are rolled out in backgammon, not {record.game}")
-    games: list[Any] = (replay_match(record) if record.game == "backgammon"
+    games: list[Any] = (replay_match(record) if record.game in ("backgammon", "portes")
                         else replay_variant_match(record))
     job = AnalysisJob(games, ply, rollouts)
 

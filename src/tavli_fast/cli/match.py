@@ -4,7 +4,8 @@
     tavli-match --length 5 --score 4,3 --post-crawford --matches 4000 --seed 1
     tavli-match --length 5 --rules portes --players neural,greedy
     tavli-match --tavli --length 5 --players neural,random --matches 2000
-    tavli-match --length 7 --seed 3 --names Ann,Bob --save match.mat
+    tavli-match --length 7 --matches 1 --seed 3 --names Ann,Bob --save match.mat
+    tavli-match --length 5 --players neural,pubeval --matches 20 --save m.mat -j 2
 
 Exit status: 0 done; 2 bad usage or bad input (one line on stderr); 1 the run failed; 130
 interrupted by Ctrl-C -- the result of the matches completed so far is printed first (and
@@ -36,9 +37,6 @@ from . import (
     settings_from_checkpoint,
 )
 from ..api import play_matches
-from ..checks import new_seed
-from ..jobs.match_record import play_match_record
-from ..matchfile.mat import write_mat
 from ..jobs.cubeful import DEFAULT_MAX_CUBE
 from ..jobs.match import read_match_checkpoint
 from ..run.progress import TqdmProgress
@@ -70,7 +68,7 @@ def build_parser() -> OneLineParser:
     )
     p.add_argument("--length", type=positive_int, default=None, metavar="N", help="points to win (default 7)")
     p.add_argument("--matches", "-n", type=parse_count, default=None, metavar="N",
-                   help=f"matches to play (default {DEFAULT_MATCHES:,})")
+                   help=f"matches to play (default {DEFAULT_MATCHES:,}; 1 with --save)")
     who = p.add_mutually_exclusive_group()
     who.add_argument("--players", default=None, metavar="A,B",
                      help=f"players A and B ({_known_players()}); default neural,neural")
@@ -105,11 +103,12 @@ def build_parser() -> OneLineParser:
     p.add_argument("--no-bearoff", action="store_true",
                    help="players other than random play bear-offs by their own evaluation")
     p.add_argument("--save", default=None, metavar="FILE.mat",
-                   help="play ONE match move by move between two 0-ply neural players (the "
-                   "only players it records) and write it as a .mat file (gnubg, XG, "
-                   "tavli-analyse read it); with --length, --seed and --names only")
+                   help="also write the matches played as .mat files (gnubg, XG, tavli-analyse "
+                   "read backgammon ones): FILE.mat for one match, FILE-1.mat ... FILE-N.mat "
+                   "(numbers as wide as N) for more; at most 10,000 matches; not with "
+                   "--checkpoint or --resume")
     p.add_argument("--names", default=None, metavar="A,B",
-                   help="with --save, the players' names in the file (default Player 1,Player 2)")
+                   help="with --save, the players' names in the files (default Player 1,Player 2)")
     p.add_argument("--cache-dir", default=None, metavar="DIR",
                    help="where the bear-off databases are kept")
     p.add_argument("--weights", default=None, metavar="FILE",
@@ -121,34 +120,15 @@ def build_parser() -> OneLineParser:
     return p
 
 
-def save_match(args: argparse.Namespace) -> int:
-    """``--save FILE.mat``: one match recorded move by move (``jobs/match_record.py``)."""
-    others = [o for o, v in (("--matches", args.matches), ("--players", args.players),
-                             ("--player", args.player), ("--score", args.score),
-                             ("--tavli", args.tavli), ("--rules", args.rules),
-                             ("--resume", args.resume), ("--checkpoint", args.checkpoint))
-              if v not in (None, False)]
-    if others:
-        raise UsageError(f"--save plays one match between two 0-ply neural players: "
-                         f"{', '.join(others)} cannot be used with it")
-    check_writable(args.save, "--save")
-    names = tuple(n.strip() for n in args.names.split(",")) if args.names else ("Player 1", "Player 2")
-    if len(names) != 2 or not all(names) or names[0] == names[1]:
-        raise UsageError(f"--names takes two different names A,B, not {args.names!r}")
-    seed = args.seed if args.seed is not None else new_seed()
-    record = play_match_record(args.length or 7, seed=seed, names=names)  # type: ignore[arg-type]
-    write_mat(record, args.save)
-    a, b = record.final_score
-    print(f"{names[0]} {a} - {b} {names[1]} in {len(record.games)} games "
-          f"({record.length}-point match, seed {seed}); written to {args.save}")
-    return 0
-
-
 def run(args: argparse.Namespace) -> int:
-    if args.save is not None:
-        return save_match(args)
-    if args.names is not None:
+    if args.names is not None and args.save is None:
         raise UsageError("--names is for --save")
+    if args.save is not None:
+        given = [o for o, v in (("--checkpoint", args.checkpoint), ("--resume", args.resume)) if v]
+        if given:
+            raise UsageError(f"--save cannot be used with {', '.join(given)}: a checkpoint keeps "
+                             "no moves, so the matches are saved from one run")
+        check_writable(args.save, "--save")
     executor = executor_settings(args)
     settings: dict[str, Any] = {
         "length": args.length,
@@ -179,7 +159,8 @@ def run(args: argparse.Namespace) -> int:
                              "starts at 0-0 and has no cube)")
         if settings["rules"] not in (None, "portes"):
             raise UsageError(f"--rules {settings['rules']}: a tavli match plays Portes by the portes rules")
-    fill_defaults(settings, {"length": 7, "matches": DEFAULT_MATCHES, "players": ("neural", "neural"),
+    fill_defaults(settings, {"length": 7, "matches": 1 if args.save is not None else DEFAULT_MATCHES,
+                             "players": ("neural", "neural"),
                              "score": (0, 0), "post_crawford": False,
                              "rules": "portes" if tavli else "backgammon", "cube": not tavli,
                              "max_cube": DEFAULT_MAX_CUBE, "bearoff": True, "tavli": False})
@@ -190,7 +171,8 @@ def run(args: argparse.Namespace) -> int:
 
     with TqdmProgress(settings["matches"], enabled=not (args.no_progress or args.json)) as bar:
         result = play_matches(**public_settings(settings, executor), checkpoint=args.checkpoint,
-                              resume=args.resume, force=args.force, progress=bar)
+                              resume=args.resume, force=args.force, progress=bar,
+                              save=args.save, **({"names": args.names} if args.names else {}))
     return print_result(PROG, args, result)
 
 

@@ -28,7 +28,6 @@ from __future__ import annotations
 import json
 import math
 import os
-from ..run.records import TableExport
 from dataclasses import dataclass
 from functools import partial
 from typing import Any, Iterable, Sequence
@@ -36,21 +35,31 @@ from typing import Any, Iterable, Sequence
 import numpy as np
 
 from .. import _core
-from ..run.checkpoint import completed_units, read_checkpoint as _read_checkpoint
+from ..game.position import Position
+from ..matchfile.mat import format_mat, parse_mat
+from ..matchfile.model import MatchRecord
 from ..play.cube import default_match_table
 from ..play.match_bearoff import match_regions
-from .cubeful import DEFAULT_MAX_CUBE, check_max_cube
-from ..checks import check_count, check_seed
-from ..play.players import player_kinds
-from ..play.neural import NetChoice, choose_net
-from ..run.plans import MissingIndices, UnitPlan, part_size, parts
-from ..play.players import game_resources, needs_net
-from ..game.position import Position
+from ..play.neural import NetChoice
+from ..play.players import game_resources
+from ..run.checkpoint import completed_units, read_checkpoint as _read_checkpoint
+from ..run.plans import MissingIndices, UnitPlan, part_size
 from ..run.progress import RolloutProgress
-from .rollout_chunks import chunk_seed
-from ..rules import FevgaRules, PlakotoRules, Rules, game_rules, get_rules, option_names
-from ..variants.games import NEURAL_VARIANT_PLAYERS, VARIANT_PLAYERS, variant_net_for
+from ..run.records import TableExport
+from ..variants.games import variant_net_for
 from ..variants.movegen import core_options
+from .match_record import DEFAULT_NAMES, match_records, record_kind
+from .match_request import (  # the request's names, re-exported where they always were
+    DEFAULT_MATCH_CHUNK,
+    MAX_RECORDED_MATCHES,
+    MatchRequest,
+    check_names,
+    make_match_request,
+    tavli_rules,
+    variant_player,
+    variant_player_name,
+)
+from .rollout_chunks import chunk_seed
 
 __all__ = [
     "DEFAULT_MATCH_CHUNK",
@@ -60,13 +69,15 @@ __all__ = [
     "MatchJob",
     "MatchResult",
     "make_match_request",
+    "check_names",
+    "tavli_rules",
+    "variant_player",
+    "variant_player_name",
+    "MAX_RECORDED_MATCHES",
     "run_match_chunk",
     "match_result",
     "read_match_checkpoint",
 ]
-
-#: Matches per chunk (a chunk of 7-point matches between neural players takes a few seconds).
-DEFAULT_MATCH_CHUNK = 200
 
 #: The core's per-chunk tallies, in _core.run_matches' order (all integers).
 TALLIES = (
@@ -90,183 +101,12 @@ CHECKPOINT_FORMAT = "tavli_fast match checkpoint"
 CHECKPOINT_VERSION = 1
 
 
-@dataclass(frozen=True)
-class MatchRequest:
-    """Everything that fixes a match run's numbers (validated)."""
-
-    length: int
-    matches: int
-    players: tuple[str, str]  # A, B
-    player_ids: tuple[int, int]
-    score: tuple[int, int]  # points A and B have already won
-    post_crawford: bool
-    rules: Rules
-    cube: bool
-    max_cube: int
-    seed: int
-    chunk_size: int
-    bearoff_play: bool = True
-    cache_dir: str | None = None
-    tavli: bool = False  # T1-T3: games rotate Portes, Plakoto, Fevga
-    variant_ids: tuple[int, int] = (1, 1)  # A's and B's players in Plakoto and Fevga
-    game_rules: tuple[str, ...] = ()  # tavli: the Plakoto and Fevga options set, by name
-    net: NetChoice | None = None  # the net of the neural players (None: no neural player)
-
-    @property
-    def n_chunks(self) -> int:
-        return parts(self.matches, self.chunk_size)
-
-    def identity(self) -> dict[str, Any]:
-        """The parameters that must match for a checkpoint to be resumed."""
-        return {
-            "length": self.length,
-            "players": list(self.players),
-            "score": list(self.score),
-            "post_crawford": self.post_crawford,
-            "rules": self.rules.name,
-            "cube": self.cube,
-            "max_cube": self.max_cube,
-            "seed": self.seed,
-            "chunk_size": self.chunk_size,
-            "bearoff": self.bearoff_play,
-            # Only tavli requests carry it, so that older checkpoints still match.
-            **({"tavli": True} if self.tavli else {}),
-            **({"game_rules": list(self.game_rules)} if self.game_rules else {}),
-            **(self.net.checkpoint_keys()[0] if self.net else {}),
-            # With the cube the neural players play by cubeful equity: a checkpoint from before
-            # (cubeless checker play) is not continued with other play.
-            **({"checker_play": "cubeful"} if self.cube and self.max_cube > 1 else {}),
-        }
-
-    def to_dict(self) -> dict[str, Any]:
-        return {**self.identity(), "matches": self.matches, "cache_dir": self.cache_dir,
-                **(self.net.checkpoint_keys()[1] if self.net else {})}
-
-
-def _whole(value: object, name: str, low: int) -> int:
-    if isinstance(value, bool) or not isinstance(value, (int, np.integer)) or int(value) < low:
-        raise ValueError(f"{name} must be a whole number >= {low}, got {value!r}")
-    return int(value)
-
-
-def variant_player(name: str) -> int:
-    """The Plakoto / Fevga player (the core's VPLAYER_*) of a Portes player in a tavli match:
-    ``random`` plays randomly there too, ``neural`` / ``neural-1ply`` by the game's net at
-    that depth (``neural-2ply`` at 1 ply, the deepest there), every other player by the
-    variants' heuristic."""
-    if name == "neural-2ply":  # the variants' nets look 1 ply ahead at most
-        name = "neural-1ply"
-    if name == "random" or name in NEURAL_VARIANT_PLAYERS:
-        return VARIANT_PLAYERS[name]
-    return VARIANT_PLAYERS["heuristic"]
-
-
-def variant_player_name(name: str) -> str:
-    """The name of the Plakoto / Fevga player ``variant_player`` gives a Portes player."""
-    code = variant_player(name)
-    return next(k for k, v in VARIANT_PLAYERS.items() if v == code)
-
-
 def _variant_nets(chunk: MatchChunk) -> dict:
     """The run_matches arguments of the variant nets a tavli chunk's players need."""
     if not chunk.tavli:
         return {}
     return {"plakoto_net": variant_net_for("plakoto", chunk.variant_ids),
             "fevga_net": variant_net_for("fevga", chunk.variant_ids)}
-
-
-def make_match_request(
-    length: object = 7,
-    matches: object = 1000,
-    players: object = ("neural", "neural"),
-    score: object = (0, 0),
-    post_crawford: bool = False,
-    rules: object = None,
-    cube: bool = True,
-    max_cube: object = DEFAULT_MAX_CUBE,
-    seed: object = None,
-    chunk_size: object = DEFAULT_MATCH_CHUNK,
-    bearoff: bool = True,
-    cache_dir: str | os.PathLike | None = None,
-    tavli: bool = False,
-    game_rules: object = None,
-    weights: str | os.PathLike | None = None,
-) -> MatchRequest:
-    """Validate the arguments of a match run; raise ValueError saying precisely what is wrong.
-
-    ``rules`` None means "backgammon", or "portes" for a tavli match (the only rules it takes).
-    A score at which both players are 1-away is post-Crawford (the Crawford game has been
-    played). ``tavli``: the games rotate Portes, Plakoto, Fevga (T1-T3), without the cube, from 0-0;
-    ``game_rules``: option names of Plakoto and Fevga for it (``"draw_scores_point"``, ...).
-    ``weights``: a weights file for the neural players' net instead of the shipped one.
-    """
-    if game_rules is not None and not tavli:
-        raise ValueError("game_rules are the options of Plakoto and Fevga: they need tavli")
-    if tavli:
-        if rules is not None and get_rules(rules).name != "portes":
-            raise ValueError(f"a tavli match plays Portes by the portes rules, not {get_rules(rules).name!r}")
-        if tuple(score) != (0, 0) or post_crawford:  # type: ignore[call-overload]
-            raise ValueError("a tavli match starts at 0-0: which game comes next depends on the "
-                             "games played, so it cannot start from a score")
-        rules, cube = "portes", False
-    elif rules is None:
-        rules = "backgammon"
-    n = _whole(length, "the match length", 1)
-    table = default_match_table()
-    if n > table.size:
-        raise ValueError(f"a {n}-point match is longer than the match equity table ({table.size} points)")
-    try:
-        a, b = (int(s) if not isinstance(s, bool) and isinstance(s, (int, np.integer)) else None
-                for s in score)  # type: ignore[union-attr]
-    except (TypeError, ValueError):
-        raise ValueError(f"score must be two whole numbers A,B, got {score!r}") from None
-    if a is None or b is None or a < 0 or b < 0:
-        raise ValueError(f"score must be two whole numbers >= 0, got {score!r}")
-    if max(a, b) >= n:
-        raise ValueError(f"score {a}-{b} has already won a {n}-point match")
-    if post_crawford and n - 1 not in (a, b):
-        raise ValueError(
-            f"post-Crawford needs a player 1 point from winning: score {a}-{b} in a {n}-point match"
-        )
-    if a == b == n - 1 > 0:
-        # Double match point: the game in which the first of them reached match point was the
-        # Crawford game (R25), and the other won a game after it. (The cube is dead anyway.)
-        post_crawford = True
-    rule_set = get_rules(rules)
-    cap = check_max_cube(max_cube)
-    names, ids = player_kinds(players)
-    return MatchRequest(
-        length=n,
-        matches=check_count(matches, "matches"),
-        players=names,
-        player_ids=ids,
-        score=(a, b),
-        post_crawford=bool(post_crawford),
-        rules=rule_set,
-        cube=bool(cube) and rule_set.cube,
-        max_cube=cap,
-        seed=check_seed(seed),
-        chunk_size=check_count(chunk_size, "chunk_size"),
-        bearoff_play=bool(bearoff),
-        cache_dir=None if cache_dir is None else os.fspath(cache_dir),
-        tavli=bool(tavli),
-        variant_ids=(variant_player(names[0]), variant_player(names[1])),
-        game_rules=tuple(sorted(name for rules in tavli_rules(game_rules) for name in option_names(rules))),
-        net=choose_net(weights, needed=needs_net(ids)),
-    )
-
-
-def tavli_rules(options: object) -> tuple[PlakotoRules, FevgaRules]:
-    """The Plakoto and Fevga rules of a tavli match from option names (each name belongs to
-    one of the two games; None: the defaults). ValueError names the options there are."""
-    names = [] if options is None else [options] if isinstance(options, str) else list(options)  # type: ignore[call-overload]
-    plakoto, fevga = tuple(PlakotoRules.__dataclass_fields__), tuple(FevgaRules.__dataclass_fields__)
-    for name in names:
-        if name not in plakoto + fevga:
-            raise ValueError(f"{name!r} is not an option of Plakoto or Fevga: choose from "
-                             f"{', '.join(plakoto + fevga)}")
-    return (game_rules("plakoto", [n for n in names if n in plakoto]),  # type: ignore[return-value]
-            game_rules("fevga", [n for n in names if n in fevga]))
 
 
 @dataclass(frozen=True)
@@ -294,15 +134,21 @@ class MatchChunk:
     draw_ends_game: bool = False  # P6 option (PlakotoRules.draw_scores_point)
     net: NetChoice | None = None  # the neural players' net (None: the shipped one)
     cubeful_play: bool = True  # with the cube, the 0-ply neural players play by cubeful equity
+    record: bool = False  # keep each match's record (its .mat text)
+    names: tuple[str, str] = DEFAULT_NAMES
+    rules: str = "backgammon"  # the rules' name (for the records' kind)
+    game_rules: tuple[str, ...] = ()  # tavli: the Plakoto and Fevga options, by name
 
 
 @dataclass(frozen=True)
 class MatchChunkResult:
-    """A chunk's tallies (``TALLIES``), for player A."""
+    """A chunk's tallies (``TALLIES``), for player A; with ``record``, the .mat text of each
+    match played, in order (never in checkpoints)."""
 
     index: int
     matches: int
     tallies: tuple[int, ...]
+    records: tuple[str, ...] = ()
 
     def to_list(self) -> list[int]:
         return [self.matches, *self.tallies]
@@ -333,7 +179,7 @@ def run_match_chunk(chunk: MatchChunk, control: np.ndarray | None = None) -> Mat
     up, no further match starts, and the result holds the matches played."""
     before = int(control[1]) if control is not None else 0
     resources = _resources(chunk)
-    tallies = _core.run_matches(
+    out = _core.run_matches(
         Position.initial().board, chunk.n_matches, chunk.length, chunk.score[0], chunk.score[1],
         chunk.post_crawford, chunk.player_a, chunk.player_b, chunk.seed,
         chunk.first_roll_no_doubles, chunk.backgammons, chunk.max_cube, chunk.winner_starts,
@@ -344,9 +190,16 @@ def run_match_chunk(chunk: MatchChunk, control: np.ndarray | None = None) -> Mat
         cubeful_play=(chunk.cubeful_play, chunk.cubeful_play), control=control,
         regions=(match_regions(chunk.length, chunk.max_cube)
                  if resources.get("bearoff") is not None and chunk.max_cube > 1 else None),
+        record=chunk.record,
     )
+    tallies, texts = out, ()
+    if chunk.record:
+        tallies, entries = out
+        texts = tuple(format_mat(r) for r in match_records(
+            entries, length=chunk.length, names=chunk.names,
+            kind=record_kind(chunk.rules, chunk.tavli), game_options=chunk.game_rules))
     played = chunk.n_matches if control is None else int(control[1]) - before
-    return MatchChunkResult(chunk.index, played, tuple(int(v) for v in tallies))
+    return MatchChunkResult(chunk.index, played, tuple(int(v) for v in tallies), texts)
 
 
 def plan_match_chunks(request: MatchRequest, done: Iterable[int] = ()) -> UnitPlan:
@@ -381,6 +234,10 @@ def make_match_chunk(request: MatchRequest, c: int) -> MatchChunk:
         net=request.net,
         # Without a cube the neural players play cubeless at the score, as they always did.
         cubeful_play=request.cube and request.max_cube > 1,
+        record=request.record,
+        names=request.names,
+        rules=request.rules.name,
+        game_rules=request.game_rules,
     )
 
 
@@ -403,6 +260,12 @@ class MatchResult(TableExport):
     worker_restarts: int = 0
     resumed_matches: int = 0
     checkpoint: str | None = None
+    saved: tuple[str, ...] = ()  # with record: each match's .mat text, in the run's order
+    saved_paths: tuple[str, ...] = ()  # with save: the files written
+
+    def records(self) -> list[MatchRecord]:
+        """The matches played, as records (``record=True`` / ``save``; else empty)."""
+        return [parse_mat(text, source=f"<match {i}>") for i, text in enumerate(self.saved, 1)]
 
     def _t(self, name: str) -> int:
         return self.tallies[TALLIES.index(name)]
@@ -515,9 +378,19 @@ class MatchResult(TableExport):
             "resumed_matches": self.resumed_matches,
             "checkpoint": self.checkpoint,
             "net": r.net.to_dict() if r.net is not None else None,
+            **({"saved": list(self.saved_paths)} if self.saved_paths else {}),
         }
 
     def __str__(self) -> str:
+        text = self._text()
+        if self.saved_paths:
+            n = len(self.saved_paths)
+            where = (self.saved_paths[0] if n == 1 else
+                     f"{self.saved_paths[0]} ... {self.saved_paths[-1]}")
+            text += f"\nSaved {n:,} match{'es' if n != 1 else ''} as .mat: {where}"
+        return text
+
+    def _text(self) -> str:
         r = self.request
         crawford = ""
         if r.length - 1 in r.score:
@@ -690,9 +563,14 @@ class MatchJob:
             matches += every[i].matches
         return matches, tuple(int(v) for v in sums)
 
+    def records(self) -> tuple[str, ...]:
+        """The .mat texts of the matches played, in chunk index order."""
+        every = {**self.results, **self.partial}
+        return tuple(text for i in sorted(every) for text in every[i].records)
+
 
 def match_result(job: MatchJob, *, elapsed_s: float, jobs: int, interrupted: bool = False,
                  worker_restarts: int = 0, checkpoint: str | None = None) -> MatchResult:
     matches, tallies = job.totals()
     return MatchResult(job.request, matches, tallies, elapsed_s, jobs, interrupted,
-                       worker_restarts, job.resumed_matches, checkpoint)
+                       worker_restarts, job.resumed_matches, checkpoint, job.records())

@@ -1,34 +1,47 @@
-"""One backgammon match played move by move in Python and kept as a record, to be written as
-a ``.mat`` file (``tavli-match --save``): the matches of ``match.py`` are played in the
-compiled core, which keeps no moves.
+"""The matches ``tavli-match`` plays, kept as records to be written as ``.mat`` files
+(``tavli-match --save``, ``play_matches(..., save=)``).
 
-Both sides are the neural player at 0 ply: each roll's play is the one of best 0-ply equity
-(gammons at the match score's prices, as ``tavli-hint`` ranks them), and the cube is handled
-by ``play/cube.py``'s 0-ply decisions (double when the proper action is to double and the
-position is not too good; take when taking is right). Rules: the opening roll (R1-R2, the
-higher die moves first with both dice), the cube (R21-R25: Crawford game without the cube,
-gammons and backgammons count). The dice come from a seeded generator: the same seed, the
-same match.
+The matches are played in the compiled core (``_match.pxi``) by the players and rules of the
+run; with ``record`` the core also keeps a log of each match (``_match_log.pxi``): each game's
+start (its type, its starter, whether it is the Crawford game), each play as its dice and the
+board after it, each cube action, each game's end (winner and points, as the run's tallies
+count them). ``match_records`` turns that log into ``MatchRecord``s: the text of each play comes
+from the single-die steps between the boards before and after it (``game/steps.py``; in Plakoto
+and Fevga from the game's notation, ``variants/movegen.py``), and the move numbers follow
+gnubg's layout (the left player, A, in the first column). So the saved matches are the very
+matches whose result the run reports.
+
+Record kinds (``MatchRecord.game``): ``"backgammon"`` (the backgammon rules, cube or not),
+``"portes"`` (the portes rules: no cube, no backgammons, any opening roll, written with the
+header ``; [Variation "Portes"]``) and ``"tavli"`` (T1-T3: each game names its own game,
+``GameRecord.game``); see ``matchfile/mat.py``.
 """
 
 from __future__ import annotations
 
-from dataclasses import replace
+import os
+from pathlib import Path
+from typing import Sequence
 
 import numpy as np
 
-from ..checks import check_seed
-from ..game.context import GameContext
+from .. import _core
 from ..game.position import Position
-from ..matchfile.model import Action, GameRecord, MatchRecord
-from ..matchfile.replay import game_points
 from ..game.steps import steps_of
-from ..play.cube import cube_decision, gammon_prices
-from ..play.neural import default_net
+from ..matchfile.mat import write_mat_text
+from ..matchfile.model import Action, GameRecord, MatchRecord
+from ..rules import game_rules
+from ..run.atomic import output_target
+from ..variants.movegen import notated_play, position_after
+from ..variants.position import variant_position
 
-__all__ = ["play_match_record", "play_text"]
+__all__ = ["match_records", "play_text", "record_kind", "save_paths", "write_saved", "DEFAULT_NAMES"]
 
-_MAX_TURNS = 10_000   # no game lasts this long; a guard against a loop
+#: The players' names in a saved match unless given.
+DEFAULT_NAMES = ("Player 1", "Player 2")
+
+_KIND = {v: k for k, v in _core.LOG_KINDS.items()}
+_GAME_NAMES = ("portes", "plakoto", "fevga")   # a LOG_GAME entry's type
 
 
 def play_text(before: np.ndarray, after: np.ndarray, die1: int, die2: int) -> str:
@@ -38,77 +51,117 @@ def play_text(before: np.ndarray, after: np.ndarray, die1: int, die2: int) -> st
                     steps_of(before, after, die1, die2))
 
 
-def play_match_record(length: int, *, seed: int, names: tuple[str, str] = ("Player 1", "Player 2"),
-                      source: str = "<played>") -> MatchRecord:
-    """Play a `length`-point match between two 0-ply neural players and return its record
-    (left player: names[0])."""
-    if not isinstance(length, int) or isinstance(length, bool) or not 1 <= length <= 64:
-        raise ValueError(f"the match length must be 1 to 64 points, not {length!r}")
-    rng = np.random.default_rng(check_seed(seed))
-    net = default_net()
-    score = [0, 0]
+def record_kind(rules: str, tavli: bool) -> str:
+    """The ``MatchRecord.game`` of a run's matches: ``"tavli"``, ``"portes"`` (the portes
+    rules) or ``"backgammon"``."""
+    return "tavli" if tavli else "portes" if rules == "portes" else "backgammon"
+
+
+def match_records(entries: np.ndarray, *, length: int, names: Sequence[str], kind: str,
+                  game_options: Sequence[str] = (), source: str = "<played>") -> list[MatchRecord]:
+    """The matches of a log (``_core.run_matches(..., record=True)``'s entries), in order.
+
+    ``kind``: ``record_kind`` of the run; ``game_options``: the Plakoto and Fevga option
+    names of a tavli run (their plays are matched against those games' generators)."""
+    out: list[MatchRecord] = []
+    starts = [i for i, k in enumerate(entries["kind"]) if k == _core.LOG_KINDS["match"]]
+    for i, start in enumerate(starts):
+        end = starts[i + 1] if i + 1 < len(starts) else len(entries)
+        out.append(_match(entries[start:end], length, (names[0], names[1]), kind,
+                          tuple(game_options), source))
+    return out
+
+
+def _match(entries: np.ndarray, length: int, names: tuple[str, str], kind: str,
+           game_options: tuple[str, ...], source: str) -> MatchRecord:
+    first = entries[0]
+    score = [int(first["a"]), int(first["b"])]
+    comments = [f'; [Player 1 "{names[0]}"]', f'; [Player 2 "{names[1]}"]']
+    if kind != "backgammon":
+        comments.append(f'; [Variation "{kind.capitalize()}"]')
+    if first["d1"]:
+        comments.append('; [Crawford "Played"]')   # a score start after the Crawford game
+    if kind == "tavli" and game_options:
+        comments.append(f'; [Options "{" ".join(game_options)}"]')
     games: list[GameRecord] = []
-    crawford_done = False
-    while max(score) < length:
-        crawford = not crawford_done and max(score) == length - 1
-        crawford_done = crawford_done or crawford
-        record = _play_game(len(games) + 1, tuple(score), length, crawford, rng, net)  # type: ignore[arg-type]
-        games.append(record)
-        score[record.winner] += record.points   # type: ignore[index]
-    return MatchRecord(length, names, tuple(games), source=source)
+    bounds = [i for i, k in enumerate(entries["kind"]) if k == _core.LOG_KINDS["game"]]
+    for j, start in enumerate(bounds):
+        stop = bounds[j + 1] if j + 1 < len(bounds) else len(entries)
+        game = _game(entries[start:stop], len(games) + 1, (score[0], score[1]), kind,
+                     game_options)
+        games.append(game)
+        if game.winner is not None:
+            score[game.winner] += game.points
+    return MatchRecord(length, names, tuple(games), kind, tuple(comments), source)
 
 
-def _roll(rng: np.random.Generator) -> tuple[int, int]:
-    d = rng.integers(1, 7, size=2)
-    return int(max(d)), int(min(d))   # written higher die first, as gnubg writes them
-
-
-def _play_game(number: int, score: tuple[int, int], length: int, crawford: bool,
-               rng: np.random.Generator, net) -> GameRecord:
-    while True:   # R1-R2: the opening roll is never a double; the higher die starts
-        d1, d2 = _roll(rng)
-        if d1 != d2:
+def _game(entries: np.ndarray, number: int, score: tuple[int, int], kind: str,
+          game_options: tuple[str, ...]) -> GameRecord:
+    """One game of the log: its LOG_GAME entry, its plays and cube actions, its LOG_END."""
+    head = entries[0]
+    starter = int(head["side"])
+    name = _GAME_NAMES[int(head["a"])] if kind == "tavli" else kind
+    variant = name in ("plakoto", "fevga")
+    rules = game_rules(name, [o for o in game_options
+                              if o in type(game_rules(name)).__dataclass_fields__]) if variant else None
+    board = None if variant else np.array(Position.initial().board)
+    position = variant_position(name, None) if variant else None
+    move, actions = 1, []
+    winner: int | None = None
+    points = 0
+    for e in entries[1:]:
+        what = _KIND[int(e["kind"])]
+        if what == "end":
+            winner = None if e["side"] < 0 else int(e["side"])
+            points = int(e["a"])
             break
-    turn = 0 if d1 > d2 else 1
-    dice: tuple[int, int] | None = (max(d1, d2), min(d1, d2))
-    board = np.array(Position.initial().board)
-    cube, owner = 1, None
-    move = 1
-    actions: list[Action] = []
-    for _ in range(_MAX_TURNS):
-        mine = score if turn == 0 else score[::-1]
-        context = GameContext(cube_value=cube, score=(mine[0], mine[1]), match_length=length,
-                              crawford=crawford,
-                              cube_owner="centre" if owner is None else
-                              "me" if owner == turn else "opponent")
-        pos = Position(board, context)
-        if dice is None and not crawford and owner in (None, turn):
-            decision = cube_decision(pos)
-            if decision.can_double and decision.double and not decision.too_good:
-                actions.append(Action(move, turn, "double", cube=2 * cube))
-                if turn == 1:
-                    move += 1
-                if not decision.take:
-                    actions.append(Action(move, 1 - turn, "drop"))
-                    return GameRecord(number, score, tuple(actions), turn, cube)
-                actions.append(Action(move, 1 - turn, "take"))
-                cube, owner = 2 * cube, 1 - turn
-                if turn == 0:
-                    move += 1
-        if dice is None:
-            dice = _roll(rng)
-        prices = gammon_prices(replace(context, cube_value=cube, cube_owner=context.cube_owner))
-        plays = pos.plays(*dice)
-        best = max(plays, key=lambda p: net.move_equity(
-            p.position.board, prices=None if prices is None else prices[0]))
-        after = np.array(best.position.board)
-        actions.append(Action(move, turn, "roll", dice, play_text(board, after, *dice)))
-        if after[0, 0] == 15:
-            points, _ = game_points(Position(after), cube, False)
-            return GameRecord(number, score, tuple(actions), turn, points)
-        if turn == 1:
-            move += 1
-        board = after[::-1].copy()
-        turn = 1 - turn
-        dice = None
-    raise RuntimeError("a game did not end")   # pragma: no cover
+        player = starter ^ int(e["side"])
+        if what == "play":
+            d1, d2 = int(e["d1"]), int(e["d2"])
+            dice = (max(d1, d2), min(d1, d2))    # written higher die first, as gnubg does
+            after = np.array(e["board"])
+            if variant:
+                reached = position_after(position, after)   # a result of the core's generator
+                text = notated_play(name, position, reached, d1, d2, rules).notation
+                position = reached.sides_switched()
+            else:
+                text, board = play_text(board, after, d1, d2), after[::-1].copy()
+            actions.append(Action(move, player, "roll", dice, text))
+            move += player   # the right player's action ends the line
+        elif what == "double":
+            actions.append(Action(move, player, "double", cube=int(e["a"])))
+            move += player
+        else:   # take, beaver, drop: the answer, on the doubler's line or the next
+            actions.append(Action(move, player, what, cube=int(e["a"]) if what == "beaver" else 0))
+            move += player
+    return GameRecord(number, score, tuple(actions), winner, points,
+                      game=name if kind == "tavli" else None)
+
+
+def save_paths(path: str | os.PathLike, matches: int) -> list[Path]:
+    """Where a run of `matches` matches saves them: `path` itself for one match; for more,
+    one file a match (a .mat file holds one match), numbered from 1 before the suffix with
+    as many digits as the count has (``m.mat``, 12 matches: ``m-01.mat`` ... ``m-12.mat``).
+    ValueError (one line) unless every one may be written (``atomic.output_target``)."""
+    base = Path(path)
+    if matches == 1:
+        paths = [base]
+    else:
+        width = len(str(matches))
+        paths = [base.with_name(f"{base.stem}-{i:0{width}d}{base.suffix}")
+                 for i in range(1, matches + 1)]
+    if os.path.isdir(base):
+        raise ValueError(f"{os.fspath(path)} is a directory: give a file name (FILE.mat)")
+    for p in paths:
+        output_target(p)
+    return paths
+
+
+def write_saved(texts: Sequence[str], path: str | os.PathLike, matches: int) -> list[str]:
+    """Write the .mat texts of a run of `matches` matches (the first len(texts) of the
+    ``save_paths``: an interrupted run saves the matches it reports), each in one step;
+    returns the paths written."""
+    paths = save_paths(path, matches)[:len(texts)]
+    for p, text in zip(paths, texts):
+        write_mat_text(text, p)
+    return [os.fspath(p) for p in paths]

@@ -230,12 +230,13 @@ cdef inline bint wants_double(int action) noexcept nogil:
 
 
 cdef int cube_turn(const Board* b, int side, const GameOptions* opt, CubeState* s,
-                   double* p, bint* have_p) noexcept nogil:
+                   double* p, bint* have_p, GameLog* log=NULL) noexcept nogil:
     """The cube action before `side` rolls: double?, then take (or beaver) or pass.
     Returns the points the doubler wins by a pass, else 0.  `p` holds the net's
     probabilities for this board once `have_p` is set: one evaluation serves every
     branch and both players.  In a match, the neural players judge a position of the
-    solved bear-off region (opt.region) by its exact values."""
+    solved bear-off region (opt.region) by its exact values.  `log`: the actions are
+    recorded there (_match_log.pxi)."""
     cdef CubeAnalysis mine, theirs, exact
     cdef int doubler = opt.players[side], taker = opt.players[side ^ 1]
     cdef double x = 0.0
@@ -261,13 +262,17 @@ cdef int cube_turn(const Board* b, int side, const GameOptions* opt, CubeState* 
         theirs = exact
     else:
         cube_view(b, taker, p, x, s, opt.bearoff, &theirs)
+    log_add(log, LOG_DOUBLE, side, 0, 0, 2 * s.value, 0, NULL)
     if theirs.dt > theirs.dp:
+        log_add(log, LOG_DROP, side ^ 1, 0, 0, 0, 0, NULL)
         return s.value                      # pass: the doubler wins the cube's value
     if (s.beaver and not cube_is_match(s) and theirs.dt < 0.0
             and 4 * s.value <= s.max_value):
         s.value *= 4                        # R23 beaver: the taker redoubles, keeping the cube
+        log_add(log, LOG_BEAVER, side ^ 1, 0, 0, s.value, 0, NULL)
     else:
         s.value *= 2
+        log_add(log, LOG_TAKE, side ^ 1, 0, 0, 0, 0, NULL)
     s.owner = CUBE_THEIRS
     return 0
 
@@ -313,8 +318,9 @@ cdef int neural_choose_cubeful(const GameOptions* opt, const MoveGen* g, int n,
 
 
 cdef GameResult play_game(MoveGen* g, const Board* start, const GameOptions* opt, Rng* rng,
-                          const int8_t* forced, int n_forced) noexcept nogil:
-    """Play one game from `start` (player 0 on roll) to its end or its truncation."""
+                          const int8_t* forced, int n_forced, GameLog* log=NULL) noexcept nogil:
+    """Play one game from `start` (player 0 on roll) to its end or its truncation; `log`
+    (or NULL) records its plays and cube actions (_match_log.pxi)."""
     cdef Board b = start[0]
     cdef int side = 0
     cdef int d1, d2, n, k, passed
@@ -367,7 +373,7 @@ cdef GameResult play_game(MoveGen* g, const Board* start, const GameOptions* opt
             for k in range(opt.n_branches):
                 if done[k]:
                     continue
-                passed = cube_turn(&b, side, opt, &cube[k], p, &have_p)
+                passed = cube_turn(&b, side, opt, &cube[k], p, &have_p, log)
                 r.cube[k] = cube[k].value
                 if passed:
                     done[k] = True
@@ -405,6 +411,7 @@ cdef GameResult play_game(MoveGen* g, const Board* start, const GameOptions* opt
                     break
         b = g.out[choose_play(g, &b, n, opt.players[side], opt, rng, table if opt.vr else NULL,
                               priced, reply_prices if priced != NULL else NULL, live, side)]
+        log_add(log, LOG_PLAY, side, d1, d2, 0, 0, &b)
         r.plies += 1
         if b.c[0][0] == 15:
             k = loser_result(&b, opt.backgammons)

@@ -46,9 +46,10 @@ ctypedef struct MatchOptions:
 
 
 cdef inline int tavli_variant_game(VarGen* v, int kind, int starter, const MatchOptions* m,
-                                   Rng* rng) noexcept nogil:
+                                   Rng* rng, GameLog* log=NULL) noexcept nogil:
     """One Plakoto (kind 1) or Fevga (kind 2) game of a tavli match from the start, the
-    starter on roll (his first roll may be a double, T3); its outcome for the starter."""
+    starter on roll (his first roll may be a double, T3); its outcome for the starter.
+    `log` (or NULL) records its plays."""
     cdef Board start
     cdef int players[2]
     cdef int plies = 0
@@ -59,7 +60,7 @@ cdef inline int tavli_variant_game(VarGen* v, int kind, int starter, const Match
     players[1] = m.variant_players[starter ^ 1]
     return play_variant_game(v, &start, 0, GAME_PLAKOTO if kind == 1 else GAME_FEVGA,
                              m.variant_options[kind - 1], players, rng, &plies, NULL, 0,
-                             &m.vnn)
+                             &m.vnn, log)
 
 
 cdef const _MDP* match_region(const MatchOptions* m, const BearoffDB* db, MoveGen* g,
@@ -82,7 +83,8 @@ cdef const _MDP* match_region(const MatchOptions* m, const BearoffDB* db, MoveGe
 
 cdef bint play_match(MoveGen* g, VarGen* v, const Board* start, GameOptions* opt,
                      const int* players, const MatchOptions* m, Rng* rng,
-                     int64_t* tally, const int64_t* control=NULL) noexcept nogil:
+                     int64_t* tally, const int64_t* control=NULL,
+                     GameLog* log=NULL) noexcept nogil:
     """Play one match between players[0] (A) and players[1] (B) and add it to `tally`.
     Returns False if the run's stop flag (`control`, _control.pxi) came up between two of
     its games: the match was left unfinished, and `tally` holds a part of it.
@@ -94,6 +96,8 @@ cdef bint play_match(MoveGen* g, VarGen* v, const Board* start, GameOptions* opt
     without the cube; a Plakoto draw (P6) is replayed with the same starter and counts as
     no game in the rotation, or with `draw_ends_game` ends that game with no points and
     the same starter for the next.
+    `log` (or NULL) records the match: its start, each game's start, plays, cube actions and
+    end (_match_log.pxi).
     """
     cdef int score[2]
     cdef int starter = <int>rng_below(rng, 2), winner, k, points, games = 0, kind = 0, vo
@@ -104,15 +108,18 @@ cdef bint play_match(MoveGen* g, VarGen* v, const Board* start, GameOptions* opt
     opt.n_branches = 1
     opt.stop_on_pass = True
     opt.truncate = False
+    log_add(log, LOG_MATCH, 0, 1 if m.post_crawford else 0, 0, score[0], score[1], NULL)
     while score[0] < m.length and score[1] < m.length:
         if games and stop_asked(control):
             return False
         if kind != 0:
-            vo = tavli_variant_game(v, kind, starter, m, rng)
+            log_add(log, LOG_GAME, starter, 0, 0, kind, 0, NULL)
+            vo = tavli_variant_game(v, kind, starter, m, rng, log)
             if vo == V_FAILED:
                 tally[MT_GAMES] = -1
                 return True
             if vo == V_DRAW:
+                log_add(log, LOG_END, -1, 0, 0, 0, 0, NULL)
                 tally[MT_DRAWS] += 1
                 tally[MT_CUBE] += 1             # a game without the cube: its cube is 1
                 games += 1
@@ -147,7 +154,8 @@ cdef bint play_match(MoveGen* g, VarGen* v, const Board* start, GameOptions* opt
             opt.region = NULL
             if has_probabilities(opt.players[0]) or has_probabilities(opt.players[1]):
                 opt.region = match_region(m, opt.bearoff, g, &opt.cube[0])
-            r = play_game(g, start, opt, rng, NULL, 0)
+            log_add(log, LOG_GAME, starter, 1 if crawford else 0, 0, 0, 0, NULL)
+            r = play_game(g, start, opt, rng, NULL, 0, log)
             if r.outcome == FAILED:
                 tally[MT_GAMES] = -1
                 return True
@@ -160,6 +168,7 @@ cdef bint play_match(MoveGen* g, VarGen* v, const Board* start, GameOptions* opt
             else:
                 k = r.outcome if r.outcome < LOSE_SINGLE else r.outcome - LOSE_SINGLE
                 tally[(MT_SINGLE_A if winner == 0 else MT_SINGLE_B) + k] += 1
+        log_add(log, LOG_END, winner, 0, 0, points, 0, NULL)
         score[winner] += points
         tally[MT_POINTS_A + winner] += points
         tally[MT_TYPE + 5 * kind] += 1

@@ -10,7 +10,7 @@ def run_matches(const int8_t[:, ::1] board, Py_ssize_t n_matches, int length, in
                 int fevga_options=0, bint plakoto_draw_ends_game=False,
                 VariantNet plakoto_net=None, VariantNet fevga_net=None,
                 cubeful_play=(False, False), MatchBearoffRegions regions=None,
-                int64_t[::1] control=None):
+                int64_t[::1] control=None, bint record=False):
     """Play n_matches matches to `length` points from the score (score_a, score_b).
 
     Every Portes game starts from `board` (the starting position).  max_cube = 1 plays
@@ -32,6 +32,9 @@ def run_matches(const int8_t[:, ::1] board, Py_ssize_t n_matches, int length, in
     `control` (int64[2], see _control.pxi): the loop stops once control[0] is set, before
     a match or between two games of one (that match is then dropped), returning the tallies
     of the matches played, and adds one to control[1] after each match.
+    `record`: also return the record of the matches played (the unfinished one dropped), as
+    (tallies, entries): a structured array of LOG_ENTRY_DTYPE, one row a LogEntry
+    (_match_log.pxi), which jobs/match_record.py turns into match records.
     """
     cdef Board b
     _load_board(board, &b)
@@ -107,6 +110,11 @@ def run_matches(const int8_t[:, ::1] board, Py_ssize_t n_matches, int length, in
     cdef Py_ssize_t i
     cdef bint failed = False
     cdef int64_t before[N_MATCH_TALLIES]
+    cdef GameLog log
+    cdef GameLog* plog = &log if record else NULL
+    cdef int64_t logged = 0
+    cdef uint8_t[::1] raw
+    memset(&log, 0, sizeof(GameLog))
     try:
         cache = _search_scratch(&opt, net, player_a, player_b)
         if tavli:
@@ -118,21 +126,41 @@ def run_matches(const int8_t[:, ::1] board, Py_ssize_t n_matches, int length, in
                 if stop_asked(ctl):
                     break
                 memcpy(before, &t[0], sizeof(before))
-                if not play_match(g, v, &b, &opt, players, &m, &rng, &t[0], ctl):
+                logged = log.n
+                if not play_match(g, v, &b, &opt, players, &m, &rng, &t[0], ctl, plog):
                     memcpy(&t[0], before, sizeof(before))   # the unfinished match: dropped
+                    log.n = logged
                     break
                 if t[MT_GAMES] < 0:
                     failed = True
                     break
                 count_game(ctl)
+        if record:
+            if log.failed:
+                raise MemoryError("out of memory for the record of the matches")
+            if LOG_ENTRY_DTYPE.itemsize != sizeof(LogEntry):
+                raise RuntimeError("LOG_ENTRY_DTYPE does not match the C LogEntry")
+            entries = np.zeros(log.n, dtype=LOG_ENTRY_DTYPE)
+            if log.n:
+                raw = entries.view(np.uint8)
+                memcpy(&raw[0], log.e, log.n * sizeof(LogEntry))
     finally:
         free(g)
         free(v)
         free(m.vnn.scratch)
         free(opt.scratch)
+        free(log.e)
     if failed:
         raise RuntimeError("a game did not finish (corrupt position?)")
-    return tally
+    return (tally, entries) if record else tally
+
+
+#: The numpy layout of a LogEntry (_match_log.pxi), the rows run_matches(record=True) returns.
+LOG_ENTRY_DTYPE = np.dtype([("kind", np.int8), ("side", np.int8), ("d1", np.int8),
+                            ("d2", np.int8), ("a", np.int32), ("b", np.int32),
+                            ("board", np.int8, (2, 26))], align=True)
+LOG_KINDS = {"match": LOG_MATCH, "game": LOG_GAME, "play": LOG_PLAY, "double": LOG_DOUBLE,
+             "take": LOG_TAKE, "beaver": LOG_BEAVER, "drop": LOG_DROP, "end": LOG_END}
 
 
 cdef class MatchBearoffRegions:

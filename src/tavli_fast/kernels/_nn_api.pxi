@@ -156,7 +156,7 @@ cdef class NeuralNet:
             raise ValueError("plays must have shape (n, 2, 26)")
         out = np.empty(n, dtype=np.float64)
         cdef double[::1] o = out
-        base = <NNBase*>calloc(1, sizeof(NNBase))
+        base = <NNBase*>malloc(sizeof(NNBase))     # nn_base_prepare writes what is read
         if base == NULL:
             raise MemoryError()
         try:

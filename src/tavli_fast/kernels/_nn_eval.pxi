@@ -209,9 +209,9 @@ cdef inline void _nn_delta_side(tf_rows* r, const int8_t* old, const int8_t* new
         if spare:
             _rows_put(r, u + 3, 0.5 * spare)
     if old[OFF] != new[OFF]:
-        _rows_put(r, base + NN_OFF_UNIT, (new[OFF] - old[OFF]) / 15.0)
+        _rows_put(r, base + NN_OFF_UNIT, _nn_ratio(NN_BY15, NN_RATIO_SIZE, new[OFF] - old[OFF], 15.0))
     if dpips:
-        _rows_put(r, base + NN_PIP_UNIT, dpips / 167.0)
+        _rows_put(r, base + NN_PIP_UNIT, _nn_ratio(NN_BY167, NN_RATIO_SIZE, dpips, 167.0))
 
 
 cdef void nn_play_probs(const NeuralNetC* net, const NNBase* base, const Board* after,

@@ -85,31 +85,11 @@ cdef inline int _nn_shots(uint64_t blots, uint64_t made, uint64_t hitters,
     only on points outside `made` (all masks in the blots' owner's numbering, where the
     hitters move up; bit 0 is the hitters' bar).  If `loss` is not NULL it receives the
     sum over the 36 rolls of the most pips a hit costs the owner (25 - the lowest point
-    hit).  Branch-free over the rolls: a roll that hits nothing adds 25 - 25 to the loss
-    (the blots are on points 1..24, so bit 25 stands in for "no hit")."""
-    cdef int a, b, k, count = 0, lost = 0
-    cdef uint64_t step, hit, via, none = (<uint64_t>1) << 25
-    if loss != NULL:
-        loss[0] = 0
-    if blots == 0:
-        return 0
-    for a in range(1, 7):
-        # a-a: up to four steps of a, each landing spot checked before it must be open.
-        step = hitters
-        hit = 0
-        for k in range(4):
-            step = step << a
-            hit |= step & blots
-            step &= ~made
-        count += hit != 0
-        if loss != NULL:
-            lost += 25 - tf_ctz64(hit | none)
-        for b in range(a + 1, 7):
-            via = ((hitters << a) & ~made) << b | ((hitters << b) & ~made) << a
-            hit = ((hitters << a) | (hitters << b) | via) & blots
-            count += 2 * (hit != 0)
-            if loss != NULL:
-                lost += 2 * (25 - tf_ctz64(hit | none))
+    hit).  A double moves up to four steps, each landing spot checked before it must be
+    open; the rolls are taken side by side, one a vector lane (tf_shot_rolls)."""
+    cdef int lost = 0, count = 0
+    if blots != 0:
+        count = tf_shot_rolls(<uint32_t>blots, <uint32_t>made, <uint32_t>hitters, &lost)
     if loss != NULL:
         loss[0] = lost
     return count
@@ -118,25 +98,51 @@ cdef inline int _nn_shots(uint64_t blots, uint64_t made, uint64_t hitters,
 cdef inline int _nn_escapes(int rear, uint64_t blocks, int reach) noexcept nogil:
     """Of the 36 rolls, how many let one checker on point `rear` get below the lowest of
     the points `blocks` at most `reach` pips in front of it (all in the mover's numbering,
-    moving down), every landing spot open; 36 when no block is that near."""
+    moving down), every landing spot open; 36 when no block is that near.  The rolls side
+    by side, as for the shots (tf_escape_rolls)."""
     cdef uint64_t front = (blocks & (((<uint64_t>1) << rear) - 1)
                            & ~(((<uint64_t>1) << (rear - reach if rear > reach else 0)) - 1))
-    cdef uint64_t start = (<uint64_t>1) << rear, target, step, hit, via
-    cdef int a, b, k, count = 0
+    cdef uint64_t target
     if front == 0:
         return 36
     target = (((<uint64_t>1) << tf_ctz64(front)) - 1) & ~blocks & ~(<uint64_t>1)
-    for a in range(1, 7):
-        step = start
-        hit = 0
-        for k in range(4):
-            step = (step >> a) & ~blocks
-            hit |= step & target
-        count += hit != 0
-        for b in range(a + 1, 7):
-            via = (((start >> a) & ~blocks) >> b) | (((start >> b) & ~blocks) >> a)
-            count += 2 * ((((start >> a) | (start >> b) | via) & target) != 0)
-    return count
+    return tf_escape_rolls(<uint32_t>1 << rear, <uint32_t>blocks, <uint32_t>target)
+
+
+# The hand features' and the pips' fractions, k / d for the integers k they are made of, looked
+# up instead of divided (a division costs as much as the rest of a feature): the same numbers,
+# as the tables hold the same divisions.
+cdef enum:
+    NN_RATIO_SIZE = 400         # 0..399 covers 15 checkers x 26 pips
+cdef double NN_BY6[NN_RATIO_SIZE]
+cdef double NN_BY15[NN_RATIO_SIZE]
+cdef double NN_BY36[NN_RATIO_SIZE]
+cdef double NN_BY167[NN_RATIO_SIZE]
+cdef double NN_BY864[NN_RATIO_SIZE * 3]     # the pip loss: up to 36 x 24
+
+
+cdef void _nn_fill_ratios() noexcept nogil:
+    cdef int k
+    for k in range(NN_RATIO_SIZE):
+        NN_BY6[k] = k / 6.0
+        NN_BY15[k] = k / 15.0
+        NN_BY36[k] = k / 36.0
+        NN_BY167[k] = k / 167.0
+    for k in range(NN_RATIO_SIZE * 3):
+        NN_BY864[k] = k / (36.0 * 24.0)
+
+
+_nn_fill_ratios()
+
+
+cdef inline double _nn_ratio(const double* table, int size, int k, double d) noexcept nogil:
+    """k / d by `table` (of `size` entries k / d, k = 0..size - 1), for either sign of k
+    (the division rounds -k / d to -(k / d)); divided when k is out of its range."""
+    if 0 <= k < size:
+        return table[k]
+    if -size < k < 0:
+        return -table[-k]
+    return k / d
 
 
 # NN_WINDOW_ESCAPES[w]: of the 36 rolls, how many take a checker past every made point in the
@@ -192,29 +198,29 @@ cdef inline void _nn_features_of_masks(const NNMasks* m, const int8_t* on_roll,
     for s in range(2):
         # In side s's numbering the opponent's checkers are its mirror masks.
         blots = m[s].occupied & ~m[s].made & ~((<uint64_t>1) << 25)
-        f[NN_SHOTS_UNIT - NN_BASE_INPUTS + 2 * s] = _nn_shots(
-            blots, m[s].made, m[1 - s].occupied_mirror, &lost if extra else NULL) / 36.0
+        f[NN_SHOTS_UNIT - NN_BASE_INPUTS + 2 * s] = NN_BY36[_nn_shots(
+            blots, m[s].made, m[1 - s].occupied_mirror, &lost if extra else NULL)]
         if extra:
-            f[NN_PIPLOSS_UNIT - NN_BASE_INPUTS + 3 * s] = lost / (36.0 * 24.0)
+            f[NN_PIPLOSS_UNIT - NN_BASE_INPUTS + 3 * s] = NN_BY864[lost]
         rear[s] = 63 - tf_clz64(m[s].occupied) if m[s].occupied else 0
         run = m[1 - s].made_mirror & (((<uint64_t>1) << rear[s]) - 1)
         length = 0
         for k in range(7):              # a side's 15 checkers make at most 7 points
             length += run != 0
             run &= run << 1
-        f[NN_PRIME_UNIT - NN_BASE_INPUTS + 2 * s] = length / 6.0
+        f[NN_PRIME_UNIT - NN_BASE_INPUTS + 2 * s] = NN_BY6[length]
         if extra:
             f[NN_ESCAPE_UNIT - NN_BASE_INPUTS + 3 * s] = (
-                _nn_escapes(rear[s], m[1 - s].made_mirror, rear[s]) / 36.0 if rear[s] else 0.0)
+                NN_BY36[_nn_escapes(rear[s], m[1 - s].made_mirror, rear[s])] if rear[s] else 0.0)
             # Entering from the bar (25) with die d lands on 25 - d: points 19..24.
             home = m[1 - s].made_mirror & ((<uint64_t>0x3F) << 19)
             open_points = 6 - tf_popcount64(home)
             f[NN_DANCE_UNIT - NN_BASE_INPUTS + 3 * s] = (
-                (6 - open_points) * (6 - open_points) / 36.0
+                NN_BY36[(6 - open_points) * (6 - open_points)]
                 if m[s].occupied & ((<uint64_t>1) << 25) else 0.0)
         if timing:
             f[NN_CONTAIN_UNIT - NN_BASE_INPUTS + 3 * s] = (
-                _nn_containment(m[1 - s].made_mirror) / 36.0)
+                NN_BY36[_nn_containment(m[1 - s].made_mirror)])
             # The opponent's rearmost checker on q (side s's numbering; 0 on its bar, 26 when
             # it has none left): a checker of side s on p >= q has p - q + 1 pips to go past it.
             q = tf_ctz64(m[1 - s].occupied_mirror) if m[1 - s].occupied else 26
@@ -228,8 +234,8 @@ cdef inline void _nn_features_of_masks(const NNMasks* m, const int8_t* on_roll,
                     broken += row[p] * (p - q + 1)
                 else:
                     past += row[p] * p
-            f[NN_BREAK_UNIT - NN_BASE_INPUTS + 3 * s] = broken / 167.0
-            f[NN_FREEPIP_UNIT - NN_BASE_INPUTS + 3 * s] = past / 167.0
+            f[NN_BREAK_UNIT - NN_BASE_INPUTS + 3 * s] = _nn_ratio(NN_BY167, NN_RATIO_SIZE, broken, 167.0)
+            f[NN_FREEPIP_UNIT - NN_BASE_INPUTS + 3 * s] = _nn_ratio(NN_BY167, NN_RATIO_SIZE, past, 167.0)
     # Contact: the opponent's rearmost checker (lowest in my numbering) is behind my rearmost.
     f[NN_CONTACT_UNIT - NN_BASE_INPUTS] = (
         1.0 if m[0].occupied and m[1].occupied and tf_ctz64(m[1].occupied_mirror) < rear[0]
@@ -324,9 +330,9 @@ cdef inline void _nn_rows_side(tf_rows* r, const int8_t* row, int base, NNMasks*
         pips += 25 * n
         _rows_put(r, base + NN_BAR_UNIT, n * 0.5)
     if row[OFF] > 0:
-        _rows_put(r, base + NN_OFF_UNIT, row[OFF] / 15.0)
+        _rows_put(r, base + NN_OFF_UNIT, _nn_ratio(NN_BY15, NN_RATIO_SIZE, row[OFF], 15.0))
     if pips > 0:
-        _rows_put(r, base + NN_PIP_UNIT, pips / 167.0)
+        _rows_put(r, base + NN_PIP_UNIT, _nn_ratio(NN_BY167, NN_RATIO_SIZE, pips, 167.0))
 
 
 cdef inline int nn_features_of(const NeuralNetC* net) noexcept nogil:

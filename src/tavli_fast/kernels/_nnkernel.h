@@ -194,5 +194,126 @@ static void TF_(sigmoid_many)(const float* x, float* y, long n) {
     }
 }
 
+/* The hand features' counts over the 21 rolls (_nn_inputs.pxi _nn_shots, _nn_escapes).
+   Masks are of bits 0..25 and only move by shifts of up to 24 pips away from the bits they
+   are tested against, so 32-bit words give the integers of 64-bit ones exactly.  With AVX2
+   the rolls go side by side, one a lane: the 15 non-doubles in two vectors of 8 (tf_pair_*,
+   the 16th lane idle), the 6 doubles in a third (tf_double_*); the baseline takes them one
+   by one (its variable shifts would be lane by lane anyway).  Both count the same integers. */
+#if defined(__AVX2__)
+typedef unsigned int TF_(u8) __attribute__((vector_size(32)));
+typedef int TF_(i8) __attribute__((vector_size(32)));
+typedef float TF_(f8) __attribute__((vector_size(32)));
+
+/* 25 - the index of the lowest set bit of each lane of x (non-zero, below 2^31), by the
+   exponent of that bit converted to float (exact for a power of two); 0 in idle lanes. */
+#define TF_LOST(x, live) \
+    ((25 - (((TF_(i8))__builtin_convertvector((TF_(i8))((x) & -(x)), TF_(f8)) >> 23) - 127)) & (live))
+#define TF_SUM8(v) ((((v)[0] + (v)[1]) + ((v)[2] + (v)[3])) + (((v)[4] + (v)[5]) + ((v)[6] + (v)[7])))
+
+/* How many of the 36 rolls let a checker of `hitters` (moving up) land on `blots`, stopping
+   only on points outside `made`; *loss = the sum over them of 25 - the lowest point hit. */
+static inline int TF_(shot_rolls)(unsigned blots, unsigned made, unsigned hitters, int* loss) {
+    const TF_(u8) zero = {0};
+    const TF_(u8) b = zero + blots, open = zero + ~made, h = zero + hitters;
+    const TF_(u8) none = zero + (1u << 25);
+    TF_(i8) hits2 = {0}, lost2 = {0}, hits1, lost1;
+    TF_(u8) hit, step;
+    for (int k = 0; k < 2; k++) {
+        TF_(u8) da = *(const TF_(u8)*)(tf_pair_a + 8 * k), db = *(const TF_(u8)*)(tf_pair_b + 8 * k);
+        TF_(i8) live = *(const TF_(i8)*)(tf_pair_live + 8 * k);
+        TF_(u8) ha = h << da, hb = h << db;
+        hit = (ha | hb | ((ha & open) << db) | ((hb & open) << da)) & b;
+        hits2 -= (TF_(i8))(hit != 0) & live;
+        step = hit | none;
+        lost2 += TF_LOST(step, live);
+    }
+    const TF_(u8) d = *(const TF_(u8)*)tf_double_die;
+    const TF_(i8) live = *(const TF_(i8)*)tf_double_live;
+    step = h;
+    hit = zero;
+    for (int k = 0; k < 4; k++) {           /* each landing spot open before the next step */
+        step = step << d;
+        hit |= step & b;
+        step &= open;
+    }
+    hits1 = -((TF_(i8))(hit != 0) & live);
+    step = hit | none;
+    lost1 = TF_LOST(step, live);
+    *loss = 2 * TF_SUM8(lost2) + TF_SUM8(lost1);
+    return 2 * TF_SUM8(hits2) + TF_SUM8(hits1);
+}
+
+/* How many of the 36 rolls take one checker from `start` (one bit; moving down) onto
+   `target`, every landing spot outside `blocks`. */
+static inline int TF_(escape_rolls)(unsigned start, unsigned blocks, unsigned target) {
+    const TF_(u8) zero = {0};
+    const TF_(u8) s = zero + start, open = zero + ~blocks, t = zero + target;
+    TF_(i8) hits2 = {0}, hits1;
+    TF_(u8) hit, step;
+    for (int k = 0; k < 2; k++) {
+        TF_(u8) da = *(const TF_(u8)*)(tf_pair_a + 8 * k), db = *(const TF_(u8)*)(tf_pair_b + 8 * k);
+        TF_(i8) live = *(const TF_(i8)*)(tf_pair_live + 8 * k);
+        TF_(u8) sa = s >> da, sb = s >> db;
+        hit = (sa | sb | ((sa & open) >> db) | ((sb & open) >> da)) & t;
+        hits2 -= (TF_(i8))(hit != 0) & live;
+    }
+    const TF_(u8) d = *(const TF_(u8)*)tf_double_die;
+    step = s;
+    hit = zero;
+    for (int k = 0; k < 4; k++) {
+        step = (step >> d) & open;
+        hit |= step & t;
+    }
+    hits1 = -((TF_(i8))(hit != 0) & *(const TF_(i8)*)tf_double_live);
+    return 2 * TF_SUM8(hits2) + TF_SUM8(hits1);
+}
+#undef TF_LOST
+#undef TF_SUM8
+#else
+static inline int TF_(shot_rolls)(unsigned blots, unsigned made, unsigned hitters, int* loss) {
+    unsigned step, hit, via, none = 1u << 25;
+    int count = 0, lost = 0;
+    for (unsigned a = 1; a <= 6; a++) {
+        step = hitters;
+        hit = 0;
+        for (int k = 0; k < 4; k++) {
+            step <<= a;
+            hit |= step & blots;
+            step &= ~made;
+        }
+        count += hit != 0;
+        lost += 25 - __builtin_ctz(hit | none);
+        for (unsigned b = a + 1; b <= 6; b++) {
+            via = ((hitters << a) & ~made) << b | ((hitters << b) & ~made) << a;
+            hit = ((hitters << a) | (hitters << b) | via) & blots;
+            count += 2 * (hit != 0);
+            lost += 2 * (25 - __builtin_ctz(hit | none));
+        }
+    }
+    *loss = lost;
+    return count;
+}
+
+static inline int TF_(escape_rolls)(unsigned start, unsigned blocks, unsigned target) {
+    unsigned step, hit, via;
+    int count = 0;
+    for (unsigned a = 1; a <= 6; a++) {
+        step = start;
+        hit = 0;
+        for (int k = 0; k < 4; k++) {
+            step = (step >> a) & ~blocks;
+            hit |= step & target;
+        }
+        count += hit != 0;
+        for (unsigned b = a + 1; b <= 6; b++) {
+            via = ((start >> a) & ~blocks) >> b | ((start >> b) & ~blocks) >> a;
+            count += 2 * (((start >> a | start >> b | via) & target) != 0);
+        }
+    }
+    return count;
+}
+#endif
+
 #undef TF_LANES
 #undef TF_PARTS

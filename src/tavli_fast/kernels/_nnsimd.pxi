@@ -1,6 +1,7 @@
 # Single-precision vector kernels of the fast neural evaluator (_neural.pxi): the
 # hidden-layer row sums, a fast sigmoid, and the output layer fused with the hidden
-# sigmoids.  Included by _neural.pxi; the kernels themselves are in _nnkernel.h.
+# sigmoids; and the hand features' counts over the 21 rolls (integers, one roll a lane
+# with AVX2).  Included by _neural.pxi; the kernels themselves are in _nnkernel.h.
 #
 # The hidden units are taken 32 at a time (16 for a remainder), their sums held in
 # registers while the rows of all the active inputs are added, then passed through the
@@ -29,6 +30,17 @@ cdef extern from *:
     static inline void tf_scaled_values(const tf_rows* r, float* vals) {
         for (int a = 0; a < r->n_scaled; a++) vals[a] = (float)r->val[a];
     }
+
+    /* The rolls of the hand features' counts, one a lane (_nnkernel.h shot_rolls): the
+       15 non-doubles a < b (and an idle lane), the 6 doubles (and two idle lanes). */
+    static const unsigned tf_pair_a[16] __attribute__((aligned(32))) =
+        {1, 1, 1, 1, 1, 2, 2, 2, 2, 3, 3, 3, 4, 4, 5, 1};
+    static const unsigned tf_pair_b[16] __attribute__((aligned(32))) =
+        {2, 3, 4, 5, 6, 3, 4, 5, 6, 4, 5, 6, 5, 6, 6, 1};
+    static const int tf_pair_live[16] __attribute__((aligned(32))) =
+        {-1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, 0};
+    static const unsigned tf_double_die[8] __attribute__((aligned(32))) = {1, 2, 3, 4, 5, 6, 1, 1};
+    static const int tf_double_live[8] __attribute__((aligned(32))) = {-1, -1, -1, -1, -1, -1, 0, 0};
 
     #define TF_SFX base
     #include "kernels/_nnkernel.h"
@@ -72,6 +84,20 @@ cdef extern from *:
         forward_base(init, w1, hp, r, w2, b2, out);
     }
 
+    static int tf_shot_rolls(unsigned blots, unsigned made, unsigned hitters, int* loss) {
+    #if TF_HAVE_AVX2
+        if (tf_simd_avx2) return shot_rolls_avx2(blots, made, hitters, loss);
+    #endif
+        return shot_rolls_base(blots, made, hitters, loss);
+    }
+
+    static int tf_escape_rolls(unsigned start, unsigned blocks, unsigned target) {
+    #if TF_HAVE_AVX2
+        if (tf_simd_avx2) return escape_rolls_avx2(start, blocks, target);
+    #endif
+        return escape_rolls_base(start, blocks, target);
+    }
+
     static void tf_sigmoid_many(const float* x, float* y, long n) {
     #if TF_HAVE_AVX2
         if (tf_simd_avx2) { sigmoid_many_avx2(x, y, n); return; }
@@ -91,6 +117,8 @@ cdef extern from *:
     void tf_forward(const float* init, const float* w1, int hp, const tf_rows* r,
                     const float* w2, const float* b2, double* out) noexcept nogil
     void tf_sigmoid_many(const float* x, float* y, long n) noexcept nogil
+    int tf_shot_rolls(uint32_t blots, uint32_t made, uint32_t hitters, int* loss) noexcept nogil
+    int tf_escape_rolls(uint32_t start, uint32_t blocks, uint32_t target) noexcept nogil
 
 
 import os as _os

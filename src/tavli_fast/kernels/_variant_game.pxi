@@ -144,13 +144,14 @@ cdef int variant_choose(VarGen* v, const Board* before, int n, int player, int g
 cdef int play_variant_game(VarGen* v, const Board* start, uint32_t start_pinned, int game,
                            int options, const int* players, Rng* rng, int* plies,
                            const int8_t* forced, int n_forced,
-                           const VNPlayers* nn=NULL) noexcept nogil:
+                           const VNPlayers* nn=NULL, GameLog* log=NULL) noexcept nogil:
     """One game from `start` (player 0 on roll); returns its outcome for player 0.
 
     forced[2j:2j+2] (j < n_forced) are the dice of turn j (a 0 pair rolls normally): the
     stratified first rolls of a rollout and the common dice of the opening statistics.
     Any first roll may be a double (T3: the starter rolls both dice again).  `nn`: the
-    nets of the neural players (VPLAYER_NEURAL*), NULL when there are none."""
+    nets of the neural players (VPLAYER_NEURAL*), NULL when there are none.  `log` (or
+    NULL) records each play (_match_log.pxi)."""
     cdef Board b = start[0]
     cdef uint32_t pinned = start_pinned         # the mover's pinned checkers
     cdef uint32_t opp_pinned
@@ -162,6 +163,7 @@ cdef int play_variant_game(VarGen* v, const Board* start, uint32_t start_pinned,
             return V_FAILED
         i = variant_choose(v, &b, n, players[side], game, pinned, options, nn, rng)
         b = v.g.out[i]
+        log_add(log, LOG_PLAY, side, d1, d2, 0, 0, &b)
         opp_pinned = plakoto_pins_after(&b, pinned) if game == GAME_PLAKOTO else 0
         end = variant_end(&b, game, pinned, opp_pinned)
         if end:

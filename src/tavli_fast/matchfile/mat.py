@@ -22,7 +22,12 @@ that cannot be played has nothing after the colon. Cube actions are ``Doubles =>
 When a line holds one action, its column says whose it is.
 
 tavli_fast's extension: a header line ``; [Variation "Plakoto"]`` (or ``"Fevga"``) says the
-games are Plakoto or Fevga, their moves in the same text in the game's own numbering.
+games are Plakoto or Fevga, their moves in the same text in the game's own numbering;
+``"Portes"``: backgammon by the portes rules (no cube, no backgammons, any opening roll);
+``"Tavli"``: a tavli match (T1-T3), each game naming its game on a line ``; [Game "Fevga"]``
+after its ``Game N`` line (a Plakoto game drawn by two pinned mothers has no ``Wins`` line).
+A header line ``; [Crawford "Played"]`` says the Crawford game was played before the file's
+first game (a match saved from a post-Crawford score).
 eXtreme Gammon writes the same header line with "Backgammon", "Nackgammon" or
 "Hypergammon"; no program we know writes Plakoto or Fevga there, and the other programs will
 not import such a file.
@@ -39,10 +44,14 @@ from pathlib import Path
 from ..run.atomic import atomic_file
 from .model import Action, GameRecord, MatchFileError, MatchRecord
 
-__all__ = ["read_mat", "parse_mat", "format_mat", "write_mat", "GAMES"]
+__all__ = ["read_mat", "parse_mat", "format_mat", "write_mat", "write_mat_text", "GAMES", "TAVLI_GAMES"]
 
 #: The games a header may name (``; [Variation "..."]``), by their names in the file.
-GAMES = {"backgammon": "backgammon", "plakoto": "plakoto", "fevga": "fevga"}
+GAMES = {"backgammon": "backgammon", "portes": "portes", "plakoto": "plakoto", "fevga": "fevga",
+         "tavli": "tavli"}
+
+#: The games a game of a tavli record may name (``; [Game "..."]``).
+TAVLI_GAMES = ("portes", "plakoto", "fevga")
 
 _MATCH = re.compile(r"^\s*(\d+)\s+points?\s+match\s*(?:\(.*\))?\s*$", re.IGNORECASE)
 _GAME = re.compile(r"^\s*Game\s+(\d+)\s*$", re.IGNORECASE)
@@ -128,6 +137,8 @@ class _Reader:
         if stripped.startswith(";"):
             if self.current is None:
                 self.header(stripped)
+            elif self.game == "tavli":
+                self.game_name(number, stripped)
             return
         if self.length is None:
             m = _MATCH.match(text)
@@ -139,7 +150,7 @@ class _Reader:
         if m := _GAME.match(text):
             self.close_game()
             self.current = {"number": int(m.group(1)), "line": number, "score": None,
-                            "actions": [], "winner": None, "points": 0}
+                            "actions": [], "winner": None, "points": 0, "game": None}
             if self.current["number"] != len(self.games) + 1:
                 raise self.error(f"game {self.current['number']} follows game {len(self.games)}",
                                  number)
@@ -166,6 +177,16 @@ class _Reader:
                 raise MatchFileError(f"unknown game {m.group(2)!r} in the header (known: "
                                      f"{', '.join(GAMES)})", source=self.source)
             self.game = GAMES[name]
+
+    def game_name(self, number: int, text: str) -> None:
+        """A tavli record's ``; [Game "Plakoto"]`` line: the game this one is."""
+        m = _HEADER.match(text)
+        if m and m.group(1).lower() == "game":
+            name = m.group(2).strip().lower()
+            if name not in TAVLI_GAMES:
+                raise self.error(f"unknown game {m.group(2)!r} (a tavli match plays "
+                                 f"{', '.join(TAVLI_GAMES)})", number)
+            self.current["game"] = name   # type: ignore[index]
 
     def scores(self, number: int, text: str) -> None:
         m = _SCORES.match(text)
@@ -236,8 +257,11 @@ class _Reader:
             return
         if game["score"] is None:
             raise self.error("the game has no line of players and scores", game["line"])
+        if self.game == "tavli" and game["game"] is None:
+            raise self.error('a game of a tavli match without its \'; [Game "..."]\' line',
+                             game["line"])
         self.games.append(GameRecord(game["number"], game["score"], tuple(game["actions"]),
-                                     game["winner"], game["points"], game["line"]))
+                                     game["winner"], game["points"], game["line"], game["game"]))
 
     def record(self) -> MatchRecord:
         if self.length is None:
@@ -278,8 +302,9 @@ def format_mat(record: MatchRecord) -> str:
     width = _LEFT_WIDTH + 5
     for game in record.games:
         left = f" {record.players[0]} : {game.score[0]}"
-        out += [f" Game {game.number}", left.ljust(max(len(left) + 1, width - 1))
-                + f"{record.players[1]} : {game.score[1]}"]
+        out += [f" Game {game.number}",
+                *([f'; [Game "{game.game.capitalize()}"]'] if game.game else []),
+                left.ljust(max(len(left) + 1, width - 1)) + f"{record.players[1]} : {game.score[1]}"]
         rows: dict[int, list[str]] = {}
         for action in game.actions:
             row = rows.setdefault(action.move, ["", ""])
@@ -302,5 +327,10 @@ def format_mat(record: MatchRecord) -> str:
 def write_mat(record: MatchRecord, path: str | os.PathLike) -> None:
     """Write the record as a ``.mat`` file in one step (a reader sees the old file or the whole
     new one)."""
+    write_mat_text(format_mat(record), path)
+
+
+def write_mat_text(text: str, path: str | os.PathLike) -> None:
+    """Write ``.mat`` text (``format_mat``'s) to `path` in one step."""
     with atomic_file(path, text=True, readable=True) as f:
-        f.write(format_mat(record))
+        f.write(text)

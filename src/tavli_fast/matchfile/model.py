@@ -54,8 +54,9 @@ class Action:
 @dataclass(frozen=True)
 class GameRecord:
     """One game: its number (from 1), the score before it (left, right), its actions in
-    order, the winner (0, 1, or None if the file ends before the game does) and the points
-    won. ``line``: where the game starts in the file."""
+    order, the winner (0, 1, or None if the file ends before the game does, or a Plakoto game
+    drawn) and the points won. ``line``: where the game starts in the file. ``game``: in a
+    tavli record, the game this one is ("portes", "plakoto", "fevga"); else None."""
 
     number: int
     score: tuple[int, int]
@@ -63,13 +64,15 @@ class GameRecord:
     winner: int | None
     points: int
     line: int = 0
+    game: str | None = None
 
 
 @dataclass(frozen=True)
 class MatchRecord:
     """A match (``length`` > 0) or a money session (``length`` 0) between ``players`` (left,
-    right), game after game. ``game`` names the game played ("backgammon", or "plakoto" /
-    "fevga", a tavli_fast extension of the format). ``comments``: the header's ``;`` lines.
+    right), game after game. ``game`` names the game played ("backgammon", or "portes",
+    "plakoto", "fevga", or "tavli", whose games name their own: tavli_fast extensions of
+    the format). ``comments``: the header's ``;`` lines.
     ``source``: the file's name, for messages."""
 
     length: int

@@ -5,7 +5,9 @@ in (from the acting player's side, with the cube, the score and the dice in its 
 
 The play as written is read as single steps ``from/to`` in the mover's numbering (25 the bar,
 0 off); the position they lead to must be one of the generator's results for the roll.
-Backgammon records only: Plakoto and Fevga records are replayed by ``variant_replay.py``.
+Backgammon and Portes records (the portes rules: no cube, no backgammons, any opening roll);
+Plakoto, Fevga and tavli records are replayed by ``variant_replay.py``, which replays the
+Portes games of a tavli match here (``replay_game``).
 """
 
 from __future__ import annotations
@@ -19,7 +21,8 @@ from ..game.context import GameContext
 from ..game.position import Position
 from .model import Action, GameRecord, MatchFileError, MatchRecord
 
-__all__ = ["ReplayedAction", "ReplayedGame", "replay_match", "board_after", "game_points"]
+__all__ = ["ReplayedAction", "ReplayedGame", "replay_match", "replay_game", "board_after",
+           "game_points", "first_score", "header_flags"]
 
 _STEP_POINT = re.compile(r"^(bar|off|\d{1,2})(\*?)$", re.IGNORECASE)
 
@@ -39,12 +42,14 @@ class ReplayedAction:
 class ReplayedGame:
     """A game replayed: its record, its actions with positions, whether it was the Crawford
     game, and how it ended ("single", "gammon", "backgammon" borne off; "drop"; "resign";
-    None when the file ends before the game does)."""
+    None when the file ends before the game does); ``portes``: played by the Portes rules
+    (no cube, no backgammons)."""
 
     record: GameRecord
     actions: tuple[ReplayedAction, ...]
     crawford: bool
     ending: str | None
+    portes: bool = False
 
 
 def _point(text: str, source: str, where: dict) -> tuple[int, bool]:
@@ -90,15 +95,17 @@ def board_after(board: np.ndarray, steps: list[tuple[int, int]]) -> np.ndarray |
     return b.astype(np.int8)
 
 
-def game_points(after: Position, cube: int, jacoby: bool) -> tuple[int, str]:
+def game_points(after: Position, cube: int, jacoby: bool,
+                backgammons: bool = True) -> tuple[int, str]:
     """The points and the kind of win of a game the mover of `after` (sides not switched)
-    has just finished by bearing off his last checker (R19, R20)."""
+    has just finished by bearing off his last checker (R19, R20; without `backgammons` a
+    backgammon counts as a gammon, as in Portes)."""
     loser = after.board[1]
     if loser[0] > 0:
         return cube, "single"
     if jacoby and cube == 1:
         return cube, "single"
-    if loser[19:26].sum() > 0:
+    if backgammons and loser[19:26].sum() > 0:
         return 3 * cube, "backgammon"
     return 2 * cube, "gammon"
 
@@ -107,7 +114,8 @@ class _Game:
     """The state of one game's replay."""
 
     def __init__(self, record: MatchRecord, game: GameRecord, crawford: bool,
-                 jacoby: bool, beaver: bool):
+                 jacoby: bool, beaver: bool, portes: bool = False):
+        self.portes = portes                           # the portes rules: no cube, no backgammons
         self.match = record
         self.game = game
         self.crawford = crawford
@@ -144,13 +152,15 @@ class _Game:
         for action in self.game.actions:
             if self.ending is not None:
                 raise self.error(f"an action after the game ended ({self.ending})", action)
+            if self.portes and action.kind in ("double", "take", "drop", "beaver"):
+                raise self.error(f"'{action.kind}': Portes is played without the cube", action)
             getattr(self, "_" + action.kind)(action)
 
     def _roll(self, action: Action) -> None:
         if self.offered is not None:
             raise self.error("a roll while a double waits for its answer", action)
         if self.turn is None:
-            if action.dice[0] == action.dice[1]:   # type: ignore[index]
+            if action.dice[0] == action.dice[1] and not self.portes:   # type: ignore[index]
                 raise self.error(f"impossible dice {action.dice[0]}{action.dice[1]} for the "
                                  "opening roll (a double)", action)
             self.turn = action.player
@@ -177,7 +187,8 @@ class _Game:
         self.out.append(ReplayedAction(action, before, after))
         self.board = np.array(match.board)
         if after.is_game_over():
-            self.points, self.ending = game_points(after, self.cube, self.jacoby and not self.match.length)
+            self.points, self.ending = game_points(after, self.cube, self.jacoby and not self.match.length,
+                                                   backgammons=not self.portes)
             self.winner = action.player
 
     def _double(self, action: Action) -> None:
@@ -252,18 +263,46 @@ class _Game:
                              f"the 'Wins' line says {g.points}")
 
 
+def header_flags(record: MatchRecord) -> dict[str, str]:
+    """The header's ``; [Name "value"]`` lines, by lower-case name."""
+    return {c.split('"')[0].strip("; [").strip().lower(): c.split('"')[1]
+            for c in record.comments if c.count('"') >= 2}
+
+
+def first_score(record: MatchRecord) -> list[int]:
+    """The score the record starts from: its first game's (a match saved from a score), which
+    must not have won the match already; MatchFileError otherwise."""
+    score = list(record.games[0].score) if record.games else [0, 0]
+    if record.length and max(score) >= record.length:
+        game = record.games[0]
+        raise MatchFileError(f"the score {score[0]}-{score[1]} has won the {record.length}-point "
+                             "match before the first game", source=record.source,
+                             line=game.line, game=game.number)
+    return score
+
+
+def replay_game(record: MatchRecord, game: GameRecord, crawford: bool, last: bool,
+                portes: bool = False) -> ReplayedGame:
+    """Replay one backgammon (or, with `portes`, Portes) game of the record."""
+    headers = header_flags(record)
+    state = _Game(record, game, crawford, headers.get("jacoby", "off").lower() == "on",
+                  headers.get("beaver", "off").lower() == "on", portes)
+    state.run()
+    state.check_end(last)
+    return ReplayedGame(game, tuple(state.out), crawford, state.ending, portes)
+
+
 def replay_match(record: MatchRecord) -> list[ReplayedGame]:
-    """Replay every game of a backgammon record. Raises MatchFileError naming the line, game
-    and move of the first illegal move, cube action or score that does not add up."""
-    if record.game != "backgammon":
+    """Replay every game of a backgammon or Portes record. Raises MatchFileError naming the
+    line, game and move of the first illegal move, cube action or score that does not add up.
+
+    The record may start at a score (its first game's); the Crawford game is the first game
+    with a player 1-away, unless the header says ``; [Crawford "Played"]``."""
+    if record.game not in ("backgammon", "portes"):
         raise MatchFileError(f"a {record.game} record: replay it with variant_replay",
                              source=record.source)
-    headers = {c.split('"')[0].strip("; [").strip().lower(): c.split('"')[1]
-               for c in record.comments if c.count('"') >= 2}
-    jacoby = headers.get("jacoby", "off").lower() == "on"
-    beaver = headers.get("beaver", "off").lower() == "on"
-    score = [0, 0]
-    crawford_done = False
+    score = first_score(record)
+    crawford_done = header_flags(record).get("crawford", "").lower() == "played"
     out = []
     for i, game in enumerate(record.games):
         if game.score != tuple(score):
@@ -274,12 +313,11 @@ def replay_match(record: MatchRecord) -> list[ReplayedGame]:
         if n and max(score) >= n:
             raise MatchFileError(f"a game after the {n}-point match was won", source=record.source,
                                  line=game.line, game=game.number)
-        crawford = bool(n) and not crawford_done and max(score) == n - 1
+        portes = record.game == "portes"
+        crawford = bool(n) and not portes and not crawford_done and max(score) == n - 1
         crawford_done = crawford_done or crawford
-        state = _Game(record, game, crawford, jacoby, beaver)
-        state.run()
-        state.check_end(i == len(record.games) - 1)
-        if state.winner is not None and game.winner is not None:
+        replayed = replay_game(record, game, crawford, i == len(record.games) - 1, portes)
+        if replayed.ending is not None and game.winner is not None:
             score[game.winner] += game.points
-        out.append(ReplayedGame(game, tuple(state.out), crawford, state.ending))
+        out.append(replayed)
     return out

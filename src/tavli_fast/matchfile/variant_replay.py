@@ -6,17 +6,23 @@ numbering (0 borne off; no bar in these games; ``*`` marks a pin in Plakoto and 
 needed). Neither game hits, so the mover's checkers after the steps decide the play; they must
 be one of the generator's results for the roll. There is no cube; a game is worth 1 or 2
 points (P7, F7). Any roll may open a game (in a tavli match the previous winner rolls both
-dice).
+dice). A Plakoto game drawn by two pinned mothers (P6) has no winner and no ``Wins`` line.
+
+A tavli record (T1-T3) names each game's game; its Portes games are replayed by
+``replay.py`` (the portes rules), its Plakoto and Fevga games here. The Plakoto and Fevga
+options of the match are in the header line ``; [Options "..."]`` (their names, as
+``tavli-match --option`` takes them).
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass
 
-from ..variants.movegen import variant_play_notation
+from ..rules import FevgaRules, PlakotoRules, game_rules
+from ..variants.movegen import generate_variant_positions
 from ..variants.position import VariantPosition, variant_position
 from .model import Action, GameRecord, MatchFileError, MatchRecord
-from .replay import parse_steps
+from .replay import ReplayedGame, first_score, header_flags, parse_steps, replay_game
 
 __all__ = ["VariantReplayedAction", "VariantReplayedGame", "replay_variant_match"]
 
@@ -55,8 +61,18 @@ def _mine_after(before: VariantPosition, steps: list[tuple[int, int]]) -> tuple[
     return tuple(me), off
 
 
-def _replay_game(record: MatchRecord, game: GameRecord) -> VariantReplayedGame:
-    name = record.game
+def _rules(record: MatchRecord, name: str) -> PlakotoRules | FevgaRules:
+    """The game's rules: its options named in the header's ``; [Options "..."]`` line."""
+    names = header_flags(record).get("options", "").split()
+    fields = PlakotoRules.__dataclass_fields__ if name == "plakoto" else FevgaRules.__dataclass_fields__
+    try:
+        return game_rules(name, [n for n in names if n in fields])
+    except ValueError as exc:
+        raise MatchFileError(str(exc), source=record.source) from None
+
+
+def _replay_game(record: MatchRecord, game: GameRecord, name: str) -> VariantReplayedGame:
+    rules = _rules(record, name)
     pos = variant_position(name, None)
     turn: int | None = None
     out: list[VariantReplayedAction] = []
@@ -82,14 +98,19 @@ def _replay_game(record: MatchRecord, game: GameRecord) -> VariantReplayedGame:
         target = _mine_after(pos, parse_steps(action.play, record.source, where))
         dice = action.dice
         assert dice is not None
-        match = next((p for p in variant_play_notation(name, pos, *dice)
-                      if target is not None and (p.position.me, p.position.me_off) == target), None)
+        match = next((p for p in generate_variant_positions(name, pos, *dice, rules)
+                      if target is not None and (p.me, p.me_off) == target), None)
         if match is None:
             raise error(f"illegal move {dice[0]}{dice[1]}: {action.play or '(no move)'}", action)
-        out.append(VariantReplayedAction(action, pos, match.position))
-        pos = match.position
+        out.append(VariantReplayedAction(action, pos, match))
+        pos = match
         if pos.is_game_over():
             ending, winner = ("single" if pos.opp_off else "double"), action.player
+            if name == "plakoto" and all(pos.mother_pinned()):   # type: ignore[attr-defined]
+                ending, winner = "draw", None    # P6: both mothers pinned
+    if ending == "draw" and game.winner is not None:
+        raise error(f"game {game.number} was drawn (P6), yet the 'Wins' line gives it to "
+                    f"{record.players[game.winner]!r}", None)
     if game.winner is not None:
         if not 1 <= game.points <= 2:
             raise error(f"a {name} game is worth 1 or 2 points, not {game.points} (P7, F7)", None)
@@ -100,19 +121,25 @@ def _replay_game(record: MatchRecord, game: GameRecord) -> VariantReplayedGame:
     return VariantReplayedGame(game, tuple(out), ending, name)
 
 
-def replay_variant_match(record: MatchRecord) -> list[VariantReplayedGame]:
-    """Replay every game of a Plakoto or Fevga record; MatchFileError names the line, game
-    and move of the first illegal move or score that does not add up."""
-    if record.game not in ("plakoto", "fevga"):
-        raise MatchFileError(f"not a Plakoto or Fevga record ({record.game})", source=record.source)
-    score = [0, 0]
-    out = []
-    for game in record.games:
+def replay_variant_match(record: MatchRecord) -> list[VariantReplayedGame | ReplayedGame]:
+    """Replay every game of a Plakoto, Fevga or tavli record (a tavli record's Portes games
+    give ``replay.ReplayedGame``s); MatchFileError names the line, game and move of the
+    first illegal move or score that does not add up."""
+    if record.game not in ("plakoto", "fevga", "tavli"):
+        raise MatchFileError(f"not a Plakoto, Fevga or tavli record ({record.game})",
+                             source=record.source)
+    score = first_score(record)
+    out: list[VariantReplayedGame | ReplayedGame] = []
+    for i, game in enumerate(record.games):
         if game.score != tuple(score):
             raise MatchFileError(f"the score {game.score[0]}-{game.score[1]} does not add up: "
                                  f"the games before give {score[0]}-{score[1]}",
                                  source=record.source, line=game.line, game=game.number)
-        out.append(_replay_game(record, game))
+        name = game.game or record.game
+        if name == "portes":
+            out.append(replay_game(record, game, False, i == len(record.games) - 1, portes=True))
+        else:
+            out.append(_replay_game(record, game, name))
         if game.winner is not None:
             score[game.winner] += game.points
     return out

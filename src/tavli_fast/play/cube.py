@@ -172,19 +172,27 @@ def cube_state_args(context: GameContext, met: _core.MatchTableC | None = None,
     )
 
 
-def gammon_prices(context: GameContext,
-                  met: _core.MatchTableC | None = None) -> tuple[np.ndarray, np.ndarray] | None:
+def gammon_prices(context: GameContext, met: _core.MatchTableC | None = None, *,
+                  backgammons: bool = True) -> tuple[np.ndarray, np.ndarray] | None:
     """In a match, the gammon prices (win gammon, lose gammon, win backgammon, lose
     backgammon, in units of a single game) of the side on roll and of its opponent at the
     context's score and cube, as the neural players weigh gammons there; None in money play.
-    """
+    Without `backgammons` (the Portes rules, R20's option: a backgammon scores as a gammon)
+    the backgammon prices are 0, in money play too (prices 1, 1, 0, 0)."""
     if context.match_length == 0:
-        return None
+        if backgammons:
+            return None
+        money = np.array([1.0, 1.0, 0.0, 0.0])
+        return money, money.copy()
     met = default_match_table() if met is None else met
     me = context.match_length - context.score[0]
     opp = context.match_length - context.score[1]
-    return (np.array(_core.gammon_prices_of(context.cube_value, me, opp, met)),
-            np.array(_core.gammon_prices_of(context.cube_value, opp, me, met)))
+    prices = (np.array(_core.gammon_prices_of(context.cube_value, me, opp, met)),
+              np.array(_core.gammon_prices_of(context.cube_value, opp, me, met)))
+    if not backgammons:
+        for side in prices:
+            side[2:] = 0.0
+    return prices
 
 
 def _probabilities_of(pos: Position, player: str) -> np.ndarray:

@@ -77,15 +77,17 @@ def hint(position: str | Position, die1: int, die2: int, *, top: int = 5,
 def ranked_plays(position: str | Position, die1: int, die2: int, *, top: int = 5,
                  net: _core.NeuralNet | None = None, ply: int = 1,
                  filter_2ply: tuple[int, float] = FILTER_2PLY,
-                 cache: _core.SearchCache | None = None) -> list[tuple[RankedPlay, np.ndarray]]:
-    """``hint``'s plays, each with the board after it (sides not switched)."""
+                 cache: _core.SearchCache | None = None,
+                 backgammons: bool = True) -> list[tuple[RankedPlay, np.ndarray]]:
+    """``hint``'s plays, each with the board after it (sides not switched); without
+    `backgammons` (the Portes option of R20) a backgammon is valued as a gammon."""
     if top < 0:
         raise ValueError(f"top must be 0 or more, not {top}")
     depth = check_ply(ply)
     d1, d2 = check_dice(die1, die2)
     pos, _ = resolve_position(position)
     net = net or default_net()
-    prices = gammon_prices(pos.context)
+    prices = gammon_prices(pos.context, backgammons=backgammons)
     mine, theirs = prices if prices is not None else (None, None)
     plays = pos.plays(d1, d2)
     boards = np.ascontiguousarray(np.array([p.position.board for p in plays], dtype=np.int8))

@@ -24,6 +24,7 @@ from .position import FevgaPosition, PlakotoPosition, VariantPosition, variant_p
 from .steps import variant_steps_of
 
 __all__ = [
+    "notated_play",
     "GAME_CODES",
     "VariantPlay",
     "position_after",
@@ -144,10 +145,15 @@ def variant_play_notation(
     """
     d1, d2 = check_dice(die1, die2)
     before = variant_position(game, position)
-    board = before.reference_board()
-    out = []
-    for after in generate_variant_positions(game, before, d1, d2, rules):
-        steps = variant_steps_of(game, board, after.reference_board(), d1, d2, rules)
-        marks = {25 - q for q in after.opp_pinned - before.opp_pinned}
-        out.append(VariantPlay(after, format_steps(None, steps, marks)))
+    out = [notated_play(game, before, after, d1, d2, rules)
+           for after in generate_variant_positions(game, before, d1, d2, rules)]
     return sorted(out, key=lambda play: play.notation)
+
+
+def notated_play(game: str, before: VariantPosition, after: VariantPosition, die1: int,
+                 die2: int, rules: PlakotoRules | FevgaRules | None = None) -> VariantPlay:
+    """The play from `before` to `after` (one of the generator's results for the dice, sides
+    not switched) with its notation."""
+    steps = variant_steps_of(game, before.reference_board(), after.reference_board(), die1, die2, rules)
+    marks = {25 - q for q in after.opp_pinned - before.opp_pinned}
+    return VariantPlay(after, format_steps(None, steps, marks))
