@@ -1,6 +1,7 @@
 """Build the Cython core.  Compiler directives are set here, once.
 
-Set TAVLI_DEBUG=1 to compile with bounds checks and wraparound back on.
+Set TAVLI_DEBUG=1 to compile with bounds checks and wraparound back on.  Set
+TAVLI_SYMBOLS=1 to keep the symbols of the optimised build (for profilers such as callgrind).
 """
 import os
 
@@ -9,6 +10,7 @@ from Cython.Build import cythonize
 from setuptools import Extension, setup
 
 DEBUG = os.environ.get("TAVLI_DEBUG") == "1"
+SYMBOLS = DEBUG or os.environ.get("TAVLI_SYMBOLS") == "1"
 
 directives = {
     "language_level": 3,
@@ -28,7 +30,7 @@ extensions = [
         define_macros=[("NPY_NO_DEPRECATED_API", "NPY_1_7_API_VERSION")],
         extra_compile_args=["-O3"] if not DEBUG else ["-O0", "-g"],
         # Python's own flags add -g: strip the symbols, which were 40 % of the wheel.
-        extra_link_args=["-s"] if not DEBUG else [],
+        extra_link_args=[] if SYMBOLS else ["-s"],
     )
 ]
 

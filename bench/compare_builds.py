@@ -75,40 +75,70 @@ def build(revision: str, where: Path) -> Path:
     return tree / "src"
 
 
-def start(src: Path, core: int, boards: Path, weights: list[str]) -> subprocess.Popen:
+def start(src: Path, core: int, child: str, args: list[str]) -> subprocess.Popen:
+    """Run `child` (Python source, given `args`) with the build at `src`, on `core`."""
     pin = ["taskset", "-c", str(core)] if shutil.which("taskset") else []
     env = {**os.environ, "PYTHONPATH": str(src), "OPENBLAS_NUM_THREADS": "1"}
-    return subprocess.Popen([*pin, sys.executable, "-c", CHILD, str(boards), *weights],
+    return subprocess.Popen([*pin, sys.executable, "-c", child, *args],
                             stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
                             env=env, cwd=src.parent)
 
 
-def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+def run_rounds(srcs: dict[str, Path], rounds: int, child: str,
+               args: list[str]) -> dict[str, list[dict]]:
+    """Each round, every build's run of `child` at once, one a core, swapped each round.
+
+    Returns the JSON document each run printed, by revision, in round order; a run must
+    report (as ``"file"``) the extension it imported, from its own build.
+    """
+    runs: dict[str, list[dict]] = {rev: [] for rev in srcs}
+    for r in range(rounds):
+        procs = {rev: start(src, (k + r) % 2, child, args)
+                 for k, (rev, src) in enumerate(srcs.items())}
+        for rev, proc in procs.items():
+            out, err = proc.communicate()
+            if proc.returncode:
+                raise SystemExit(f"{rev}: the timing run failed:\n{err}")
+            report = json.loads(out)
+            if not report["file"].startswith(str(srcs[rev])):
+                raise SystemExit(f"{rev}: imported {report['file']}, not its own build")
+            runs[rev].append(report)
+    return runs
+
+
+def revisions_parser(description: str, rounds: int) -> argparse.ArgumentParser:
+    """The options every comparison of two builds takes: the two revisions, --rounds."""
+    parser = argparse.ArgumentParser(description=description)
     parser.add_argument("a", help="the first revision (the reference)")
     parser.add_argument("b", help="the second revision")
-    parser.add_argument("--rounds", type=int, default=10)
+    parser.add_argument("--rounds", type=int, default=rounds)
+    return parser
+
+
+def build_both(a: str, b: str, where: Path) -> dict[str, Path]:
+    """Both revisions built under `where`: their src folders, by revision, `a` first."""
+    return {rev: build(rev, where / str(k)) for k, rev in enumerate((a, b))}
+
+
+def speed_up(reference: list[float], times: list[float]) -> str:
+    """The median over the rounds of reference time / time, then the least and greatest."""
+    ratios = [a / b for a, b in zip(reference, times)]
+    return f"{statistics.median(ratios):.2f} ({min(ratios):.2f}, {max(ratios):.2f})"
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = revisions_parser(__doc__.splitlines()[0], rounds=10)
     parser.add_argument("--weights", nargs="+", default=["neural-v6.npz", "neural-v7-256.npz"])
     args = parser.parse_args(argv)
     if args.rounds < 1:
         parser.error("--rounds must be at least 1")
     with tempfile.TemporaryDirectory() as tmp:
         where = Path(tmp)
-        srcs = {rev: build(rev, where / str(k)) for k, rev in enumerate((args.a, args.b))}
+        srcs = build_both(args.a, args.b, where)
         boards = where / "boards.npy"
         np.save(boards, bench_neural.positions(bench_neural.N_POSITIONS))
-        runs: dict[str, list[dict]] = {rev: [] for rev in srcs}
-        for r in range(args.rounds):
-            procs = {rev: start(src, (k + r) % 2, boards, args.weights)
-                     for k, (rev, src) in enumerate(srcs.items())}
-            for rev, proc in procs.items():
-                out, err = proc.communicate()
-                if proc.returncode:
-                    raise SystemExit(f"{rev}: the timing run failed:\n{err}")
-                report = json.loads(out)
-                if not report["file"].startswith(str(srcs[rev])):
-                    raise SystemExit(f"{rev}: imported {report['file']}, not its own build")
-                runs[rev].append(report["times"])
+        reports = run_rounds(srcs, args.rounds, CHILD, [str(boards), *args.weights])
+        runs = {rev: [report["times"] for report in done] for rev, done in reports.items()}
     print(f"{args.rounds} rounds; speed-up = the time of {args.a} with {args.weights[0]} "
           "(the same measure) / the time, median over the rounds (least, greatest)")
     for measure in ("evaluations", "rollout"):
@@ -116,10 +146,8 @@ def main(argv: list[str] | None = None) -> int:
         for rev in srcs:
             for name in args.weights:
                 times = [t[f"{name} {measure}"] for t in runs[rev]]
-                ratios = [a / b for a, b in zip(reference, times)]
                 print(f"{rev:>12s} {name:>20s} {measure:>11s}: median {statistics.median(times):.3f} s"
-                      f"  speed-up {statistics.median(ratios):.2f}"
-                      f" ({min(ratios):.2f}, {max(ratios):.2f})")
+                      f"  speed-up {speed_up(reference, times)}")
     return 0
 
 

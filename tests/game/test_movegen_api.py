@@ -203,3 +203,21 @@ def test_count_plays_batch_shapes_and_types():
     assert counts.tolist() == [[16, 52, 11], [1, 1, 1]]
     boards = np.stack([np.asarray(Position.from_id(i).board) for i in ids])
     assert count_plays_batch(boards, dice).tolist() == counts.tolist()
+
+
+def test_generate_plays_batch_grows_its_buffer_without_losing_plays():
+    """1,000 starting positions x four doubles: 242 plays a board, far beyond the 16 a
+    (board, roll) the batch's buffer reserves at first, so it grows (by mremap on Linux)."""
+    from tavli_fast import _core
+    from tavli_fast.game.movegen import generate_plays_batch
+
+    start = Position.initial().board
+    boards = np.repeat(start[np.newaxis], 1000, axis=0)
+    dice = [(1, 1), (2, 2), (3, 3), (4, 4)]
+    results, offsets = generate_plays_batch(boards, dice)
+    one = [_core.generate(np.ascontiguousarray(start, dtype=np.int8), *d) for d in dice]
+    assert [len(r) for r in one] == [42, 75, 73, 52]
+    assert len(results) == offsets[-1] == 1000 * 242
+    expected = np.concatenate(one)
+    for i in (0, 499, 999):
+        assert np.array_equal(results[offsets[4 * i]:offsets[4 * i + 4]], expected)

@@ -36,29 +36,6 @@ cdef _results_array(MoveGen* g, int n):
     return out
 
 
-cdef void _free_capsule(object capsule) noexcept:
-    free(PyCapsule_GetPointer(capsule, NULL))
-
-
-cdef object _adopt_boards(Board* buf, Py_ssize_t total):
-    """An int8[total, 2, 26] array over a malloc'd buffer, which it frees when collected.
-
-    Large results are handed over instead of copied (a copy of tens of MB costs
-    as much as generating them).
-    """
-    cdef cnp.npy_intp dims[3]
-    if total == 0:
-        free(buf)
-        return np.empty((0, 2, 26), dtype=np.int8)
-    buf = <Board*>realloc(buf, total * sizeof(Board))   # give back the unused tail
-    dims[0] = total
-    dims[1] = 2
-    dims[2] = 26
-    arr = cnp.PyArray_SimpleNewFromData(3, dims, cnp.NPY_INT8, buf)
-    cnp.set_array_base(arr, PyCapsule_New(buf, NULL, <PyCapsule_Destructor>_free_capsule))
-    return arr
-
-
 cdef int64_t* _control_words(int64_t[::1] control) except? NULL:
     """The control words of a game loop (see _control.pxi), or NULL without them."""
     if control is None:
