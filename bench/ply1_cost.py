@@ -11,24 +11,25 @@ compared are alternated within each repeat and the medians reported:
    them: bear-offs by the databases, truncation at the database), neural 0-ply and
    neural-1ply, plain and luck-adjusted, each with the pre-filters off (``(0, 0)``: every
    reply and every luck-table play valued by the net, the search before issue 54's
-   pre-filter) and at their defaults (``_core.REPLY_FILTER``, ``_core.LUCK_FILTER``), and
-   the cost of each against plain 0-ply play (target: neural-1ply at most 20 x).
+   pre-filter) and pre-filtered (the look-ahead's replies at ``--reply-keep``, opt-in; the
+   luck tables at their default ``_core.LUCK_FILTER``), and the cost of each against plain
+   0-ply play (target: neural-1ply at most 20 x).
 2. **The luck tables' pre-filter, SE per CPU-second**: 0-ply luck-adjusted rollouts of the
    start and of the positions after 3-1 8/5 6/5 and 6-4 24/14 (``--se-games`` games each,
    seed 1) for each keep of ``--luck-keeps``: the luck-adjusted equity's SE times the square
    root of the CPU seconds (the SE a one-second run reaches; smaller is better).
-3. With ``--candidates``: the candidate plays of the opening 4-3 at the defaults
-   (``tavli-rollout --dice 43 --seed 1 --no-progress``: 5 plays x 1,296 luck-adjusted
-   trials, 2 jobs), wall-clock seconds (target: 60 s on 2 cores).
+3. With ``--candidates``: the candidate plays of the opening 4-3 at the defaults (as
+   ``tavli-rollout --dice 43 --seed 1`` plays them: 5 plays, luck-adjusted, 1,296 trials a
+   round until decided), CPU seconds in this process with the luck tables exact and
+   pre-filtered (target: 60 s of wall clock on 2 cores, about 120 CPU seconds).
 """
 
 from __future__ import annotations
 
 import argparse
+import functools
 import math
-import shutil
 import statistics
-import subprocess
 import sys
 import time
 
@@ -67,10 +68,10 @@ def games(resources, board, player: int, n: int, vr: bool, look, luck,
     return n / seconds, se, seconds
 
 
-def speed_table(resources, counts: list[int], repeats: int) -> None:
+def speed_table(resources, counts: list[int], repeats: int, reply_keep: int) -> None:
     zero, one = player_id("neural"), player_id("neural-1ply")
     start = np.ascontiguousarray(Position.initial().board)
-    default = (_core.REPLY_FILTER, _core.LUCK_FILTER)
+    default = ((reply_keep, 0.0), _core.LUCK_FILTER)
     runs = {
         "neural 0-ply, plain": (zero, counts[0], False, EXACT, EXACT),
         "neural 0-ply, luck-adjusted, exact tables": (zero, counts[2], True, EXACT, EXACT),
@@ -85,8 +86,9 @@ def speed_table(resources, counts: list[int], repeats: int) -> None:
         for name, (player, n, vr, look, luck) in runs.items():
             rates[name].append(games(resources, start, player, n, vr, look, luck)[0])
     base = statistics.median(rates["neural 0-ply, plain"])
-    print(f"Pre-filters at their defaults: replies {_core.REPLY_FILTER}, luck tables "
-          f"{_core.LUCK_FILTER} (keep, margin).\n")
+    print(f"Pre-filters (keep, margin): the 1-ply look-ahead's replies {default[0]} (the "
+          f"default: {_core.REPLY_FILTER}), the luck tables {_core.LUCK_FILTER} (the "
+          "default).\n")
     print("| rollout from the start | games | games / CPU-s (median) | runs | cost against "
           "0-ply plain |")
     print("|---|---:|---:|---|---:|")
@@ -112,17 +114,35 @@ def luck_table(resources, n: int, keeps: list[int]) -> None:
         print(f"| {name} | " + " | ".join(cells) + " |", flush=True)
 
 
+def candidates_cpu(exact: bool) -> tuple[int, float]:
+    """(trials, CPU seconds) of the candidate plays of the opening 4-3 at the defaults in
+    this process (``rollout_plays(..., jobs=1)``, as ``tavli-rollout --dice 43`` plays them),
+    the luck tables exact (every play valued by the net) if `exact`."""
+    import tavli_fast as tf
+
+    run_games = _core.run_games
+    if exact:
+        _core.run_games = functools.partial(run_games, luck_filter=EXACT)
+    try:
+        start = time.process_time()
+        result = tf.rollout_plays("start", "43", seed=1, jobs=1)
+        seconds = time.process_time() - start
+    finally:
+        _core.run_games = run_games
+    return sum(p.trials for p in result.plays), seconds
+
+
 def candidates_time() -> None:
-    command = ["tavli-rollout", "--dice", "43", "--seed", "1", "--no-progress", "--jobs", "2"]
-    exe = shutil.which("tavli-rollout")
-    if exe is None:
-        print("\n(tavli-rollout is not on PATH: the candidate plays were not timed)")
-        return
-    start = time.perf_counter()
-    done = subprocess.run([exe, *command[1:]], capture_output=True, text=True, check=True)
-    wall = time.perf_counter() - start
-    print(f"\n`{' '.join(command)}`: **{wall:.1f} s** wall clock on 2 jobs\n")
-    print("```\n" + done.stdout.strip() + "\n```")
+    print("\nThe candidate plays of the opening 4-3 at the defaults (`rollout_plays(\"start\", "
+          "\"43\", seed=1, jobs=1)`, as `tavli-rollout --dice 43 --seed 1` plays them), CPU "
+          "seconds in one process (on 2 idle cores the wall clock is about half):\n")
+    print("| luck tables | trials | CPU s | CPU ms a trial |")
+    print("|---|---:|---:|---:|")
+    for exact in (True, False):
+        trials, seconds = candidates_cpu(exact)
+        name = "exact (before)" if exact else f"pre-filtered {_core.LUCK_FILTER} (default)"
+        print(f"| {name} | {trials:,} | {seconds:.1f} | {1e3 * seconds / trials:.2f} |",
+              flush=True)
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -132,15 +152,17 @@ def main(argv: list[str] | None = None) -> int:
                     help="games of the speed runs: 0-ply plain, 1-ply pre-filtered, 0-ply "
                          "luck-adjusted, 1-ply exact")
     ap.add_argument("--repeats", type=int, default=3)
+    ap.add_argument("--reply-keep", type=int, default=8,
+                    help="the 1-ply look-ahead's pre-filter in the pre-filtered runs")
     ap.add_argument("--se-games", type=int, default=400, help="games of each SE run (0: none)")
     ap.add_argument("--luck-keeps", default="0,1,2,3,4")
     ap.add_argument("--candidates", action="store_true",
-                    help="also time tavli-rollout --dice 43 at the defaults on 2 jobs")
+                    help="also time the candidate plays of 4-3 at the defaults")
     args = ap.parse_args(argv)
     print(f"Command: `python bench/ply1_cost.py "
           f"{' '.join(argv if argv is not None else sys.argv[1:])}`\n")
     resources = game_resources((player_id("neural"),), True, truncate=True)
-    speed_table(resources, list(args.games), args.repeats)
+    speed_table(resources, list(args.games), args.repeats, args.reply_keep)
     if args.se_games > 0:
         luck_table(resources, args.se_games, [int(k) for k in args.luck_keeps.split(",")])
     if args.candidates:
