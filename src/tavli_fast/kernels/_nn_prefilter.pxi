@@ -3,11 +3,13 @@
 # values with the net only the few plays the estimate ranks best.
 #
 # At the base (the position before the move, whose hidden sums NNBase holds) the mover's
-# equity E is a smooth function of the inputs x.  One pass over the first layer gives its
-# slope dE/dx_i for every input row i (NNSlope); a play changes a handful of inputs by v_i
+# equity E is a smooth function of the inputs x.  One pass back through the net gives its
+# slope dE/dx_i for every raw input i (NNSlope); a play changes a handful of them by v_i
 # (the same changes nn_play_probs adds to the hidden sums), so its estimate is
 # sum_i v_i dE/dx_i: a few scalar products instead of a few vector rows, the hidden
-# layer and the output layer.  The estimate only ranks: the plays it keeps (the best
+# layer and the output layer.  The hand features are left out: computing them for every
+# play would cost most of what the estimate saves (docs/performance.md measures both
+# ways), so the estimate misses what only they see (shots, primes).  It only ranks: the plays it keeps (the best
 # `keep`, and every one within `margin` of the keep-th) are valued by the net as before,
 # and the best of those by the net is the table's play.  A play into another class (a
 # bear-off valued by the databases, a race by the race net) has no estimate and is always
@@ -19,7 +21,7 @@
 # the luck tables keep the best NN_LUCK_KEEP plays of a roll by the estimate, and any
 # within NN_LUCK_MARGIN of the last of them (a worse play there only adds variance, never
 # bias: it pays in SE per CPU-second).  The 1-ply look-ahead values every reply by default
-# (NN_REPLY_KEEP 0): keeping 8 made it 2.2 times faster but was not shown as strong
+# (NN_REPLY_KEEP 0): keeping 8 made it 1.9 times faster but was not shown as strong
 # (-0.009 +- 0.006 points a game against the exact search), so it is opt-in.
 cdef enum:
     NN_REPLY_KEEP = 0
