@@ -83,6 +83,8 @@ def run_games(
     control: npt.NDArray[np.int64] | None = ...,
     rng_state: npt.NDArray[np.uint64] | None = ...,
     moments_into: npt.NDArray[np.float64] | None = ...,
+    reply_filter: tuple[int, float] | tuple[tuple[int, float], tuple[int, float]] | None = ...,
+    luck_filter: tuple[int, float] | None = ...,
 ) -> tuple[npt.NDArray[np.int64], npt.NDArray[np.float64]]: ...
 def choose(
     board: Board,
@@ -97,6 +99,7 @@ def choose(
     filter_window: float = ...,
     prices: npt.NDArray[np.float64] | None = ...,
     reply_prices: npt.NDArray[np.float64] | None = ...,
+    reply_filter: tuple[int, float] | None = ...,
 ) -> Board: ...
 def first_rolls(seed: int, n: int, first_roll_no_doubles: bool) -> npt.NDArray[np.int8]: ...
 def rng_outputs(seed: int, n: int) -> npt.NDArray[np.uint64]: ...
@@ -147,6 +150,8 @@ NEURAL_OUTPUTS: int
 FILTER_CANDIDATES: int  # the 1-ply move filter's defaults (5 candidates within 0.16)
 FILTER_WINDOW: float
 MAX_FILTER_CANDIDATES: int
+REPLY_FILTER: tuple[int, float]  # the 1-ply look-ahead's pre-filter of replies (keep, margin); 0: all
+LUCK_FILTER: tuple[int, float]  # the luck tables' pre-filter (keep, margin)
 FILTER_2PLY_CANDIDATES: int  # the 2-ply search's second filter (3 candidates within 0.10 by 1 ply)
 FILTER_2PLY_WINDOW: float
 FILTERS_2PLY: tuple[tuple[int, float], tuple[int, float]]
@@ -190,6 +195,14 @@ class NeuralNet:
         self, boards: npt.NDArray[np.int8], exact: bool = ...
     ) -> npt.NDArray[np.float64]: ...
     def play_equities(self, board: Board, plays: npt.NDArray[np.int8]) -> npt.NDArray[np.float64]: ...
+    def play_estimates(
+        self, board: Board, plays: npt.NDArray[np.int8],
+        prices: npt.NDArray[np.float64] | None = ...,
+    ) -> npt.NDArray[np.float64]: ...
+    def roll_table(
+        self, board: Board, reply_filter: tuple[int, float] = ...,
+        prices: npt.NDArray[np.float64] | None = ...,
+    ) -> npt.NDArray[np.float64]: ...
     def move_equity(
         self, board: Board, ply: int = ..., exact: bool = ...,
         prices: npt.NDArray[np.float64] | None = ...,

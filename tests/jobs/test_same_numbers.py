@@ -11,6 +11,12 @@ The cubeful rollout is played out (``truncate=False``): truncated, the flat pack
 cubeless table was wrong (issue 51); its figures were written again by that package
 (acf2e87) with the keywords below.
 Worker counts differ between cases on purpose: results do not depend on them.
+The luck-adjusted figures (``vr``, and the openings' figures, which are luck-adjusted) of
+"openings", "rollout neural", "rollout neural vr" and "rollout neural-1ply truncated" were
+written again when the luck tables' pre-filter became the default (issue 54: a luck table
+values only the best plays of a roll by a first-order estimate): built with exact tables
+(``LUCK_FILTER`` (0, 0)) the new code gave every recorded figure bit for bit, and with the
+pre-filter only those luck-adjusted figures changed.
 """
 
 from __future__ import annotations

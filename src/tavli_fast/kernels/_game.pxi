@@ -44,6 +44,8 @@ ctypedef struct GameOptions:
                                 # needs `net` and `scratch`
     MoveFilter filter           # the 1-ply players' move filter (and the 2-ply player's first)
     MoveFilter filter2          # the 2-ply player's second filter (1 to 2 ply)
+    ReplyFilter look[2]         # per side: its 1-ply look-ahead's pre-filter of the replies
+    ReplyFilter luck            # the luck tables' pre-filter of the plays (opt.vr)
     NNCache* cache              # the 2-ply player's cache of evaluated positions, or NULL
     const NeuralNetC* net       # the neural players' net, or NULL
     MoveGen* scratch            # a second generator for the look-ahead and the luck, or NULL
@@ -138,7 +140,7 @@ cdef inline int choose_play(MoveGen* g, const Board* before, int n, int player,
         return neural_choose(opt.net, g, n, prices)
     if player == PLAYER_NEURAL_1PLY:
         return neural_choose_1ply(opt.net, g, n, opt.scratch, &opt.filter, next_table, prices,
-                                  reply_prices)
+                                  reply_prices, &opt.look[side])
     if player == PLAYER_NEURAL_2PLY:
         return neural_choose_2ply(opt.net, g, n, opt.scratch, opt.filter, opt.filter2, opt.cache,
                                   prices, reply_prices)
@@ -384,8 +386,10 @@ cdef GameResult play_game(MoveGen* g, const Board* start, const GameOptions* opt
                 return r
         roll_for_ply(rng, r.plies, opt.first_roll_no_doubles, forced, n_forced, &d1, &d2)
         if opt.vr and r.plies >= opt.given_plies:
-            # The table is the one the previous 1-ply look made, or made now.
-            if table[0] >= 0.0 or nn_roll_table(opt.net, opt.scratch, &b, table) == 0:
+            # The table is the one the previous 1-ply look made, or made now.  Either is a
+            # function of the position alone, so the luck's mean over the rolls stays 0.
+            if (table[0] >= 0.0
+                    or nn_roll_table(opt.net, opt.scratch, &b, table, NULL, &opt.luck) == 0):
                 nn_add_luck(table, d1, d2, side == 1,
                             r.plies == 0 and opt.first_roll_no_doubles, r.luck)
         n = generate_plays(g, &b, d1, d2)

@@ -33,6 +33,23 @@ cdef int _set_filter(GameOptions* opt, int candidates, double window) except -1:
     opt.filter2.candidates = NN_2PLY_CANDIDATES
     opt.filter2.window = NN_2PLY_WINDOW
     opt.cache = NULL
+    opt.look[0].keep = NN_REPLY_KEEP
+    opt.look[0].margin = NN_REPLY_MARGIN
+    opt.look[1] = opt.look[0]
+    opt.luck.keep = NN_LUCK_KEEP
+    opt.luck.margin = NN_LUCK_MARGIN
+    return 0
+
+    try:
+        keep, margin = setting
+    except (TypeError, ValueError):
+        raise ValueError(f"{name} is (keep, margin), not {setting!r}") from None
+    if not 0 <= keep <= NN_MAX_CANDIDATES:
+        raise ValueError(f"{name} keeps 0 (every play) to {NN_MAX_CANDIDATES} plays, not {keep}")
+    if not margin >= 0.0:
+        raise ValueError(f"{name}'s margin must be >= 0, not {margin}")
+    rf.keep = keep
+    rf.margin = margin
     return 0
 
 
@@ -51,6 +68,18 @@ cdef SearchCache _search_scratch(GameOptions* opt, NeuralNet net, int player0, i
     return cache
 
 
+cdef int _set_side_filters(ReplyFilter* look, object setting) except -1:
+    """Both sides' look-ahead pre-filters from one (keep, margin) or a pair of them."""
+    if (setting is not None and len(setting) == 2
+            and all(isinstance(x, (tuple, list)) for x in setting)):
+        _set_reply_filter(&look[0], setting[0], "reply_filter")
+        _set_reply_filter(&look[1], setting[1], "reply_filter")
+    else:
+        _set_reply_filter(&look[0], setting, "reply_filter")
+        look[1] = look[0]
+    return 0
+
+
 def run_games(const int8_t[:, ::1] board, Py_ssize_t n_games, int player0, int player1,
               uint64_t seed, bint first_roll_no_doubles, bint backgammons,
               const int8_t[:, ::1] first_dice=None, BearoffTables bearoff=None,
@@ -62,7 +91,7 @@ def run_games(const int8_t[:, ::1] board, Py_ssize_t n_games, int player0, int p
               bint cube_first_turn=False, cubeful_play=(False, False),
               MatchBearoffRegion match_region=None,
               int64_t[::1] control=None, uint64_t[::1] rng_state=None,
-              double[::1] moments_into=None):
+              double[::1] moments_into=None, reply_filter=None, luck_filter=None):
     """Play n_games games from `board`; player0 is on roll first.
 
     Returns (counts int64[9], moments float64[12]):
@@ -89,6 +118,11 @@ def run_games(const int8_t[:, ::1] board, Py_ssize_t n_games, int player0, int p
     per_game_equity - per_game_luck).
     `filter_candidates`, `filter_window`: the 1-ply move filter (at most that many
     candidates, within that equity of the best 0-ply play; 1..16 and >= 0).
+    `reply_filter`, `luck_filter` ((keep, margin), None: the defaults REPLY_FILTER, LUCK_FILTER): the
+    pre-filter of the replies of the 1-ply look-ahead and of the plays of the luck tables
+    (_nn_prefilter.pxi): only the best `keep` by a first-order estimate, and those within
+    `margin` of the keep-th, are valued by the net; keep 0 values every play (exact).
+    `reply_filter` may also be a pair of them, player 0's then player 1's.
     `per_game_equity`, if given (float64[n_games]), receives each game's
     cubeless equity for player 0: paired comparisons (common random numbers)
     need the games one by one, not only their sums.
@@ -136,6 +170,8 @@ def run_games(const int8_t[:, ::1] board, Py_ssize_t n_games, int player0, int p
     opt.truncate_plies = truncate_plies
     opt.vr = vr_moments is not None
     _set_filter(&opt, filter_candidates, filter_window)
+    _set_side_filters(opt.look, reply_filter)
+    _set_reply_filter(&opt.luck, luck_filter, "luck_filter")
     opt.n_branches = 0
     opt.stop_on_pass = False
     opt.cube_first_turn = cube_first_turn
@@ -266,9 +302,11 @@ def run_games(const int8_t[:, ::1] board, Py_ssize_t n_games, int player0, int p
 def choose(const int8_t[:, ::1] board, int die1, int die2, int player, uint64_t seed,
            BearoffTables bearoff=None, bint bearoff_play=True, NeuralNet net=None,
            int filter_candidates=NN_1PLY_CANDIDATES, double filter_window=NN_1PLY_WINDOW,
-           const double[::1] prices=None, const double[::1] reply_prices=None):
+           const double[::1] prices=None, const double[::1] reply_prices=None,
+           reply_filter=None):
     """The board (sides not switched) that `player` moves to with (die1, die2); the 1-ply
-    player uses the move filter (filter_candidates, filter_window) as in run_games.
+    player uses the move filter (filter_candidates, filter_window) and the replies'
+    pre-filter (reply_filter) as in run_games.
     `prices`: the mover's gammon prices (win gammon, lose gammon, win bg, lose bg) that the
     neural players use in a match (gammon_prices_of); `reply_prices`: the opponent's, at
     which the 1-ply look picks his replies (both None: money; the 1-ply player needs both
@@ -287,6 +325,7 @@ def choose(const int8_t[:, ::1] board, int die1, int die2, int player, uint64_t 
     opt.truncate_plies = 0
     opt.vr = False
     _set_filter(&opt, filter_candidates, filter_window)
+    _set_reply_filter(&opt.look[0], reply_filter, "reply_filter")
     opt.n_branches = 0
     opt.cube_first_turn = False
     opt.cubeful_play[0] = opt.cubeful_play[1] = False

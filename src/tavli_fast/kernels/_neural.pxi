@@ -66,7 +66,7 @@
 # evaluation clamps them to be consistent (backgammon <= gammon <= win, and
 # the same for losses against 1 - win); training works on the raw outputs.
 
-from libc.math cimport exp, NAN, isnan
+from libc.math cimport exp, NAN, INFINITY, isnan
 
 include "_nnsimd.pxi"
 
@@ -151,6 +151,7 @@ ctypedef struct NeuralNetC:
 include "_nn_inputs.pxi"
 include "_nn_eval.pxi"
 include "_nn_cache.pxi"
+include "_nn_prefilter.pxi"
 include "_nn_search.pxi"
 include "_nn_train.pxi"
 include "_nn_api.pxi"

@@ -11,6 +11,10 @@ NEURAL_OUTPUTS = NN_OUTPUTS
 FILTER_CANDIDATES = NN_1PLY_CANDIDATES      # the 1-ply move filter's defaults and bound
 FILTER_WINDOW = NN_1PLY_WINDOW
 MAX_FILTER_CANDIDATES = NN_MAX_CANDIDATES
+# The default pre-filters (_nn_prefilter.pxi), (keep, margin), of the replies of the 1-ply
+# look-ahead and of the plays of the luck tables; keep 0 values every play by the net.
+REPLY_FILTER = (NN_REPLY_KEEP, NN_REPLY_MARGIN)
+LUCK_FILTER = (NN_LUCK_KEEP, NN_LUCK_MARGIN)
 FILTER_2PLY_CANDIDATES = NN_2PLY_CANDIDATES     # the 2-ply search's second filter
 FILTER_2PLY_WINDOW = NN_2PLY_WINDOW
 #: The move filters of a 2-ply search: (candidates, window) from 0 to 1 ply, then 1 to 2 ply.
@@ -166,6 +170,72 @@ cdef class NeuralNet:
                     o[i] = nn_play_equity(&self.c, base, <const Board*>&plays[i, 0, 0])
         finally:
             free(base)
+        return out
+
+    def play_estimates(self, const int8_t[:, ::1] board, const int8_t[:, :, ::1] plays,
+                       const double[::1] prices=None):
+        """float64[n]: the replies' pre-filter's first-order estimate (_nn_prefilter.pxi) of
+        each of `plays` (post-move boards, sides not switched) played from `board` (row 0 to
+        move): the change of the mover's equity (gammons at `prices`, None: money) the
+        slope at `board` predicts; +inf for a play it cannot rank (a won game, or one into
+        another class of position)."""
+        cdef Board b
+        cdef NNBase* base
+        cdef NNSlope* s
+        cdef const double* mine = NULL
+        cdef const double* unused = NULL
+        cdef Py_ssize_t i, n = plays.shape[0]
+        _load_board(board, &b)
+        _price_pointers(prices, None, &mine, &unused)
+        if plays.shape[1] != 2 or plays.shape[2] != 26:
+            raise ValueError("plays must have shape (n, 2, 26)")
+        out = np.empty(n, dtype=np.float64)
+        cdef double[::1] o = out
+        base = <NNBase*>calloc(1, sizeof(NNBase))
+        s = <NNSlope*>calloc(1, sizeof(NNSlope))
+        try:
+            if base == NULL or s == NULL:
+                raise MemoryError()
+            with nogil:
+                nn_base_prepare(&self.c, &b, base)
+                nn_slope_prepare(base, mine, s)
+                for i in range(n):
+                    o[i] = nn_play_estimate(&self.c, base, s, <const Board*>&plays[i, 0, 0])
+        finally:
+            free(base)
+            free(s)
+        return out
+
+    def roll_table(self, const int8_t[:, ::1] board, reply_filter=(0, 0.0),
+                   const double[::1] prices=None):
+        """float64[21, 5]: for each roll of row 0 (before rolling), in the order 11, 12, ..,
+        16, 22, .., 66, its probabilities after its best 0-ply play (gammons at `prices`,
+        None: money), the plays first pre-filtered by `reply_filter` ((keep, margin); keep
+        0: every play valued by the net), as the 1-ply look-ahead and the luck tables build
+        them (nn_roll_table)."""
+        cdef Board b
+        cdef MoveGen* g
+        cdef ReplyFilter rf
+        cdef int failed = 0
+        cdef const double* mine = NULL
+        cdef const double* unused = NULL
+        _load_board(board, &b)
+        _price_pointers(prices, None, &mine, &unused)
+        rf.keep = 0
+        rf.margin = 0.0
+        _set_reply_filter(&rf, reply_filter, "reply_filter")
+        if b.c[0][OFF] == 15 or b.c[1][OFF] == 15:
+            raise ValueError("the game is over: there is no roll to play")
+        out = np.empty((NN_ROLLS, NN_OUTPUTS), dtype=np.float64)
+        cdef double[:, ::1] o = out
+        g = _new_movegen()
+        try:
+            with nogil:
+                failed = nn_roll_table(&self.c, g, &b, &o[0, 0], mine, &rf)
+        finally:
+            free(g)
+        if failed:
+            raise RuntimeError("more distinct plays than the generator holds")
         return out
 
     def move_equity(self, const int8_t[:, ::1] board, int ply=0, bint exact=False,
@@ -440,6 +510,24 @@ cdef int _price_pointers(const double[::1] prices, const double[::1] reply_price
         raise ValueError("gammon prices are four numbers")
     mine[0] = &prices[0] if prices is not None else NULL
     theirs[0] = &reply_prices[0] if reply_prices is not None else NULL
+    return 0
+
+
+cdef int _set_reply_filter(ReplyFilter* rf, object setting, str name) except -1:
+    """A pre-filter from (keep, margin), checked; None leaves the default."""
+    if setting is None:
+        return 0
+    try:
+        keep, margin = setting
+    except (TypeError, ValueError):
+        raise ValueError(f"{name} is (keep, margin), not {setting!r}") from None
+    if isinstance(keep, bool) or not isinstance(keep, int) or not 0 <= keep <= NN_MAX_CANDIDATES:
+        raise ValueError(f"{name} keeps 0 (every play) to {NN_MAX_CANDIDATES} plays, not {keep!r}")
+    if (isinstance(margin, bool) or not isinstance(margin, (int, float))
+            or not float(margin) >= 0.0 or margin == float("inf")):
+        raise ValueError(f"{name}'s margin must be a finite equity >= 0, not {margin!r}")
+    rf.keep = keep
+    rf.margin = margin
     return 0
 
 

@@ -8,22 +8,26 @@ cdef inline int nn_roll_index(int d1, int d2) noexcept nogil:
 
 
 cdef int nn_roll_table(const NeuralNetC* net, MoveGen* g, const Board* before,
-                       double* table, const double* prices=NULL) noexcept nogil:
+                       double* table, const double* prices=NULL,
+                       const ReplyFilter* rf=NULL) noexcept nogil:
     """For each of the 21 rolls of the side on roll of `before` (row 0), the probabilities
     (its view) after its best 0-ply play, gammons at its `prices` (NULL: money):
-    table[nn_roll_index(d1, d2) * NN_OUTPUTS + k].  One base serves all 21 rolls.
-    Returns 0, or -1 if a roll has more plays than the generator `g` holds (the table is
-    then incomplete)."""
+    table[nn_roll_index(d1, d2) * NN_OUTPUTS + k].  One base serves all 21 rolls.  With
+    the pre-filter `rf` (_nn_prefilter.pxi; NULL or keep 0: none), the best play of those
+    the first-order estimate keeps.  Returns 0, or -1 if a roll has more plays than the
+    generator `g` holds (the table is then incomplete)."""
     cdef NNBase base
+    cdef NNSlope slope
     cdef int d1, d2, n
+    slope.ready = False
     nn_base_prepare(net, before, &base)
     for d1 in range(1, 7):
         for d2 in range(d1, 7):
             n = generate_plays(g, before, d1, d2)
             if n < 0:
                 return -1
-            nn_best_play_probs(net, &base, g.out, n, table + nn_roll_index(d1, d2) * NN_OUTPUTS,
-                               prices)
+            nn_best_reply_probs(net, &base, &slope, g.out, n,
+                                table + nn_roll_index(d1, d2) * NN_OUTPUTS, prices, rf)
     return 0
 
 
@@ -123,9 +127,11 @@ cdef void neural_after_probs(const NeuralNetC* net, const Board* after, double* 
 
 cdef double neural_1ply_equity(const NeuralNetC* net, MoveGen* g, const Board* after,
                                double* table, const double* prices=NULL,
-                               const double* reply_prices=NULL) noexcept nogil:
+                               const double* reply_prices=NULL,
+                               const ReplyFilter* rf=NULL) noexcept nogil:
     """1-ply equity of a post-move board for its mover: the mean over the opponent's 21
-    rolls of the opponent's best 0-ply reply, seen from the mover.  In a match the mover
+    rolls of the opponent's best 0-ply reply (of those the pre-filter `rf` keeps; NULL:
+    of all), seen from the mover.  In a match the mover
     values gammons at its `prices` and the opponent picks replies at its `reply_prices`
     (both NULL: money).  Uses `g` for the replies (not the generator holding the mover's
     own candidates).  If `table` is not NULL it receives the opponent's roll table
@@ -141,7 +147,7 @@ cdef double neural_1ply_equity(const NeuralNetC* net, MoveGen* g, const Board* a
     if after.c[0][OFF] != 15:
         memcpy(opp.c[0], after.c[1], 26)
         memcpy(opp.c[1], after.c[0], 26)
-        if nn_roll_table(net, g, &opp, t, reply_prices) == 0:
+        if nn_roll_table(net, g, &opp, t, reply_prices, rf) == 0:
             if prices == NULL:
                 return -nn_roll_table_equity(t)     # money, summed as it always was
             nn_roll_table_mean(t, theirs)
@@ -165,9 +171,11 @@ cdef int neural_choose(const NeuralNetC* net, const MoveGen* g, int n,
 cdef int neural_choose_1ply(const NeuralNetC* net, const MoveGen* g, int n, MoveGen* scratch,
                             const MoveFilter* filt, double* next_table,
                             const double* prices=NULL,
-                            const double* reply_prices=NULL) noexcept nogil:
+                            const double* reply_prices=NULL,
+                            const ReplyFilter* rf=NULL) noexcept nogil:
     """Index of the best play by 1-ply equity among the few best by 0-ply (the move filter
-    `filt` keeps the cost at a handful of 21-roll looks a move).  In a match, gammons at the
+    `filt` keeps the cost at a handful of 21-roll looks a move; the pre-filter `rf` the
+    replies each look values by the net, NULL: all).  In a match, gammons at the
     mover's `prices` and replies picked at the opponent's `reply_prices` (NULL: money).
     If `next_table` is not NULL it receives the opponent's roll table after the chosen play
     (from its 1-ply look; next_table[0] = -1 when there is none): the luck of his next roll
@@ -206,7 +214,7 @@ cdef int neural_choose_1ply(const NeuralNetC* net, const MoveGen* g, int n, Move
     for j in range(m):
         if eq[j] < eq[0] - filt.window:
             break
-        v = neural_1ply_equity(net, scratch, &g.out[cand[j]], table, prices, reply_prices)
+        v = neural_1ply_equity(net, scratch, &g.out[cand[j]], table, prices, reply_prices, rf)
         if v > best_v:
             best_v = v
             best = cand[j]

@@ -1,0 +1,168 @@
+# The replies' pre-filter (part of _neural.pxi, issue 54): a cheap first-order estimate of
+# every play from one base, so that a roll table (the 1-ply look-ahead, the luck of a roll)
+# values with the net only the few plays the estimate ranks best.
+#
+# At the base (the position before the move, whose hidden sums NNBase holds) the mover's
+# equity E is a smooth function of the inputs x.  One pass back through the net gives its
+# slope dE/dx_i for every raw input i (NNSlope); a play changes a handful of them by v_i
+# (the same changes nn_play_probs adds to the hidden sums), so its estimate is
+# sum_i v_i dE/dx_i: a few scalar products instead of a few vector rows, the hidden
+# layer and the output layer.  The hand features are left out: computing them for every
+# play would cost most of what the estimate saves (docs/performance.md measures both
+# ways), so the estimate misses what only they see (shots, primes).  It only ranks: the plays it keeps (the best
+# `keep`, and every one within `margin` of the keep-th) are valued by the net as before,
+# and the best of those by the net is the table's play.  A play into another class (a
+# bear-off valued by the databases, a race by the race net) has no estimate and is always
+# kept.  Everything is deterministic, so a luck table built this way is still the same
+# function of (position, roll) for the realised roll and for its mean: the luck stays
+# unbiased (only its variance can grow).
+
+# The defaults (bench/prefilter_strength.py, bench/ply1_cost.py, docs/performance.md):
+# the luck tables keep the best NN_LUCK_KEEP plays of a roll by the estimate, and any
+# within NN_LUCK_MARGIN of the last of them (a worse play there only adds variance, never
+# bias: it pays in SE per CPU-second).  The 1-ply look-ahead values every reply by default
+# (NN_REPLY_KEEP 0): keeping 8 made it 1.9 times faster but was not shown as strong
+# (-0.009 +- 0.006 points a game against the exact search), so it is opt-in.
+cdef enum:
+    NN_REPLY_KEEP = 0
+    NN_LUCK_KEEP = 12
+cdef double NN_REPLY_MARGIN = 0.0
+cdef double NN_LUCK_MARGIN = 0.0
+
+ctypedef struct ReplyFilter:
+    int keep                    # 0: every reply valued by the net (the exact search)
+    double margin               # >= 0
+
+
+ctypedef struct NNSlope:
+    bint ready                  # computed for the base and prices below
+    const double* prices        # the mover's gammon prices it was computed at (NULL: money)
+    float g[NN_BASE_INPUTS]     # dE/dx_i at the base, for the mover (the raw inputs)
+
+
+cdef void nn_slope_prepare(const NNBase* base, const double* prices, NNSlope* s) noexcept nogil:
+    """The slope of the mover's equity (gammons at `prices`, NULL: money) in every input
+    of `base`'s net, at the base: back through the output sigmoids and the hidden
+    sigmoids to the first layer's rows."""
+    cdef const NeuralNetC* net = base.net
+    cdef int hp = net.hp, i, j, k, l
+    cdef float a[NN_MAX_HIDDEN]
+    cdef float dh[NN_MAX_HIDDEN]
+    cdef float acc[16]
+    cdef double q[NN_OUTPUTS]
+    cdef double c[NN_OUTPUTS]
+    cdef double z, t
+    cdef const float* w
+    for j in range(hp):
+        a[j] = <float>_nn_sigmoid(base.h[j])
+    for k in range(NN_OUTPUTS):
+        z = net.fb2[k]
+        w = net.fw2 + k * hp
+        for j in range(hp):
+            z += w[j] * a[j]
+        q[k] = _nn_sigmoid(z)
+    # The net values the position for the side now on roll (the opponent); the mover's
+    # equity in its probabilities q: 1 - 2 q_win + c0 q_lose_gammon - c1 q_win_gammon
+    # + c2 q_lose_bg - c3 q_win_bg (money: all prices 1).
+    c[NN_WIN] = -2.0
+    c[NN_WIN_GAMMON] = -(prices[1] if prices != NULL else 1.0)
+    c[NN_WIN_BACKGAMMON] = -(prices[3] if prices != NULL else 1.0)
+    c[NN_LOSE_GAMMON] = prices[0] if prices != NULL else 1.0
+    c[NN_LOSE_BACKGAMMON] = prices[2] if prices != NULL else 1.0
+    for k in range(NN_OUTPUTS):
+        c[k] *= q[k] * (1.0 - q[k])
+    for j in range(hp):
+        t = 0.0
+        for k in range(NN_OUTPUTS):
+            t += c[k] * net.fw2[k * hp + j]
+        dh[j] = <float>(t * a[j] * (1.0 - a[j]))
+    # Sixteen lanes of partial sums: a loop the compiler vectorises without reordering sums.
+    # The raw inputs only: the estimate leaves the hand features out (below).
+    for i in range(NN_BASE_INPUTS):
+        w = net.fw1 + i * hp
+        for l in range(16):
+            acc[l] = 0.0
+        for j in range(0, hp, 16):
+            for l in range(16):
+                acc[l] += w[j + l] * dh[j + l]
+        z = 0.0
+        for l in range(16):
+            z += acc[l]
+        s.g[i] = <float>z
+    s.prices = prices
+    s.ready = True
+
+
+cdef inline double nn_rows_dot(const tf_rows* r, const float* g) noexcept nogil:
+    """sum_i v_i g_i over the input changes of `r`."""
+    cdef int a
+    cdef double v = 0.0
+    for a in range(r.n_add):
+        v += g[r.add[a]]
+    for a in range(r.n_sub):
+        v -= g[r.sub[a]]
+    for a in range(r.n_scaled):
+        v += r.val[a] * g[r.scaled[a]]
+    return v
+
+
+cdef double nn_play_estimate(const NeuralNetC* net, const NNBase* base, const NNSlope* s,
+                             const Board* after) noexcept nogil:
+    """The first-order estimate of the mover's equity change by the play to `after`
+    (row 0 has moved, sides not switched), from `base`; +inf for a play the estimate
+    cannot rank (a won game, or one into another class), so that it is always kept."""
+    cdef tf_rows r
+    cdef double q[NN_OUTPUTS]
+    if after.c[0][OFF] == 15:
+        return INFINITY
+    if base.class_may_change and nn_class_net(net, after.c[1], after.c[0], q) != base.net:
+        return INFINITY
+    _rows_clear(&r)
+    _nn_delta_side(&r, base.before.c[1], after.c[1], 0)
+    _nn_delta_side(&r, base.before.c[0], after.c[0], NN_SIDE_INPUTS)
+    return nn_rows_dot(&r, s.g)
+
+
+cdef int nn_best_reply_probs(const NeuralNetC* net, const NNBase* base, NNSlope* s,
+                             const Board* plays, int n, double* best_probs,
+                             const double* prices, const ReplyFilter* rf) noexcept nogil:
+    """nn_best_play_probs through the pre-filter `rf` (NULL or keep 0: every play by the
+    net): the plays whose estimates are the best rf.keep, or within rf.margin of the
+    keep-th, are valued by the net (in their order), and the best of them by the net is
+    returned, its probabilities in best_probs.  `s` is computed on first use (its `ready`
+    cleared by the caller for each base and prices)."""
+    cdef float est[MAX_RESULTS]
+    cdef float top[NN_MAX_CANDIDATES + 1]
+    cdef int i, j, m = 0, keep, best = 0
+    cdef float v, cut
+    cdef double e, best_v = -1e300
+    cdef double p[NN_OUTPUTS]
+    if rf == NULL or rf.keep <= 0 or n <= rf.keep:
+        return nn_best_play_probs(net, base, plays, n, best_probs, prices)
+    keep = rf.keep
+    if not s.ready or s.prices != prices:
+        nn_slope_prepare(base, prices, s)
+    # The keep best estimates, kept sorted in a short list.
+    for i in range(n):
+        v = <float>nn_play_estimate(net, base, s, &plays[i])
+        est[i] = v
+        if m == keep and v <= top[m - 1]:
+            continue
+        j = m if m < keep else m - 1
+        while j > 0 and top[j - 1] < v:
+            top[j] = top[j - 1]
+            j -= 1
+        top[j] = v
+        if m < keep:
+            m += 1
+    cut = top[keep - 1] - <float>rf.margin
+    for i in range(n):
+        if est[i] < cut:
+            continue
+        nn_play_probs(net, base, &plays[i], p)
+        e = nn_equity_priced(p, prices)
+        if e > best_v:
+            best_v = e
+            best = i
+            memcpy(best_probs, p, sizeof(p))
+    return best

@@ -1,0 +1,236 @@
+"""The replies' pre-filter (issue 54, ``_nn_prefilter.pxi``): its first-order estimate
+against the slope of the net's equity computed here in float64 from the net's own weights,
+the roll tables it builds against a plain Python search over the public evaluations, the
+1-ply player with it against a plain Python 1-ply search, the luck it measures (unbiased
+however few plays it keeps), and the checks of its settings."""
+
+from __future__ import annotations
+
+import math
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from tavli_fast import _core
+from tavli_fast.game.position import Position
+from tavli_fast.play import neural
+from tavli_fast.play.players import player_id
+from helpers import pos
+
+ROLLS = [(a, b) for a in range(1, 7) for b in range(a, 7)]
+POSITIONS = Path(__file__).resolve().parents[3] / "shared" / "data" / "positions"
+CONTACT = pos("x 20:1 13:4 8:3 7:2 6:4 4:1; o 24:1 22:2 16:2 13:3 8:2 6:3 3:2").board
+OPENING = Position.initial().board
+
+
+def sample_positions(n: int) -> list[np.ndarray]:
+    """The first n benchmark contact positions, and two of our own."""
+    ids = (POSITIONS / "contact.csv").read_text().split()[:n]
+    return [Position.from_id(i).board for i in ids] + [CONTACT, OPENING]
+
+
+@pytest.fixture(scope="module")
+def net() -> _core.NeuralNet:
+    return neural.default_net(bearoff=False)
+
+
+def equity(p) -> float:
+    return 2 * p[0] - 1 + p[1] - p[3] + p[2] - p[4]
+
+
+def turned(board: np.ndarray) -> np.ndarray:
+    """The board with the other side on roll."""
+    return np.ascontiguousarray(board[::-1])
+
+
+# ------------------------------------------------------------------ the estimate
+
+
+def slope(net, board: np.ndarray) -> np.ndarray:
+    """d(the mover's money equity)/d(raw input), float64, at the position the mover's plays
+    start from: the opponent on roll of `board` turned, by the chain rule through the raw
+    sigmoid outputs (the estimate ignores the clamps that make them consistent) of the net
+    of its class (the race net where no contact is left)."""
+    if net.race is not None and _core.races(turned(board)[None])[0]:
+        net = net.race
+    w1, b1, w2, b2 = net.arrays()
+    x = _core.neural_inputs(turned(board), inputs=net.n_inputs)
+    sig = lambda z: 1.0 / (1.0 + np.exp(-z))  # noqa: E731
+    a = sig(x @ w1 + b1)
+    q = sig(w2 @ a + b2)
+    # The mover's equity in the opponent's probabilities: 1 - 2 q_win - q_wg - q_wbg + q_lg + q_lbg.
+    de_dq = np.array([-2.0, -1.0, -1.0, 1.0, 1.0]) * q * (1 - q)
+    de_dh = (w2.T @ de_dq) * a * (1 - a)
+    return (w1 @ de_dh)[:_core.NEURAL_BASE_INPUTS]
+
+
+def test_the_estimate_is_the_slope_of_the_nets_equity_along_each_plays_raw_inputs(net):
+    checked = 0
+    assert net.race is not None     # the race positions among them check the race net's
+    for board in sample_positions(6):
+        g = slope(net, board)
+        x0 = _core.neural_inputs(turned(board), features=False)
+        for d1, d2 in ((3, 1), (6, 6), (5, 2)):
+            plays = _core.generate(board, d1, d2)
+            got = net.play_estimates(board, plays)
+            for play, value in zip(plays, got):
+                if not math.isfinite(value):
+                    continue
+                dx = _core.neural_inputs(turned(play), features=False) - x0
+                assert value == pytest.approx(float(g @ dx), rel=2e-3, abs=2e-5)
+                checked += 1
+    assert checked > 100
+
+
+def test_the_estimate_ranks_plays_much_like_the_net(net):
+    """Not a proof of strength (bench/prefilter_strength.py measures that), but a broken
+    slope (a wrong sign, the wrong side) ranks no better than chance."""
+    hits = total = 0
+    for board in sample_positions(10):
+        for d1, d2 in ROLLS:
+            plays = _core.generate(board, d1, d2)
+            if len(plays) < 6:
+                continue
+            est = net.play_estimates(board, plays)
+            eq = net.play_equities(board, plays)
+            hits += int(np.argmax(eq) in np.argsort(-est)[:3])
+            total += 1
+    assert total > 50 and hits / total > 0.6
+
+
+def test_a_won_game_is_always_kept(net):
+    board = np.zeros((2, 26), dtype=np.int8)
+    board[0, 0], board[0, 1] = 14, 1           # one checker left, on my 1 point
+    board[1, 0], board[1, 23], board[1, 13] = 8, 2, 5
+    plays = _core.generate(board, 2, 1)
+    assert np.isinf(net.play_estimates(board, plays)).all()
+
+
+# ------------------------------------------------------------------ roll tables
+
+
+def python_table(net, board: np.ndarray, keep: int, margin: float) -> list[float]:
+    """Each roll's table equity by plain Python: of the plays whose estimates are the best
+    `keep` or within `margin` of the keep-th (all when keep is 0 or covers them), the best
+    equity by the players' incremental 0-ply values."""
+    out = []
+    for d1, d2 in ROLLS:
+        plays = _core.generate(board, d1, d2)
+        values = net.play_equities(board, plays)
+        if 0 < keep < len(plays):
+            est = net.play_estimates(board, plays).astype(np.float32)
+            cut = np.sort(est)[::-1][keep - 1] - np.float32(margin)
+            values = values[est >= cut]
+        out.append(float(values.max()))
+    return out
+
+
+@pytest.mark.parametrize("setting", [(0, 0.0), (1, 0.0), (3, 0.0), (4, 0.05), (8, 0.0)])
+def test_a_roll_table_holds_the_best_of_the_plays_the_pre_filter_keeps(net, setting):
+    for board in sample_positions(4):
+        table = net.roll_table(board, setting)
+        got = [equity(row) for row in table]
+        assert got == pytest.approx(python_table(net, board, *setting), abs=1e-12)
+
+
+def test_keeping_every_play_is_the_exact_table(net):
+    board = pos("x 20:1 7:2 4:1; o 22:1 15:1 6:2").board
+    most = max(len(_core.generate(board, a, b)) for a, b in ROLLS)
+    assert 1 < most <= _core.MAX_FILTER_CANDIDATES
+    assert np.array_equal(net.roll_table(board, (most, 0.0)), net.roll_table(board))
+    assert not np.array_equal(net.roll_table(board, (1, 0.0)), net.roll_table(board))
+
+
+def test_a_tighter_filter_never_finds_a_better_reply(net):
+    for board in sample_positions(4):
+        exact = [equity(r) for r in net.roll_table(board)]
+        for keep in (1, 2, 4):
+            filtered = [equity(r) for r in net.roll_table(board, (keep, 0.0))]
+            assert all(f <= e + 1e-12 for f, e in zip(filtered, exact))
+
+
+# ------------------------------------------------------------------ the 1-ply player
+
+
+def python_1ply_choice(net, board, d1, d2, keep):
+    """The 1-ply player in plain Python: the 0-ply best five within 0.16 (the default move
+    filter), each valued by the mean over the opponent's 36 rolls of his best reply of
+    those the pre-filter keeps; the best of them."""
+    plays = _core.generate(board, d1, d2)
+    zero = net.play_equities(board, plays)
+    order = sorted(range(len(plays)), key=lambda i: -zero[i])[:_core.FILTER_CANDIDATES]
+    best, best_v = order[0], -math.inf
+    for i in order:
+        if zero[i] < zero[order[0]] - _core.FILTER_WINDOW:
+            break
+        replies = python_table(net, turned(plays[i]), keep, 0.0)
+        v = -sum(e * (1 if a == b else 2) for e, (a, b) in zip(replies, ROLLS)) / 36
+        if v > best_v:
+            best, best_v = i, v
+    return plays[best]
+
+
+@pytest.mark.parametrize("keep", [0, 2, 8])
+def test_the_1ply_player_with_the_pre_filter_follows_a_plain_python_search(net, keep):
+    one = player_id("neural-1ply")
+    for board, (d1, d2) in ((CONTACT, (4, 2)), (OPENING, (6, 1)), (CONTACT, (6, 5))):
+        got = _core.choose(board, d1, d2, one, 0, None, True, net, reply_filter=(keep, 0.0))
+        assert np.array_equal(got, python_1ply_choice(net, board, d1, d2, keep))
+
+
+# ------------------------------------------------------------------ luck
+
+
+def test_luck_by_pre_filtered_tables_is_unbiased():
+    """The luck of a roll is its table row less the table's mean over the rolls, both from
+    the same table: whichever plays the pre-filter keeps, the luck averages to zero.  With
+    the crudest filter (one play a roll) the summed luck of 1,500 games from the start is 0
+    within 3 SEs."""
+    net = neural.default_net()
+    games = 1500
+    luck = np.zeros(games)
+    _core.run_games(OPENING, games, player_id("neural"), player_id("neural"), 5, True, True,
+                    net=net, bearoff=net.bearoff, vr_moments=np.zeros(12), per_game_luck=luck,
+                    luck_filter=(1, 0.0))
+    assert abs(luck.mean()) < 3 * luck.std(ddof=1) / math.sqrt(games)
+    assert luck.std() > 0.1       # the luck was measured
+
+
+def test_the_luck_filter_changes_the_adjusted_figures_but_not_the_games():
+    net = neural.default_net()
+    neural0 = player_id("neural")
+
+    def run(setting):
+        eq, luck = np.zeros(40), np.zeros(40)
+        _core.run_games(OPENING, 40, neural0, neural0, 3, True, True, net=net,
+                        bearoff=net.bearoff, vr_moments=np.zeros(12), per_game_equity=eq,
+                        per_game_luck=luck, luck_filter=setting)
+        return eq, luck
+
+    eq0, luck0 = run((0, 0.0))
+    eq1, luck1 = run((1, 0.0))
+    assert np.array_equal(eq0, eq1)
+    assert not np.array_equal(luck0, luck1)
+
+
+# ------------------------------------------------------------------ settings
+
+
+@pytest.mark.parametrize("setting", [(-1, 0.0), (_core.MAX_FILTER_CANDIDATES + 1, 0.0),
+                                     (2, -0.1), (2, math.inf), (2, math.nan), (True, 0.0),
+                                     (2.5, 0.0), "2", (2,), (2, 0.0, 1)])
+def test_bad_pre_filters_are_refused(net, setting):
+    with pytest.raises(ValueError, match="reply_filter|luck_filter"):
+        net.roll_table(OPENING, setting)
+    with pytest.raises(ValueError, match="luck_filter"):
+        _core.run_games(OPENING, 1, player_id("neural"), player_id("neural"), 1, True, True,
+                        net=net, luck_filter=setting)
+    with pytest.raises(ValueError, match="reply_filter"):
+        _core.choose(OPENING, 3, 1, player_id("neural-1ply"), 0, None, True, net,
+                     reply_filter=setting)
+
+
+def test_the_defaults_are_stated():
+    assert _core.REPLY_FILTER == (0, 0.0)
+    assert _core.LUCK_FILTER == (12, 0.0)
