@@ -21,6 +21,7 @@ import pytest
 pytest.importorskip("fastapi", reason="the [serve] extra (in the test extra) is not installed")
 webdriver = pytest.importorskip("selenium.webdriver", reason="selenium (in the test extra) is not installed")
 
+from selenium.common.exceptions import StaleElementReferenceException  # noqa: E402
 from selenium.webdriver.chrome.options import Options  # noqa: E402
 from selenium.webdriver.chrome.service import Service  # noqa: E402
 from selenium.webdriver.common.by import By  # noqa: E402
@@ -59,11 +60,13 @@ def _trials_done(text: str) -> int | None:
 def test_the_page_shows_the_board_the_plays_and_a_live_rollout(browser, tmp_path, record_property):
     served = start_server("--jobs", "1")
     try:
-        wait = WebDriverWait(browser, 60, poll_frequency=0.1)
+        # The table may be drawn again while it is read (a row gone stale): read it again.
+        wait = WebDriverWait(browser, 60, poll_frequency=0.1,
+                             ignored_exceptions=(StaleElementReferenceException,))
         browser.get(f"{served.url}?position={quote('4HPwATDgc/ABMA')}&dice=31")
-        rows = wait.until(lambda d: [r for r in d.find_elements(
-            By.CSS_SELECTOR, "[data-testid=hint-table] tbody tr") if "/" in r.text] or None)
-        assert len(rows) == 16 and rows[0].text.split()[1:3] == ["8/5", "6/5"]
+        rows = wait.until(lambda d: [t for t in (r.text for r in d.find_elements(
+            By.CSS_SELECTOR, "[data-testid=hint-table] tbody tr")) if "/" in t] or None)
+        assert len(rows) == 16 and rows[0].split()[1:3] == ["8/5", "6/5"]
         board = browser.find_element(By.CSS_SELECTOR, "[data-testid=board]")
         assert len(board.find_elements(By.CSS_SELECTOR, ".checker")) == 30
         assert len(board.find_elements(By.CSS_SELECTOR, ".point")) == 24
