@@ -37,8 +37,8 @@ DEFAULT_PLAYERS_WHY = ("the net at 0 ply, luck-adjusted (--vr, the default for t
 DEFAULT_TRIALS = 1296  # a whole block of stratified first two rolls; luck-adjusted, a few seconds
 
 #: Options of a plain rollout that a candidate-play rollout does not take.
-PLAIN_ONLY = ("target_se", "truncate_plies", "filter_candidates", "filter_window", "game",
-              "option")
+PLAIN_ONLY = ("target_se", "truncate_plies", "filter_candidates", "filter_window",
+              "reply_filter", "game", "option")
 #: Options that ask for the candidate plays of a roll.
 _PLAYS_ONLY = ("dice", "candidates", "plays", "stop_when_decided", "no_stop", "plot")
 
@@ -130,6 +130,7 @@ def rollout_settings(options: Mapping[str, Any]) -> dict[str, Any]:
     adds the defaults (after a resumed run's checkpoint has filled in its own)."""
     return {**_common(options), "target_se": options.get("target_se"),
             "truncate_plies": options.get("truncate_plies"), "move_filter": _move_filter(options),
+            "reply_filter": options.get("reply_filter"),
             "game": options.get("game"), "game_rules": options.get("option")}
 
 

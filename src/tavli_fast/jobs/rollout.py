@@ -87,6 +87,7 @@ def request_from_checkpoint(doc: dict[str, Any], **overrides: Any) -> RolloutReq
         vr=req.get("vr", False),  # checkpoints from before variance reduction have none
         truncate_plies=req.get("truncate_plies", 0),
         move_filter=req.get("move_filter"),
+        reply_filter=req.get("reply_filter"),
         game=req.get("game"),
         game_rules=req.get("game_rules"),
         weights=req.get("weights"),
@@ -109,7 +110,8 @@ def _completed_from_checkpoint(
 
 
 #: Identity keys that only some requests carry (so that older checkpoints still match).
-_OPTIONAL_KEYS = ("cubeful", "max_cube", "vr", "truncate_plies", "move_filter", "game", "game_rules",
+_OPTIONAL_KEYS = ("cubeful", "max_cube", "vr", "truncate_plies", "move_filter", "reply_filter",
+                  "game", "game_rules",
                   "weights_sha256")
 
 

@@ -50,6 +50,8 @@ VR_SUMS = 12
 #: The 1-ply move filter's defaults (like gnubg's): at most this many candidates, and only
 #: those whose 0-ply equity is within this window of the best play's.
 DEFAULT_MOVE_FILTER: tuple[int, float] = (int(_core.FILTER_CANDIDATES), float(_core.FILTER_WINDOW))
+#: The 1-ply look-ahead's replies unfiltered: the exact search (the core's default).
+NO_REPLY_FILTER: tuple[int, float] = (int(_core.REPLY_FILTER[0]), float(_core.REPLY_FILTER[1]))
 
 #: The reported figures (gammons include backgammons), in _core.run_games' moment order.
 FIGURES = ("win", "win_gammon", "win_backgammon", "lose_gammon", "lose_backgammon", "equity")
@@ -102,6 +104,7 @@ class RolloutChunk:
     vr: bool = False  # luck-adjusted figures too (variance reduction by the net)
     truncate_plies: int = 0  # > 0: stop after that many plies, count the net's estimate
     move_filter: tuple[int, float] = DEFAULT_MOVE_FILTER  # the 1-ply players' filter
+    reply_filter: tuple[int, float] = NO_REPLY_FILTER  # their replies' pre-filter (keep, margin)
     game: int = -1  # Portes (-1), or the core's Plakoto / Fevga number (variants.GAME_CODES)
     pinned: int = 0  # Plakoto: the pinned mask of the side on roll
     variant_options: int = 0  # Plakoto / Fevga: the core's option bits
@@ -259,6 +262,7 @@ def run_chunk(chunk: RolloutChunk, control: np.ndarray | None = None) -> ChunkRe
         vr_moments=vr,
         filter_candidates=chunk.move_filter[0],
         filter_window=chunk.move_filter[1],
+        reply_filter=chunk.reply_filter,
         control=control,
         **resources,
     )

@@ -32,7 +32,7 @@ from ..variants.games import uses_variant_net, variant_player_ids
 from ..variants.movegen import GAME_CODES, core_options, require_variant_in_progress
 from ..variants.neural import choose_variant_net
 from ..variants.position import GAMES, variant_position
-from .rollout_chunks import DEFAULT_CHUNK_SIZE, DEFAULT_MOVE_FILTER, RolloutChunk, chunk_seed, money_branches
+from .rollout_chunks import DEFAULT_CHUNK_SIZE, DEFAULT_MOVE_FILTER, NO_REPLY_FILTER, RolloutChunk, chunk_seed, money_branches
 
 
 def _context_notes(position: Position, cubeful: bool) -> list[str]:
@@ -84,6 +84,7 @@ class RolloutRequest:
     vr: bool = False
     truncate_plies: int = 0
     move_filter: tuple[int, float] = DEFAULT_MOVE_FILTER
+    reply_filter: tuple[int, float] = NO_REPLY_FILTER  # the 1-ply look-ahead's pre-filter
     game: str | None = None  # "plakoto" / "fevga"; None: Portes by ``rules``
     pinned: int = 0  # Plakoto: the pinned mask of the side on roll
     game_rules: tuple[str, ...] = ()  # Plakoto / Fevga: the options set (rules.game_rules)
@@ -125,6 +126,8 @@ class RolloutRequest:
             **({"truncate_plies": self.truncate_plies} if self.truncate_plies else {}),
             **({"move_filter": list(self.move_filter)}
                if tuple(self.move_filter) != DEFAULT_MOVE_FILTER else {}),
+            **({"reply_filter": list(self.reply_filter)}
+               if tuple(self.reply_filter) != NO_REPLY_FILTER else {}),
             **({"game": self.game} if self.game else {}),
             **({"game_rules": list(self.game_rules)} if self.game_rules else {}),
             **(self.net.checkpoint_keys()[0] if self.net else {}),
@@ -165,6 +168,7 @@ def make_request(
     truncate_plies: object = None,
     move_filter: object = None,
     weights: str | os.PathLike | None = None,
+    reply_filter: object = None,
 ) -> RolloutRequest:
     """Validate the arguments of a rollout; raise ValueError / InvalidPositionError precisely.
 
@@ -173,7 +177,7 @@ def make_request(
     end (no truncation), and ``max_cube`` caps the cube (R23: 64). ``game``: "plakoto" or
     "fevga" rolls out that game (``position``: "start", a text id or a position of it), by
     ``game_rules`` (a PlakotoRules / FevgaRules, or option names; None: the defaults).
-    ``ply``, ``vr``, ``truncate_plies`` and ``move_filter`` are the expert settings of the
+    ``ply``, ``vr``, ``truncate_plies``, ``move_filter`` and ``reply_filter`` are the expert settings of the
     neural players described in ``parallel.rollout`` (Plakoto and Fevga take ``ply`` and
     ``weights`` only); ``weights``, a weights file for their net instead of the shipped one
     (a Plakoto / Fevga net for those games; ValueError if the rollout uses no net).
@@ -182,7 +186,8 @@ def make_request(
         raise ValueError("game_rules are the options of Plakoto or Fevga: give game too")
     if game is not None:
         given = [k for k, v in (("vr", vr), ("truncate_plies", truncate_plies),
-                                ("move_filter", move_filter)) if v]
+                                ("move_filter", move_filter), ("reply_filter", reply_filter))
+                 if v]
         if given:
             raise ValueError(f"{', '.join(given)}: settings of the Portes neural players, not "
                              f"of {game}'s")
@@ -227,6 +232,14 @@ def make_request(
         notes.append(f"truncated after {cut} plies: the net's cubeless estimate is counted there "
                      "(fast but biased by the net's errors)")
     filt = check_move_filter(move_filter)
+    replies = check_reply_filter(reply_filter)
+    if replies != NO_REPLY_FILTER:
+        if cubeful:
+            raise ValueError("reply_filter is a setting of cubeless 1-ply rollouts, not of a "
+                             "cubeful one")
+        notes.append(f"the 1-ply players' replies pre-filtered: the best {replies[0]} plays of "
+                     "each roll by a first-order estimate valued by the net (faster, not the "
+                     "exact 1-ply search)")
     net = choose_net(weights, needed=neural or use_vr or bool(cut))
     if branches is not None and truncate and not money_branches(branches):
         notes.append(f"cubeful in a match: games stop once both sides have at most "
@@ -263,6 +276,7 @@ def make_request(
         vr=use_vr,
         truncate_plies=cut,
         move_filter=filt,
+        reply_filter=replies,
         net=net,
     )
 
@@ -348,6 +362,28 @@ def check_move_filter(value: object) -> tuple[int, float]:
     return int(count), float(window)
 
 
+def check_reply_filter(value: object) -> tuple[int, float]:
+    """The 1-ply look-ahead's pre-filter of replies (keep, margin), or keep alone (margin 0):
+    only the best `keep` plays of each of the opponent's rolls by a first-order estimate, and
+    those within `margin` of the keep-th, are valued by the net (``_nn_prefilter.pxi``);
+    keep 0 or None: every play (the exact search, the default)."""
+    if value is None:
+        return NO_REPLY_FILTER
+    if isinstance(value, Integral) and not isinstance(value, bool):
+        value = (value, 0.0)
+    try:
+        keep, margin = value  # type: ignore[misc]
+    except (TypeError, ValueError):
+        raise ValueError(f"reply_filter must be keep or (keep, margin), got {value!r}") from None
+    top = int(_core.MAX_FILTER_CANDIDATES)
+    if isinstance(keep, bool) or not isinstance(keep, Integral) or not 0 <= int(keep) <= top:
+        raise ValueError(f"the reply filter keeps 0 (all) to {top} plays a roll, got {keep!r}")
+    if isinstance(margin, bool) or not isinstance(margin, Real) or not (
+            float(margin) >= 0 and math.isfinite(float(margin))):
+        raise ValueError(f"the reply filter's margin must be an equity >= 0, got {margin!r}")
+    return (0, 0.0) if int(keep) == 0 else (int(keep), float(margin))
+
+
 def plan_chunks(request: RolloutRequest, done: Iterable[int] = ()) -> UnitPlan:
     """The chunks of the request not in ``done`` (their indices), in index order: made one
     at a time when asked for, so a plan of any size costs no memory."""
@@ -377,6 +413,7 @@ def make_chunk(request: RolloutRequest, c: int) -> RolloutChunk:
         vr=request.vr,
         truncate_plies=request.truncate_plies,
         move_filter=request.move_filter,
+        reply_filter=request.reply_filter,
         game=_game_code(request.game),
         pinned=request.pinned,
         variant_options=request.variant_options,

@@ -72,6 +72,7 @@ class RolloutBody(_Body):
     truncate_plies: Count | None = None
     filter_candidates: int | None = None
     filter_window: float | None = None
+    reply_filter: int | None = None
     candidates: int | None = None
     plays: str | None = None
     stop_when_decided: float | None = Field(None, gt=0)
