@@ -353,12 +353,21 @@ def check_move_filter(value: object) -> tuple[int, float]:
         count, window = value  # type: ignore[misc]
     except (TypeError, ValueError):
         raise ValueError(f"move_filter must be (candidates, window), got {value!r}") from None
+    return _filter_pair("the move filter", count, window, least=1, least_text="1",
+                        unit="candidates", window_name="window")
+
+
+def _filter_pair(name: str, count: object, window: object, *, least: int, least_text: str,
+                 unit: str, window_name: str) -> tuple[int, float]:
+    """A filter's (count, window), checked: count a whole number from `least` to
+    MAX_FILTER_CANDIDATES, window a finite equity >= 0 (the move filter's and the replies'
+    pre-filter's rule alike, in their own words)."""
     top = int(_core.MAX_FILTER_CANDIDATES)
-    if isinstance(count, bool) or not isinstance(count, Integral) or not 1 <= int(count) <= top:
-        raise ValueError(f"the move filter keeps 1 to {top} candidates, got {count!r}")
+    if isinstance(count, bool) or not isinstance(count, Integral) or not least <= int(count) <= top:
+        raise ValueError(f"{name} keeps {least_text} to {top} {unit}, got {count!r}")
     if isinstance(window, bool) or not isinstance(window, Real) or not (
             float(window) >= 0 and math.isfinite(float(window))):
-        raise ValueError(f"the move filter's window must be an equity >= 0, got {window!r}")
+        raise ValueError(f"{name}'s {window_name} must be an equity >= 0, got {window!r}")
     return int(count), float(window)
 
 
@@ -375,13 +384,9 @@ def check_reply_filter(value: object) -> tuple[int, float]:
         keep, margin = value  # type: ignore[misc]
     except (TypeError, ValueError):
         raise ValueError(f"reply_filter must be keep or (keep, margin), got {value!r}") from None
-    top = int(_core.MAX_FILTER_CANDIDATES)
-    if isinstance(keep, bool) or not isinstance(keep, Integral) or not 0 <= int(keep) <= top:
-        raise ValueError(f"the reply filter keeps 0 (all) to {top} plays a roll, got {keep!r}")
-    if isinstance(margin, bool) or not isinstance(margin, Real) or not (
-            float(margin) >= 0 and math.isfinite(float(margin))):
-        raise ValueError(f"the reply filter's margin must be an equity >= 0, got {margin!r}")
-    return (0, 0.0) if int(keep) == 0 else (int(keep), float(margin))
+    keep, margin = _filter_pair("the reply filter", keep, margin, least=0, least_text="0 (all)",
+                                unit="plays a roll", window_name="margin")
+    return NO_REPLY_FILTER if keep == 0 else (keep, margin)
 
 
 def plan_chunks(request: RolloutRequest, done: Iterable[int] = ()) -> UnitPlan:
