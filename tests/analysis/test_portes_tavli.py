@@ -110,6 +110,13 @@ def test_tavli_analyse_cli_reads_portes_and_tavli_records(portes_match, tavli_ma
         assert doc["decisions"] == tf.analyse_match(path).to_dict()["decisions"]
 
 
+def test_the_text_report_names_each_game_of_a_tavli_record(tavli_match, capsys):
+    assert analyse_main([str(tavli_match)]) == 0
+    out = capsys.readouterr().out
+    for g in read_mat(tavli_match).games:
+        assert f"Game {g.number} ({g.game.capitalize()}):" in out
+
+
 def test_tavli_record_at_2_ply_is_refused_in_one_line(tavli_match, capsys):
     with pytest.raises(ValueError, match="0 or 1 ply"):
         tf.analyse_match(tavli_match, ply=2)

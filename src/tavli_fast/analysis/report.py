@@ -223,7 +223,8 @@ def format_report(analysis: MatchAnalysis) -> str:
         result = ("unfinished" if rec.winner is None else
                   f"{names[rec.winner]} wins {rec.points} ({g.ending})")
         lines.append("")
-        lines.append(f"Game {rec.number}: {rec.score[0]}-{rec.score[1]}"
+        kind = f" ({rec.game.capitalize()})" if rec.game else ""   # a tavli record's game
+        lines.append(f"Game {rec.number}{kind}: {rec.score[0]}-{rec.score[1]}"
                      f"{' (Crawford)' if g.crawford else ''}, {result}")
         judged = resignation_of.get(rec.number)
         if judged is not None:
