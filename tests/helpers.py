@@ -103,3 +103,16 @@ def replayed_rolls(analysis) -> dict:
             if r.action.kind == "roll":
                 out[(game.record.number, r.action.move, r.action.player)] = r
     return out
+
+
+def process_alive(pid: int) -> bool:
+    """Whether process ``pid`` exists and is not a zombie (an exited child not yet reaped).
+
+    Any OSError means gone: a process reaped between open and read gives ESRCH
+    (ProcessLookupError), not FileNotFoundError.
+    """
+    try:
+        with open(f"/proc/{pid}/stat") as f:
+            return f.read().rsplit(")", 1)[1].split()[0] != "Z"
+    except OSError:
+        return False

@@ -3,6 +3,7 @@ worker, Ctrl-C, the target_se stop rule."""
 
 from __future__ import annotations
 
+import contextlib
 import json
 import logging
 import multiprocessing
@@ -13,7 +14,7 @@ import time
 
 import pytest
 
-from helpers import pos
+from helpers import pos, process_alive
 from tavli_fast.api import Executor, read_checkpoint, resume_rollout, rollout
 from tavli_fast.run.executors.local import check_jobs, default_jobs, max_jobs
 
@@ -190,15 +191,6 @@ if __name__ == "__main__":
 """
 
 
-def _running(pid):
-    """Whether process `pid` exists and is not a zombie (an exited child not yet reaped)."""
-    try:
-        with open(f"/proc/{pid}/stat") as f:
-            return f.read().rsplit(")", 1)[1].split()[0] != "Z"
-    except FileNotFoundError:
-        return False
-
-
 @pytest.mark.skipif(not os.path.isdir("/proc"), reason="reads process states from /proc")
 @pytest.mark.parametrize("start_method", ["forkserver", "spawn"])
 def test_workers_end_when_the_pool_owner_is_killed(tmp_path, start_method):
@@ -211,20 +203,21 @@ def test_workers_end_when_the_pool_owner_is_killed(tmp_path, start_method):
                              stdout=subprocess.PIPE, text=True)
     workers = [int(owner.stdout.readline()) for _ in range(2)]
     try:
-        assert all(_running(w) for w in workers)
+        assert all(process_alive(w) for w in workers)
         owner.kill()
         owner.wait()
         deadline = time.monotonic() + 15
-        while any(_running(w) for w in workers) and time.monotonic() < deadline:
+        while any(process_alive(w) for w in workers) and time.monotonic() < deadline:
             time.sleep(0.1)
-        assert not any(_running(w) for w in workers)
+        assert not any(process_alive(w) for w in workers)
     finally:
         owner.kill()
         owner.wait()
         owner.stdout.close()
         for w in workers:
-            if _running(w):
-                os.kill(w, signal.SIGKILL)
+            if process_alive(w):
+                with contextlib.suppress(ProcessLookupError):  # it may end in between
+                    os.kill(w, signal.SIGKILL)
 
 
 def test_target_se_stops_at_the_same_trial_whatever_jobs():

@@ -13,6 +13,7 @@ import pytest
 
 pytest.importorskip("fastapi", reason="the [serve] extra (in the test extra) is not installed")
 
+from helpers import process_alive  # noqa: E402
 from served import start_server  # noqa: E402  (tests/serve/served.py)
 
 
@@ -43,14 +44,6 @@ def _descendants(pid: int) -> set[int]:
     return out
 
 
-def _alive(pid: int) -> bool:
-    try:
-        with open(f"/proc/{pid}/stat") as f:
-            return f.read().rsplit(")", 1)[1].split()[0] != "Z"
-    except OSError:
-        return False
-
-
 @pytest.mark.skipif(not os.path.isdir("/proc"), reason="reads the process tree from /proc")
 @pytest.mark.parametrize("sig", [signal.SIGTERM, signal.SIGINT])
 def test_a_signal_cancels_the_jobs_and_leaves_no_worker_behind(sig):
@@ -72,9 +65,9 @@ def test_a_signal_cancels_the_jobs_and_leaves_no_worker_behind(sig):
     assert status == 0
     assert "stopped; 1 running job(s) cancelled" in served.said[-1]
     deadline = time.monotonic() + 10
-    while any(_alive(p) for p in workers) and time.monotonic() < deadline:
+    while any(process_alive(p) for p in workers) and time.monotonic() < deadline:
         time.sleep(0.1)
-    assert not [p for p in workers if _alive(p)]
+    assert not [p for p in workers if process_alive(p)]
 
 
 def test_another_host_than_loopback_warns():
