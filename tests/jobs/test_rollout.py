@@ -189,6 +189,20 @@ def test_stratified_dice_play_each_first_roll_equally_often(opening):
         assert all(a != b for a, b in firsts)  # R5: no opening double
 
 
+@pytest.mark.parametrize("position", ["start", "4HPwATDgc/ABMA"])
+def test_r5_the_start_rolled_out_says_its_first_roll_has_no_double(position):
+    # gnubg rolls out the start's Position ID with any first roll; ours plays a game's first
+    # roll (R5), and the note says so, whichever way the start is given.
+    request = make_request(position, 1296, seed=1)
+    assert request.first_roll_no_doubles and request.strata == (15, 36)
+    assert any("R5 opening roll" in note for note in request.notes)
+    portes = make_request(position, 1296, seed=1, rules="portes")   # T3: both dice again
+    assert not portes.first_roll_no_doubles and portes.strata == (36, 36)
+    assert not any("R5" in note for note in portes.notes)
+    later = make_request("sGfwATDgc/ABMA", 1296, seed=1)            # after 3-1: not a start
+    assert not any("R5" in note for note in later.notes)
+
+
 def test_stratified_dice_depend_only_on_the_global_trial_index():
     whole = stratified_dice(77, 0, 3000)
     pieces = np.concatenate([stratified_dice(77, s, 700 if s + 700 <= 3000 else 3000 - s)
