@@ -208,7 +208,9 @@ cdef int neural_choose_1ply(const NeuralNetC* net, const MoveGen* g, int n, Move
         if m < cap:
             m += 1
     best = cand[0]
-    if m == 1:
+    if m == 1 or (eq[1] < eq[0] - filt.window and next_table == NULL):
+        # One play within the window: its 1-ply look could not change the choice (it is
+        # still made when the caller wants the table, the luck of the next roll).
         return best
     best_v = -1e300
     for j in range(m):
@@ -315,7 +317,7 @@ cdef int nn_keep_best(const double* values, int* order, int m, const MoveFilter*
 cdef int nn_rank_plays(const NeuralNetC* net, const Board* root, const Board* plays, int n,
                        int plies, const MoveFilter* filters, MoveGen* scratch, NNCache* cache,
                        double* eq, int* order, const double* prices=NULL,
-                       const double* reply_prices=NULL) noexcept nogil:
+                       const double* reply_prices=NULL, bint choice_only=False) noexcept nogil:
     """The plays[0:n] of one roll valued at 0 ply, and deeper as far as `plies` (0-2) through
     gnubg-style move filters: every play at 0 ply; the plays filters[0] keeps of those
     (the best by 0 ply) at 1 ply; of those, the ones filters[1] keeps (the best by 1 ply) at
@@ -325,7 +327,9 @@ cdef int nn_rank_plays(const NeuralNetC* net, const Board* root, const Board* pl
     evaluated afresh.  `order` receives n indices, the plays best first by the deepest ply
     that reached them (then by the ply above).  Gammons at the mover's `prices`, replies
     chosen at `reply_prices` (NULL: money).  `scratch`: the generator of the look-ahead
-    (not the one holding `plays`).  Returns the index of the best play."""
+    (not the one holding `plays`).  `choice_only`: only the best play is wanted, so a
+    filter that keeps a single play ends the search (its deeper values stay NaN).  Returns
+    the index of the best play."""
     cdef NNBase base
     cdef int i, j, k, m
     cdef double p[NN_OUTPUTS]
@@ -344,6 +348,8 @@ cdef int nn_rank_plays(const NeuralNetC* net, const Board* root, const Board* pl
     m = n
     for k in range(1, plies + 1):
         m = nn_keep_best(eq + (k - 1) * n, order, m, &filters[k - 1])
+        if choice_only and m == 1:
+            break
         for j in range(m):
             i = order[j]
             if k == 1:
@@ -374,7 +380,7 @@ cdef int neural_choose_2ply(const NeuralNetC* net, const MoveGen* g, int n, Move
     filters[1] = second
     if eq != NULL and order != NULL:
         best = nn_rank_plays(net, &g.root, g.out, n, 2, filters, scratch, cache, eq, order,
-                             prices, reply_prices)
+                             prices, reply_prices, True)
     else:
         best = neural_choose(net, g, n, prices)
     free(eq)
