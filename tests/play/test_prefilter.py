@@ -279,11 +279,24 @@ def random_pruning_net(seed: int, hidden: int = 24) -> _core.NeuralNet:
                            rng.normal(0, 0.3, 5))
 
 
-def test_the_shipped_net_carries_its_pruning_net(net):
+def other_net_file(net, folder: Path) -> Path:
+    """A weights file of the shipped net with one weight changed: another net."""
+    w1, b1, w2, b2 = net.arrays()
+    w1[0, 0] += 0.5
+    path = folder / "other.npz"
+    neural.save_net(path, _core.NeuralNet(w1, b1, w2, b2, race=net.race), "other")
+    return path
+
+
+def test_the_shipped_net_carries_its_pruning_net(net, tmp_path):
     assert net.prune is not None
     assert net.prune.n_inputs == _core.NEURAL_BASE_INPUTS and net.prune.hidden <= 128
     assert neural.default_net().prune is net.prune          # the databases keep it
-    assert neural.load_net(neural.DEFAULT_WEIGHTS)[0].prune is None
+    # The same net from any file has it too; another net has none.
+    copy = tmp_path / "copy.npz"
+    neural.save_net(copy, _core.NeuralNet(*net.arrays(), race=net.race), "copy")
+    assert neural.load_net(copy)[0].prune is not None
+    assert neural.load_net(other_net_file(net, tmp_path))[0].prune is None
 
 
 @pytest.mark.parametrize("which", ["shipped", "random"])
@@ -389,6 +402,6 @@ def test_bad_pruning_nets_are_refused(net, bad, message):
 def test_a_pruning_net_of_another_net_is_refused(net, tmp_path):
     path = tmp_path / "prune.npz"
     neural.save_net(path, random_pruning_net(2), "p", role="pruning", target_sha256="0" * 64)
-    plain, meta = neural.load_net(neural.DEFAULT_WEIGHTS)
+    plain, meta = neural.load_net(other_net_file(net, tmp_path))
     with pytest.raises(neural.NeuralNetError, match="not a pruning net of the net"):
         neural.with_pruning_net(plain, meta, path)

@@ -23,8 +23,9 @@ it was made from (``training.ancestors``, see ``recipes.py``), so its whole chai
 other file.
 ``default_net()`` adds the bear-off databases, which value the bear-offs (``with_bearoff``),
 and carries the shipped net's pruning net (``data/prune-v17-32.npz``, the same format: a small
-net on the raw inputs that the replies' pre-filter ranks plays by; ``with_pruning_net``). A net
-loaded from another file has none, and its pre-filter ranks by the slope, as before.
+net on the raw inputs that the replies' pre-filter ranks plays by; ``with_pruning_net``), as
+does the same net loaded from any file. Another net has none, and its pre-filter ranks by
+the slope, as before.
 
 The net's inputs and outputs are described in ``_neural.pxi``: five probabilities for the
 player on roll (win, win gammon, win backgammon, lose gammon, lose backgammon; gammons include
@@ -196,7 +197,24 @@ def weights_file(name: str | os.PathLike) -> Path:
 
 def load_net(path: str | os.PathLike) -> tuple[_core.NeuralNet, dict]:
     """(net, meta) from a weights file (`weights_file`: a shipped one by its bare name), its
-    format and checksum verified."""
+    format and checksum verified. The net the shipped pruning net was distilled from (the
+    default's weights, from whatever file) comes with that pruning net (`with_pruning_net`);
+    any other has none."""
+    net, meta = _read_net(path)
+    if meta.get("role") != "pruning" and meta.get("sha256") == _shipped_pruning_target():
+        net = with_pruning_net(net, meta, default_weights_path().with_name(PRUNE_WEIGHTS))
+    return net, meta
+
+
+@functools.cache
+def _shipped_pruning_target() -> str | None:
+    """The checksum of the net the shipped pruning net copies (None if it is missing)."""
+    path = default_weights_path().with_name(PRUNE_WEIGHTS)
+    return _read_net(path)[1].get("target_sha256") if path.is_file() else None
+
+
+def _read_net(path: str | os.PathLike) -> tuple[_core.NeuralNet, dict]:
+    """`load_net` without the pruning net."""
     path = weights_file(path)
     check_regular_file(path, "a weights file")
     try:
@@ -237,14 +255,16 @@ def default_weights_path() -> Path:
 @functools.cache
 def _load_default() -> tuple[_core.NeuralNet, dict]:
     net, meta = load_net(default_weights_path())
-    return with_pruning_net(net, meta, default_weights_path().with_name(PRUNE_WEIGHTS)), meta
+    if net.prune is None:       # the shipped pruning net is missing or not this net's
+        net = with_pruning_net(net, meta, default_weights_path().with_name(PRUNE_WEIGHTS))
+    return net, meta
 
 
 def with_pruning_net(net: _core.NeuralNet, meta: dict, path: str | os.PathLike) -> _core.NeuralNet:
     """`net` with the pruning net of the weights file `path` (its format and checksum
     verified), which must have been distilled from `net`'s weights (its ``target_sha256``
     is `meta`'s ``sha256``); NeuralNetError if it cannot be used."""
-    prune, prune_meta = load_net(path)
+    prune, prune_meta = _read_net(path)
     if prune_meta.get("role") != "pruning" or prune_meta.get("target_sha256") != meta.get("sha256"):
         raise NeuralNetError(f"{path}: not a pruning net of the net {meta.get('version')}")
     try:

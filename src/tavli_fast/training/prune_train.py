@@ -68,7 +68,7 @@ def sample_plays(games: int, seed: int, rolls: int = 2, explore: float = 0.05,
                  net: _core.NeuralNet | None = None) -> PruneData:
     """The training data (see the module's docstring) from `games` self-play games of `net`
     (None: the shipped net as its file holds it, without bear-off databases, as the labels
-    need its own values, and without a pruning net, which it is not trained from)."""
+    need its own values)."""
     check_count(games, "games")
     check_seed(seed)
     net = net if net is not None else load_net(DEFAULT_WEIGHTS)[0]
