@@ -171,7 +171,7 @@ def _rollout(
       the roll; the first-order estimate for a net without one), and those within
       ``margin`` of the keep-th; None: the default, keep 8; 0: every reply, the exact
       1-ply search. Keep 8 makes neural-1ply rollouts about 1.6 times as fast as the exact
-      search, measured -0.0003 ± 0.0010 points a game against it over 40,000 paired games
+      search, measured -0.0004 ± 0.0008 points a game against it over 60,000 paired games
       (docs/performance.md). Settable for cubeless rollouts only.
     - vr: variance reduction by luck adjustment. Every roll's luck (the net's probabilities
       after the best play for the rolled dice, less their mean over the 36 rolls, by the 0-ply

@@ -26,8 +26,8 @@
 # the luck tables keep the best NN_LUCK_KEEP plays of a roll by the estimate, and any
 # within NN_LUCK_MARGIN of the last of them (a worse play there only adds variance, never
 # bias: it pays in SE per CPU-second).  The 1-ply look-ahead values the best NN_REPLY_KEEP
-# replies of a roll by the pruning net (1.6 times faster, -0.0003 +- 0.0010 points a game
-# against the exact search over 40,000 paired games; by the slope, keeping 8 was
+# replies of a roll by the pruning net (1.6 times faster, -0.0004 +- 0.0008 points a game
+# against the exact search over 60,000 paired games; by the slope, keeping 8 was
 # -0.009 +- 0.006, so it was opt-in).
 cdef enum:
     NN_EST_SLOPE = 0            # the first-order estimate
