@@ -2,7 +2,8 @@
 run (Markdown on stdout):
 
     python bench/ply1_cost.py [--games 2000 40 200 20] [--repeats 3] [--se-games 400] \
-        [--luck-keeps 0,1,2,3,4] [--candidates]
+        [--reply-keep 8] [--reply-estimator prune] [--luck-keeps 0,1,2,3,4] \
+        [--luck-estimators slope,prune] [--candidates]
 
 One process, CPU time (``time.process_time``), so every rate is per core; the settings
 compared are alternated within each repeat and the medians reported:
@@ -68,10 +69,11 @@ def games(resources, board, player: int, n: int, vr: bool, look, luck,
     return n / seconds, se, seconds
 
 
-def speed_table(resources, counts: list[int], repeats: int, reply_keep: int) -> None:
+def speed_table(resources, counts: list[int], repeats: int, reply_keep: int,
+                estimator: str = "prune") -> None:
     zero, one = player_id("neural"), player_id("neural-1ply")
     start = np.ascontiguousarray(Position.initial().board)
-    default = ((reply_keep, 0.0), _core.LUCK_FILTER)
+    default = ((reply_keep, 0.0, estimator), _core.LUCK_FILTER)
     runs = {
         "neural 0-ply, plain": (zero, counts[0], False, EXACT, EXACT),
         "neural 0-ply, luck-adjusted, exact tables": (zero, counts[2], True, EXACT, EXACT),
@@ -86,9 +88,9 @@ def speed_table(resources, counts: list[int], repeats: int, reply_keep: int) -> 
         for name, (player, n, vr, look, luck) in runs.items():
             rates[name].append(games(resources, start, player, n, vr, look, luck)[0])
     base = statistics.median(rates["neural 0-ply, plain"])
-    print(f"Pre-filters (keep, margin): the 1-ply look-ahead's replies {default[0]} (the "
-          f"default: {_core.REPLY_FILTER}), the luck tables {_core.LUCK_FILTER} (the "
-          "default).\n")
+    print(f"Pre-filters (keep, margin[, estimator]): the 1-ply look-ahead's replies "
+          f"{default[0]} (the default: {_core.REPLY_FILTER}), the luck tables "
+          f"{_core.LUCK_FILTER} by {_core.LUCK_ESTIMATOR} (the default).\n")
     print("| rollout from the start | games | games / CPU-s (median) | runs | cost against "
           "0-ply plain |")
     print("|---|---:|---:|---|---:|")
@@ -98,18 +100,20 @@ def speed_table(resources, counts: list[int], repeats: int, reply_keep: int) -> 
               f"| {base / rate:.1f} x |", flush=True)
 
 
-def luck_table(resources, n: int, keeps: list[int]) -> None:
+def luck_table(resources, n: int, keeps: list[int], estimators: list[str]) -> None:
     zero = player_id("neural")
+    settings = [(k, 0.0, e) for k in keeps for e in (estimators[:1] if k == 0 else estimators)]
     boards = {"the start": np.ascontiguousarray(Position.initial().board)}
     boards.update({f"after {a}-{b} {play}": after(a, b, play) for a, b, play in OPENING_PLAYS})
     print(f"\n0-ply luck-adjusted rollouts, {n} games each, seed 1: SE x sqrt(CPU s) of the "
           "luck-adjusted equity by the luck tables' pre-filter (keep 0: exact tables)\n")
-    print("| position | " + " | ".join(f"keep {k}" for k in keeps) + " |")
-    print("|---|" + "---:|" * len(keeps))
+    print("| position | " + " | ".join(f"keep {k}" + (f" ({e})" if k else "")
+                                       for k, _, e in settings) + " |")
+    print("|---|" + "---:|" * len(settings))
     for name, board in boards.items():
         cells = []
-        for keep in keeps:
-            _, se, seconds = games(resources, board, zero, n, True, EXACT, (keep, 0.0))
+        for setting in settings:
+            _, se, seconds = games(resources, board, zero, n, True, EXACT, setting)
             cells.append(f"{se * math.sqrt(seconds):.4f} ({se:.4f} in {seconds:.1f} s)")
         print(f"| {name} | " + " | ".join(cells) + " |", flush=True)
 
@@ -154,6 +158,9 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--repeats", type=int, default=3)
     ap.add_argument("--reply-keep", type=int, default=8,
                     help="the 1-ply look-ahead's pre-filter in the pre-filtered runs")
+    ap.add_argument("--reply-estimator", default="prune", help="its estimator: prune or slope")
+    ap.add_argument("--luck-estimators", default=_core.LUCK_ESTIMATOR,
+                    help="the luck tables' estimators of the SE runs (prune, slope)")
     ap.add_argument("--se-games", type=int, default=400, help="games of each SE run (0: none)")
     ap.add_argument("--luck-keeps", default="0,1,2,3,4")
     ap.add_argument("--candidates", action="store_true",
@@ -162,9 +169,10 @@ def main(argv: list[str] | None = None) -> int:
     print(f"Command: `python bench/ply1_cost.py "
           f"{' '.join(argv if argv is not None else sys.argv[1:])}`\n")
     resources = game_resources((player_id("neural"),), True, truncate=True)
-    speed_table(resources, list(args.games), args.repeats, args.reply_keep)
+    speed_table(resources, list(args.games), args.repeats, args.reply_keep, args.reply_estimator)
     if args.se_games > 0:
-        luck_table(resources, args.se_games, [int(k) for k in args.luck_keeps.split(",")])
+        luck_table(resources, args.se_games, [int(k) for k in args.luck_keeps.split(",")],
+                   args.luck_estimators.split(","))
     if args.candidates:
         candidates_time()
     return 0

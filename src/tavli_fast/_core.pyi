@@ -152,6 +152,9 @@ FILTER_WINDOW: float
 MAX_FILTER_CANDIDATES: int
 REPLY_FILTER: tuple[int, float]  # the 1-ply look-ahead's pre-filter of replies (keep, margin); 0: all
 LUCK_FILTER: tuple[int, float]  # the luck tables' pre-filter (keep, margin)
+ESTIMATORS: dict[str, int]  # the pre-filter's estimators: "prune" (the pruning net), "slope"
+REPLY_ESTIMATOR: str  # the estimator of a reply_filter given as (keep, margin): "prune"
+LUCK_ESTIMATOR: str  # the estimator of a luck_filter given as (keep, margin): "slope"
 FILTER_2PLY_CANDIDATES: int  # the 2-ply search's second filter (3 candidates within 0.10 by 1 ply)
 FILTER_2PLY_WINDOW: float
 FILTERS_2PLY: tuple[tuple[int, float], tuple[int, float]]
@@ -180,9 +183,12 @@ class NeuralNet:
         b2: npt.ArrayLike,
         race: NeuralNet | None = ...,
         bearoff: BearoffTables | None = ...,
+        prune: NeuralNet | None = ...,
     ) -> None: ...
     @property
     def race(self) -> NeuralNet | None: ...
+    @property
+    def prune(self) -> NeuralNet | None: ...
     @property
     def bearoff(self) -> BearoffTables | None: ...
     @property
@@ -198,9 +204,10 @@ class NeuralNet:
     def play_estimates(
         self, board: Board, plays: npt.NDArray[np.int8],
         prices: npt.NDArray[np.float64] | None = ...,
+        estimator: str = ...,
     ) -> npt.NDArray[np.float64]: ...
     def roll_table(
-        self, board: Board, reply_filter: tuple[int, float] = ...,
+        self, board: Board, reply_filter: tuple[int, float] | tuple[int, float, str] = ...,
         prices: npt.NDArray[np.float64] | None = ...,
     ) -> npt.NDArray[np.float64]: ...
     def move_equity(

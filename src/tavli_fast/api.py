@@ -166,12 +166,13 @@ def _rollout(
       within ``window`` of the best, are looked at 1 ply deeper. Default
       ``rollout.DEFAULT_MOVE_FILTER`` = (5, 0.16).
     - reply_filter: keep, or (keep, margin): the 1-ply players' look-ahead values with the
-      net only the best ``keep`` replies of each of the opponent's rolls by a first-order
-      estimate from the position before the roll (and those within ``margin`` of the
-      keep-th); None or 0: every reply, the exact 1-ply search (the default). Keep 12 makes
-      neural-1ply rollouts about 1.6 times as fast, measured +0.003 ± 0.006 points a game
-      against the exact search over 8,000 paired games; keep 8 about 1.9 times, -0.009 ±
-      0.006 (docs/performance.md). Cubeless rollouts only.
+      net only the best ``keep`` replies of each of the opponent's rolls by the pruning net
+      (a small net distilled from the big one, ranking the plays from the position before
+      the roll; the first-order estimate for a net without one), and those within
+      ``margin`` of the keep-th; None: the default, keep 8; 0: every reply, the exact
+      1-ply search. Keep 8 makes neural-1ply rollouts about 1.6 times as fast as the exact
+      search, measured -0.0004 ± 0.0008 points a game against it over 60,000 paired games
+      (docs/performance.md). Settable for cubeless rollouts only.
     - vr: variance reduction by luck adjustment. Every roll's luck (the net's probabilities
       after the best play for the rolled dice, less their mean over the 36 rolls, by the 0-ply
       net: one ply below a 1-ply rollout, whose look-ahead has already made them) is taken

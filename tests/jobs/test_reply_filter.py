@@ -1,9 +1,10 @@
 """The 1-ply look-ahead's pre-filter of replies as a rollout setting (issue 54):
 ``rollout(..., reply_filter=)`` and ``tavli-rollout --reply-filter KEEP``.
 
-A filter that keeps every reply is the exact search, so its numbers are the default's; a
-filter that keeps one reply a roll changes the play; the numbers do not depend on the
-workers and survive a resume; bad settings are refused.
+A filter that keeps every reply is the exact search (keep 0), so their numbers agree; the
+default (the best 8 by the pruning net) is keep 8; a filter that keeps one reply a roll
+changes the play; the numbers do not depend on the workers and survive a resume; bad
+settings are refused.
 """
 
 from __future__ import annotations
@@ -29,16 +30,20 @@ def figures(result) -> tuple[float, ...]:
 
 
 def test_a_filter_that_keeps_every_reply_is_the_exact_search():
-    exact = figures(run())
+    exact = figures(run(reply_filter=0))                  # 0: no filter
     assert figures(run(reply_filter=(16, 100.0))) == exact   # every play within 100 of the 16th
-    assert figures(run(reply_filter=0)) == exact          # 0: no filter, as None
+
+
+def test_the_default_is_keep_8():
+    assert figures(run()) == figures(run(reply_filter=8))
 
 
 def test_a_one_reply_filter_changes_the_play_and_says_so():
-    exact, crude = run(), run(reply_filter=(1, 0.0))
+    exact, crude, default = run(reply_filter=0), run(reply_filter=(1, 0.0)), run()
     assert figures(crude) != figures(exact)
     assert any("pre-filtered" in note for note in crude.notes)
-    assert not any("pre-filtered" in note for note in exact.notes)
+    assert any("every reply" in note for note in exact.notes)
+    assert not any("pre-filtered" in note or "every reply" in note for note in default.notes)
 
 
 def test_the_same_numbers_with_one_or_two_workers():
@@ -51,15 +56,19 @@ def test_a_resumed_run_gives_the_uninterrupted_numbers_and_refuses_another_filte
     run(48, reply_filter=2, chunk_size=48, checkpoint=checkpoint)
     resumed = run(96, reply_filter=2, chunk_size=48, resume=checkpoint)
     assert figures(resumed) == figures(straight)
-    for other in (3, None):
+    for other in (3, None, 0):
         with pytest.raises(ValueError, match="reply_filter"):
             run(96, reply_filter=other, chunk_size=48, resume=checkpoint)
 
 
-def test_the_filter_is_in_the_identity_only_when_set():
+def test_the_filter_is_in_the_identity_only_when_not_the_default():
     assert "reply_filter" not in make_request("start", 10, players="neural-1ply").identity()
+    assert "reply_filter" not in make_request("start", 10, players="neural-1ply",
+                                              reply_filter=8).identity()
     req = make_request("start", 10, players="neural-1ply", reply_filter=(8, 0.02))
     assert req.identity()["reply_filter"] == [8, 0.02]
+    req = make_request("start", 10, players="neural-1ply", reply_filter=0)
+    assert req.identity()["reply_filter"] == [0, 0.0]
 
 
 @pytest.mark.parametrize("bad", [-1, 17, True, "x", (4, -0.1), (4, float("inf")), (1, 2, 3)])
@@ -71,6 +80,8 @@ def test_bad_filters_are_refused(bad):
 def test_refused_where_there_is_no_cubeless_look_ahead():
     with pytest.raises(ValueError, match="cubeful"):
         make_request("start", 10, players="neural-1ply", cubeful=True, reply_filter=8)
+    with pytest.raises(ValueError, match="cubeful"):
+        make_request("start", 10, players="neural-1ply", cubeful=True, reply_filter=0)
     with pytest.raises(ValueError, match="reply_filter"):
         make_request("start", 10, players="neural", game="plakoto", reply_filter=8)
 

@@ -17,6 +17,10 @@ written again when the luck tables' pre-filter became the default (issue 54: a l
 values only the best plays of a roll by a first-order estimate): built with exact tables
 (``LUCK_FILTER`` (0, 0)) the new code gave every recorded figure bit for bit, and with the
 pre-filter only those luck-adjusted figures changed.
+The figures of "rollout neural-1ply truncated" were written again when the 1-ply look-ahead's
+replies became pre-filtered by default (issue 54: the best 8 of a roll by the pruning net):
+with the exact replies every case gave its recorded figures bit for bit, and with the new
+default only that case, the one 1-ply player here, changed.
 """
 
 from __future__ import annotations

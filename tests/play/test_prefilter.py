@@ -110,36 +110,39 @@ def test_a_won_game_is_always_kept(net):
 # ------------------------------------------------------------------ roll tables
 
 
-def python_table(net, board: np.ndarray, keep: int, margin: float) -> list[float]:
-    """Each roll's table equity by plain Python: of the plays whose estimates are the best
-    `keep` or within `margin` of the keep-th (all when keep is 0 or covers them), the best
-    equity by the players' incremental 0-ply values."""
+def python_table(net, board: np.ndarray, keep: int, margin: float,
+                 estimator: str = "slope") -> list[float]:
+    """Each roll's table equity by plain Python: of the plays whose estimates (by
+    `estimator`) are the best `keep` or within `margin` of the keep-th (all when keep is 0
+    or covers them), the best equity by the players' incremental 0-ply values."""
     out = []
     for d1, d2 in ROLLS:
         plays = _core.generate(board, d1, d2)
         values = net.play_equities(board, plays)
         if 0 < keep < len(plays):
-            est = net.play_estimates(board, plays).astype(np.float32)
+            est = net.play_estimates(board, plays, estimator=estimator).astype(np.float32)
             cut = np.sort(est)[::-1][keep - 1] - np.float32(margin)
             values = values[est >= cut]
         out.append(float(values.max()))
     return out
 
 
+@pytest.mark.parametrize("estimator", ["slope", "prune"])
 @pytest.mark.parametrize("setting", [(0, 0.0), (1, 0.0), (3, 0.0), (4, 0.05), (8, 0.0)])
-def test_a_roll_table_holds_the_best_of_the_plays_the_pre_filter_keeps(net, setting):
+def test_a_roll_table_holds_the_best_of_the_plays_the_pre_filter_keeps(net, setting, estimator):
     for board in sample_positions(4):
-        table = net.roll_table(board, setting)
+        table = net.roll_table(board, setting + (estimator,))
         got = [equity(row) for row in table]
-        assert got == pytest.approx(python_table(net, board, *setting), abs=1e-12)
+        assert got == pytest.approx(python_table(net, board, *setting, estimator), abs=1e-12)
 
 
-def test_keeping_every_play_is_the_exact_table(net):
+@pytest.mark.parametrize("estimator", ["slope", "prune"])
+def test_keeping_every_play_is_the_exact_table(net, estimator):
     board = pos("x 20:1 7:2 4:1; o 22:1 15:1 6:2").board
     most = max(len(_core.generate(board, a, b)) for a, b in ROLLS)
     assert 1 < most <= _core.MAX_FILTER_CANDIDATES
-    assert np.array_equal(net.roll_table(board, (most, 0.0)), net.roll_table(board))
-    assert not np.array_equal(net.roll_table(board, (1, 0.0)), net.roll_table(board))
+    assert np.array_equal(net.roll_table(board, (most, 0.0, estimator)), net.roll_table(board))
+    assert not np.array_equal(net.roll_table(board, (1, 0.0, estimator)), net.roll_table(board))
 
 
 def test_a_tighter_filter_never_finds_a_better_reply(net):
@@ -153,7 +156,7 @@ def test_a_tighter_filter_never_finds_a_better_reply(net):
 # ------------------------------------------------------------------ the 1-ply player
 
 
-def python_1ply_choice(net, board, d1, d2, keep):
+def python_1ply_choice(net, board, d1, d2, keep, estimator):
     """The 1-ply player in plain Python: the 0-ply best five within 0.16 (the default move
     filter), each valued by the mean over the opponent's 36 rolls of his best reply of
     those the pre-filter keeps; the best of them."""
@@ -164,19 +167,21 @@ def python_1ply_choice(net, board, d1, d2, keep):
     for i in order:
         if zero[i] < zero[order[0]] - _core.FILTER_WINDOW:
             break
-        replies = python_table(net, turned(plays[i]), keep, 0.0)
+        replies = python_table(net, turned(plays[i]), keep, 0.0, estimator)
         v = -sum(e * (1 if a == b else 2) for e, (a, b) in zip(replies, ROLLS)) / 36
         if v > best_v:
             best, best_v = i, v
     return plays[best]
 
 
-@pytest.mark.parametrize("keep", [0, 2, 8])
-def test_the_1ply_player_with_the_pre_filter_follows_a_plain_python_search(net, keep):
+@pytest.mark.parametrize("keep, estimator", [(0, "slope"), (2, "slope"), (8, "slope"),
+                                             (2, "prune"), (8, "prune")])
+def test_the_1ply_player_with_the_pre_filter_follows_a_plain_python_search(net, keep, estimator):
     one = player_id("neural-1ply")
     for board, (d1, d2) in ((CONTACT, (4, 2)), (OPENING, (6, 1)), (CONTACT, (6, 5))):
-        got = _core.choose(board, d1, d2, one, 0, None, True, net, reply_filter=(keep, 0.0))
-        assert np.array_equal(got, python_1ply_choice(net, board, d1, d2, keep))
+        got = _core.choose(board, d1, d2, one, 0, None, True, net,
+                           reply_filter=(keep, 0.0, estimator))
+        assert np.array_equal(got, python_1ply_choice(net, board, d1, d2, keep, estimator))
 
 
 # ------------------------------------------------------------------ luck
@@ -219,7 +224,8 @@ def test_the_luck_filter_changes_the_adjusted_figures_but_not_the_games():
 
 @pytest.mark.parametrize("setting", [(-1, 0.0), (_core.MAX_FILTER_CANDIDATES + 1, 0.0),
                                      (2, -0.1), (2, math.inf), (2, math.nan), (True, 0.0),
-                                     (2.5, 0.0), "2", (2,), (2, 0.0, 1)])
+                                     (2.5, 0.0), "2", (2,), (2, 0.0, 1), (2, 0.0, "net"),
+                                     (2, 0.0, None), (-1, 0.0, "prune"), (2, 0.0, "prune", 1)])
 def test_bad_pre_filters_are_refused(net, setting):
     with pytest.raises(ValueError, match="reply_filter|luck_filter"):
         net.roll_table(OPENING, setting)
@@ -232,5 +238,170 @@ def test_bad_pre_filters_are_refused(net, setting):
 
 
 def test_the_defaults_are_stated():
-    assert _core.REPLY_FILTER == (0, 0.0)
+    assert _core.REPLY_FILTER == (8, 0.0)
     assert _core.LUCK_FILTER == (12, 0.0)
+    assert _core.REPLY_ESTIMATOR == "prune"
+    assert _core.LUCK_ESTIMATOR == "slope"
+
+
+@pytest.mark.parametrize("setting, message", [
+    ((17, 0.0, "prune"), "reply_filter keeps 0 (every play) to 16 plays, not 17"),
+    ((2, 0.0, "net"), "reply_filter's estimator is one of ['prune', 'slope'], not 'net'"),
+    ((2, 0.0, "prune", 1), "reply_filter is (keep, margin) or (keep, margin, estimator)")])
+def test_the_pre_filters_errors_say_what_is_wrong(net, setting, message):
+    with pytest.raises(ValueError) as err:
+        net.roll_table(OPENING, setting)
+    assert str(err.value).startswith(message)
+
+
+# ------------------------------------------------------------------ the pruning net
+
+
+def forward_equity(prune: _core.NeuralNet, play: np.ndarray) -> float:
+    """The mover's money equity after `play` (sides not switched) by a plain float64
+    forward pass of the pruning net over the raw inputs of the position its opponent
+    rolls from, the probabilities made consistent as the net's are."""
+    w1, b1, w2, b2 = prune.arrays()
+    x = _core.neural_inputs(turned(play), features=False)
+    sig = lambda z: 1.0 / (1.0 + np.exp(-z))  # noqa: E731
+    q = sig(w2 @ sig(x @ w1 + b1) + b2)
+    q[1] = min(q[1], q[0])
+    q[2] = min(q[2], q[1])
+    q[3] = min(q[3], 1.0 - q[0])
+    q[4] = min(q[4], q[3])
+    return -equity(q)          # the opponent's equity, seen by the mover
+
+
+def random_pruning_net(seed: int, hidden: int = 24) -> _core.NeuralNet:
+    rng = np.random.default_rng(seed)
+    return _core.NeuralNet(rng.normal(0, 0.3, (_core.NEURAL_BASE_INPUTS, hidden)),
+                           rng.normal(0, 0.3, hidden), rng.normal(0, 0.3, (5, hidden)),
+                           rng.normal(0, 0.3, 5))
+
+
+def other_net_file(net, folder: Path) -> Path:
+    """A weights file of the shipped net with one weight changed: another net."""
+    w1, b1, w2, b2 = net.arrays()
+    w1[0, 0] += 0.5
+    path = folder / "other.npz"
+    neural.save_net(path, _core.NeuralNet(w1, b1, w2, b2, race=net.race), "other")
+    return path
+
+
+def test_the_shipped_net_carries_its_pruning_net(net, tmp_path):
+    assert net.prune is not None
+    assert net.prune.n_inputs == _core.NEURAL_BASE_INPUTS and net.prune.hidden <= 128
+    assert neural.default_net().prune is net.prune          # the databases keep it
+    # The same net from any file has it too; another net has none.
+    copy = tmp_path / "copy.npz"
+    neural.save_net(copy, _core.NeuralNet(*net.arrays(), race=net.race), "copy")
+    assert neural.load_net(copy)[0].prune is not None
+    assert neural.load_net(other_net_file(net, tmp_path))[0].prune is None
+
+
+@pytest.mark.parametrize("which", ["shipped", "random"])
+def test_the_pruning_nets_estimate_is_its_forward_pass(net, which):
+    """The kernel (the base's hidden sums plus the rows each play changes, float32) against
+    a float64 forward pass of the same small net on each play's position."""
+    prune = net.prune if which == "shipped" else random_pruning_net(3)
+    big = _core.NeuralNet(*net.arrays(), race=net.race, prune=prune)
+    checked = 0
+    for board in sample_positions(8):
+        if _core.races(turned(board)[None])[0]:
+            continue                    # the slope's (test_a_race_is_estimated_by_the_slope)
+        for d1, d2 in ((3, 1), (6, 6), (5, 2), (4, 4)):
+            plays = _core.generate(board, d1, d2)
+            got = big.play_estimates(board, plays, estimator="prune")
+            for play, value in zip(plays, got):
+                if math.isfinite(value):
+                    assert value == pytest.approx(forward_equity(prune, play), abs=2e-5)
+                    checked += 1
+    assert checked > 200
+
+
+def test_the_pruning_net_ranks_plays_much_better_than_chance(net):
+    """Its best play is the net's in most contact rolls (a net of random weights, or one
+    read from the wrong side, is right in few)."""
+    hits = total = 0
+    for board in sample_positions(20):
+        if _core.races(turned(board)[None])[0]:
+            continue
+        for d1, d2 in ROLLS:
+            plays = _core.generate(board, d1, d2)
+            if len(plays) < 6:
+                continue
+            est = net.play_estimates(board, plays, estimator="prune")
+            if not np.isfinite(est).all():
+                continue
+            hits += int(np.argmax(est) == np.argmax(net.play_equities(board, plays)))
+            total += 1
+    assert total > 100 and hits / total > 0.55
+
+
+def test_a_race_is_estimated_by_the_slope(net):
+    board = pos("x 9:2 6:3 5:3 4:3 3:2 2:2; o 8:3 6:3 5:3 4:4 3:2").board
+    assert _core.races(turned(board)[None])[0]
+    plays = _core.generate(board, 4, 2)
+    assert np.array_equal(net.play_estimates(board, plays, estimator="prune"),
+                          net.play_estimates(board, plays))
+
+
+def test_a_net_without_a_pruning_net_filters_by_the_slope(net):
+    plain = _core.NeuralNet(*net.arrays(), race=net.race)
+    for board in sample_positions(3):
+        for keep in (1, 4):
+            assert np.array_equal(plain.roll_table(board, (keep, 0.0, "prune")),
+                                  net.roll_table(board, (keep, 0.0, "slope")))
+    with pytest.raises(ValueError, match="this net has no pruning net"):
+        plain.play_estimates(OPENING, _core.generate(OPENING, 3, 1), estimator="prune")
+
+
+def test_luck_by_pruning_net_tables_is_unbiased():
+    """As for the slope: one play a roll by the pruning net, the summed luck of 1,500 games
+    from the start is 0 within 3 SEs."""
+    net = neural.default_net()
+    games = 1500
+    luck = np.zeros(games)
+    _core.run_games(OPENING, games, player_id("neural"), player_id("neural"), 7, True, True,
+                    net=net, bearoff=net.bearoff, vr_moments=np.zeros(12), per_game_luck=luck,
+                    luck_filter=(1, 0.0, "prune"))
+    assert abs(luck.mean()) < 3 * luck.std(ddof=1) / math.sqrt(games)
+    assert luck.std() > 0.1
+
+
+def test_the_luck_filters_default_estimator_is_the_one_stated():
+    """LUCK_FILTER given explicitly is the default (its estimator LUCK_ESTIMATOR), and the
+    other estimator measures other luck."""
+    net = neural.default_net()
+    neural0 = player_id("neural")
+
+    def luck(setting):
+        out = np.zeros(30)
+        _core.run_games(OPENING, 30, neural0, neural0, 4, True, True, net=net,
+                        bearoff=net.bearoff, vr_moments=np.zeros(12), per_game_luck=out,
+                        luck_filter=setting)
+        return out
+
+    other = "slope" if _core.LUCK_ESTIMATOR == "prune" else "prune"
+    default = luck(None)
+    assert np.array_equal(default, luck(_core.LUCK_FILTER))
+    assert np.array_equal(default, luck(_core.LUCK_FILTER + (_core.LUCK_ESTIMATOR,)))
+    assert not np.array_equal(default, luck(_core.LUCK_FILTER + (other,)))
+
+
+@pytest.mark.parametrize("bad, message", [
+    (lambda net: _core.NeuralNet(*net.arrays()), "a pruning net has the 198 raw inputs"),
+    (lambda net: random_pruning_net(1, hidden=129), "at most 128 hidden units"),
+    (lambda net: _core.NeuralNet(*random_pruning_net(1).arrays(), race=net.race),
+     "no race net, databases or pruning net of its own")])
+def test_bad_pruning_nets_are_refused(net, bad, message):
+    with pytest.raises(ValueError, match=message):
+        _core.NeuralNet(*net.arrays(), prune=bad(net))
+
+
+def test_a_pruning_net_of_another_net_is_refused(net, tmp_path):
+    path = tmp_path / "prune.npz"
+    neural.save_net(path, random_pruning_net(2), "p", role="pruning", target_sha256="0" * 64)
+    plain, meta = neural.load_net(other_net_file(net, tmp_path))
+    with pytest.raises(neural.NeuralNetError, match="not a pruning net of the net"):
+        neural.with_pruning_net(plain, meta, path)

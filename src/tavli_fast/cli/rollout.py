@@ -111,8 +111,8 @@ def build_parser() -> OneLineParser:
                    "(default 0.16)")
     p.add_argument("--reply-filter", type=int, default=None, metavar="KEEP",
                    help="1-ply look-ahead: value with the net only the best KEEP replies of each "
-                   "roll by a first-order estimate (12: about 1.6 x faster, as strong within "
-                   "its SE; default 0: every reply, the exact search)")
+                   "roll by the pruning net (default 8: about 1.6 x faster than 0, as strong "
+                   "within its SE; 0: every reply, the exact search)")
     vr = p.add_mutually_exclusive_group()
     vr.add_argument("--vr", dest="vr", action="store_true", default=None,
                     help="variance reduction: also report figures with each roll's luck taken off "

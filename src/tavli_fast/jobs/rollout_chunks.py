@@ -50,8 +50,10 @@ VR_SUMS = 12
 #: The 1-ply move filter's defaults (like gnubg's): at most this many candidates, and only
 #: those whose 0-ply equity is within this window of the best play's.
 DEFAULT_MOVE_FILTER: tuple[int, float] = (int(_core.FILTER_CANDIDATES), float(_core.FILTER_WINDOW))
-#: The 1-ply look-ahead's replies unfiltered: the exact search (the core's default).
-NO_REPLY_FILTER: tuple[int, float] = (int(_core.REPLY_FILTER[0]), float(_core.REPLY_FILTER[1]))
+#: The 1-ply look-ahead's pre-filter of replies by default (the core's: the best 8 of a roll by
+#: the pruning net, issue 54), and the exact search (every reply valued by the net).
+DEFAULT_REPLY_FILTER: tuple[int, float] = (int(_core.REPLY_FILTER[0]), float(_core.REPLY_FILTER[1]))
+EXACT_REPLIES: tuple[int, float] = (0, 0.0)
 
 #: The reported figures (gammons include backgammons), in _core.run_games' moment order.
 FIGURES = ("win", "win_gammon", "win_backgammon", "lose_gammon", "lose_backgammon", "equity")
@@ -104,7 +106,7 @@ class RolloutChunk:
     vr: bool = False  # luck-adjusted figures too (variance reduction by the net)
     truncate_plies: int = 0  # > 0: stop after that many plies, count the net's estimate
     move_filter: tuple[int, float] = DEFAULT_MOVE_FILTER  # the 1-ply players' filter
-    reply_filter: tuple[int, float] = NO_REPLY_FILTER  # their replies' pre-filter (keep, margin)
+    reply_filter: tuple[int, float] = DEFAULT_REPLY_FILTER  # their replies' pre-filter (keep, margin)
     game: int = -1  # Portes (-1), or the core's Plakoto / Fevga number (variants.GAME_CODES)
     pinned: int = 0  # Plakoto: the pinned mask of the side on roll
     variant_options: int = 0  # Plakoto / Fevga: the core's option bits

@@ -32,7 +32,7 @@ from ..variants.games import uses_variant_net, variant_player_ids
 from ..variants.movegen import GAME_CODES, core_options, require_variant_in_progress
 from ..variants.neural import choose_variant_net
 from ..variants.position import GAMES, variant_position
-from .rollout_chunks import DEFAULT_CHUNK_SIZE, DEFAULT_MOVE_FILTER, NO_REPLY_FILTER, RolloutChunk, chunk_seed, money_branches
+from .rollout_chunks import DEFAULT_CHUNK_SIZE, DEFAULT_MOVE_FILTER, DEFAULT_REPLY_FILTER, EXACT_REPLIES, RolloutChunk, chunk_seed, money_branches
 
 
 def _context_notes(position: Position, cubeful: bool) -> list[str]:
@@ -84,7 +84,7 @@ class RolloutRequest:
     vr: bool = False
     truncate_plies: int = 0
     move_filter: tuple[int, float] = DEFAULT_MOVE_FILTER
-    reply_filter: tuple[int, float] = NO_REPLY_FILTER  # the 1-ply look-ahead's pre-filter
+    reply_filter: tuple[int, float] = DEFAULT_REPLY_FILTER  # the 1-ply look-ahead's pre-filter
     game: str | None = None  # "plakoto" / "fevga"; None: Portes by ``rules``
     pinned: int = 0  # Plakoto: the pinned mask of the side on roll
     game_rules: tuple[str, ...] = ()  # Plakoto / Fevga: the options set (rules.game_rules)
@@ -127,7 +127,7 @@ class RolloutRequest:
             **({"move_filter": list(self.move_filter)}
                if tuple(self.move_filter) != DEFAULT_MOVE_FILTER else {}),
             **({"reply_filter": list(self.reply_filter)}
-               if tuple(self.reply_filter) != NO_REPLY_FILTER else {}),
+               if tuple(self.reply_filter) != DEFAULT_REPLY_FILTER else {}),
             **({"game": self.game} if self.game else {}),
             **({"game_rules": list(self.game_rules)} if self.game_rules else {}),
             **(self.net.checkpoint_keys()[0] if self.net else {}),
@@ -233,13 +233,17 @@ def make_request(
                      "(fast but biased by the net's errors)")
     filt = check_move_filter(move_filter)
     replies = check_reply_filter(reply_filter)
-    if replies != NO_REPLY_FILTER:
-        if cubeful:
-            raise ValueError("reply_filter is a setting of cubeless 1-ply rollouts, not of a "
-                             "cubeful one")
-        notes.append(f"the 1-ply players' replies pre-filtered: the best {replies[0]} plays of "
-                     "each roll by a first-order estimate valued by the net (faster, not the "
-                     "exact 1-ply search)")
+    if cubeful and reply_filter is not None:
+        raise ValueError("reply_filter is a setting of cubeless 1-ply rollouts, not of a "
+                         "cubeful one")
+    if replies != DEFAULT_REPLY_FILTER:
+        if replies == EXACT_REPLIES:
+            notes.append("the 1-ply players value every reply with the net (the exact 1-ply "
+                         "search, slower than the default pre-filter)")
+        else:
+            notes.append(f"the 1-ply players' replies pre-filtered: the best {replies[0]} plays "
+                         "of each roll by the pruning net valued by the net (not the default "
+                         f"{DEFAULT_REPLY_FILTER[0]})")
     net = choose_net(weights, needed=neural or use_vr or bool(cut))
     if branches is not None and truncate and not money_branches(branches):
         notes.append(f"cubeful in a match: games stop once both sides have at most "
@@ -379,11 +383,12 @@ def _filter_pair(name: str, count: object, window: object, *, least: int, least_
 
 def check_reply_filter(value: object) -> tuple[int, float]:
     """The 1-ply look-ahead's pre-filter of replies (keep, margin), or keep alone (margin 0):
-    only the best `keep` plays of each of the opponent's rolls by a first-order estimate, and
-    those within `margin` of the keep-th, are valued by the net (``_nn_prefilter.pxi``);
-    keep 0 or None: every play (the exact search, the default)."""
+    only the best `keep` plays of each of the opponent's rolls by the pruning net (the net's
+    own, else the first-order estimate), and those within `margin` of the keep-th, are valued
+    by the net (``_nn_prefilter.pxi``); keep 0: every play (the exact search); None: the
+    default, DEFAULT_REPLY_FILTER (keep 8)."""
     if value is None:
-        return NO_REPLY_FILTER
+        return DEFAULT_REPLY_FILTER
     if isinstance(value, Integral) and not isinstance(value, bool):
         value = (value, 0.0)
     try:
@@ -392,7 +397,7 @@ def check_reply_filter(value: object) -> tuple[int, float]:
         raise ValueError(f"reply_filter must be keep or (keep, margin), got {value!r}") from None
     keep, margin = _filter_pair("the reply filter", keep, margin, least=0, least_text="0 (all)",
                                 unit="plays a roll", window_name="margin")
-    return NO_REPLY_FILTER if keep == 0 else (keep, margin)
+    return EXACT_REPLIES if keep == 0 else (keep, margin)
 
 
 def plan_chunks(request: RolloutRequest, done: Iterable[int] = ()) -> UnitPlan:

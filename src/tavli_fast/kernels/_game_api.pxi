@@ -35,9 +35,11 @@ cdef int _set_filter(GameOptions* opt, int candidates, double window) except -1:
     opt.cache = NULL
     opt.look[0].keep = NN_REPLY_KEEP
     opt.look[0].margin = NN_REPLY_MARGIN
+    opt.look[0].estimator = NN_REPLY_ESTIMATOR
     opt.look[1] = opt.look[0]
     opt.luck.keep = NN_LUCK_KEEP
     opt.luck.margin = NN_LUCK_MARGIN
+    opt.luck.estimator = NN_LUCK_ESTIMATOR
     return 0
 
     try:
@@ -118,9 +120,11 @@ def run_games(const int8_t[:, ::1] board, Py_ssize_t n_games, int player0, int p
     per_game_equity - per_game_luck).
     `filter_candidates`, `filter_window`: the 1-ply move filter (at most that many
     candidates, within that equity of the best 0-ply play; 1..16 and >= 0).
-    `reply_filter`, `luck_filter` ((keep, margin), None: the defaults REPLY_FILTER, LUCK_FILTER): the
-    pre-filter of the replies of the 1-ply look-ahead and of the plays of the luck tables
-    (_nn_prefilter.pxi): only the best `keep` by a first-order estimate, and those within
+    `reply_filter`, `luck_filter` ((keep, margin) or (keep, margin, estimator), None: the
+    defaults REPLY_FILTER, LUCK_FILTER): the pre-filter of the replies of the 1-ply
+    look-ahead and of the plays of the luck tables (_nn_prefilter.pxi): only the best `keep`
+    by the estimator ("prune": the net's pruning net where it has one; "slope": the
+    first-order estimate; without one, REPLY_ESTIMATOR, LUCK_ESTIMATOR), and those within
     `margin` of the keep-th, are valued by the net; keep 0 values every play (exact).
     `reply_filter` may also be a pair of them, player 0's then player 1's.
     `per_game_equity`, if given (float64[n_games]), receives each game's
@@ -171,7 +175,7 @@ def run_games(const int8_t[:, ::1] board, Py_ssize_t n_games, int player0, int p
     opt.vr = vr_moments is not None
     _set_filter(&opt, filter_candidates, filter_window)
     _set_side_filters(opt.look, reply_filter)
-    _set_reply_filter(&opt.luck, luck_filter, "luck_filter")
+    _set_reply_filter(&opt.luck, luck_filter, "luck_filter", NN_LUCK_ESTIMATOR)
     opt.n_branches = 0
     opt.stop_on_pass = False
     opt.cube_first_turn = cube_first_turn

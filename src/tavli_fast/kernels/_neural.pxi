@@ -147,6 +147,10 @@ ctypedef struct NeuralNetC:
     # The bear-off databases, or NULL: positions where both sides are bearing off are
     # valued by them (nn_bearoff_probs) instead of by a net, as gnubg values its bear-off class.
     const BearoffDB* bearoff
+    # The pruning net (issue 54), or NULL: a small net on the raw inputs that the replies'
+    # pre-filter may rank a roll's plays by (_nn_prefilter.pxi).  It has no race net,
+    # databases or pruning net of its own.
+    const NeuralNetC* prune
 
 include "_nn_inputs.pxi"
 include "_nn_eval.pxi"

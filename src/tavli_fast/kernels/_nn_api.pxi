@@ -15,6 +15,9 @@ MAX_FILTER_CANDIDATES = NN_MAX_CANDIDATES
 # look-ahead and of the plays of the luck tables; keep 0 values every play by the net.
 REPLY_FILTER = (NN_REPLY_KEEP, NN_REPLY_MARGIN)
 LUCK_FILTER = (NN_LUCK_KEEP, NN_LUCK_MARGIN)
+# Their estimators (ESTIMATORS' names): "prune", the net's pruning net where it has one.
+REPLY_ESTIMATOR = "prune" if NN_REPLY_ESTIMATOR == NN_EST_PRUNE else "slope"
+LUCK_ESTIMATOR = "prune" if NN_LUCK_ESTIMATOR == NN_EST_PRUNE else "slope"
 FILTER_2PLY_CANDIDATES = NN_2PLY_CANDIDATES     # the 2-ply search's second filter
 FILTER_2PLY_WINDOW = NN_2PLY_WINDOW
 #: The move filters of a 2-ply search: (candidates, window) from 0 to 1 ply, then 1 to 2 ply.
@@ -26,7 +29,7 @@ cdef class NeuralNet:
     """A neural evaluator whose weights this object owns (float64, C order), with the
     C view `&net.c` for nogil code.
 
-    NeuralNet(w1, b1, w2, b2, race=None, bearoff=None): w1 (I, H) input-major, b1 (H,),
+    NeuralNet(w1, b1, w2, b2, race=None, bearoff=None, prune=None): w1 (I, H) input-major, b1 (H,),
     w2 (5, H), b2 (5,), where I is 198 (the raw inputs), 203 (with v2's hand features), 209
     (with the escapes, pip loss and dance features too) or 215 (and the timing features).  The arrays are copied;
     `arrays()` returns copies of the current weights.
@@ -34,14 +37,19 @@ cdef class NeuralNet:
     with no contact left (the class gnubg's race net covers), this one the others.
     `bearoff`: the bear-off databases (BearoffTables), which then value every position where
     both sides are bearing off (`nn_bearoff_probs`), before either net.
+    `prune`: a pruning net (a NeuralNet on the 198 raw inputs, at most 128 hidden units, with
+    nothing attached), which the replies' pre-filter then ranks the plays of a roll by
+    (_nn_prefilter.pxi, estimator "prune").
     """
     cdef NeuralNetC c
     cdef object _w1, _b1, _w2, _b2
     cdef NeuralNet _race
+    cdef NeuralNet _prune
     cdef BearoffTables _bearoff
     cdef float* _fast              # the fast path's float32 copy (one block)
 
-    def __cinit__(self, w1, b1, w2, b2, NeuralNet race=None, BearoffTables bearoff=None):
+    def __cinit__(self, w1, b1, w2, b2, NeuralNet race=None, BearoffTables bearoff=None,
+                  NeuralNet prune=None):
         w1 = np.array(w1, dtype=np.float64, order="C", copy=True)
         b1 = np.array(b1, dtype=np.float64, order="C", copy=True)
         w2 = np.array(w2, dtype=np.float64, order="C", copy=True)
@@ -90,6 +98,16 @@ cdef class NeuralNet:
                 raise ValueError("a race net has no race net of its own")
             self._race = race
             self.c.race = &race.c
+        self.c.prune = NULL
+        if prune is not None:
+            if prune.c.n_inputs != NN_BASE_INPUTS or prune.c.n_hidden > NN_PRUNE_MAX_HIDDEN:
+                raise ValueError(f"a pruning net has the {NN_BASE_INPUTS} raw inputs and at most "
+                                 f"{NN_PRUNE_MAX_HIDDEN} hidden units, not {prune.c.n_inputs} "
+                                 f"and {prune.c.n_hidden}")
+            if prune._race is not None or prune._bearoff is not None or prune._prune is not None:
+                raise ValueError("a pruning net has no race net, databases or pruning net of its own")
+            self._prune = prune
+            self.c.prune = &prune.c
 
     def __dealloc__(self):
         free(self._fast)
@@ -106,6 +124,11 @@ cdef class NeuralNet:
     def race(self):
         """The race net (a NeuralNet), or None."""
         return self._race
+
+    @property
+    def prune(self):
+        """The pruning net (a NeuralNet) of the replies' pre-filter, or None."""
+        return self._prune
 
     @property
     def bearoff(self):
@@ -173,12 +196,13 @@ cdef class NeuralNet:
         return out
 
     def play_estimates(self, const int8_t[:, ::1] board, const int8_t[:, :, ::1] plays,
-                       const double[::1] prices=None):
-        """float64[n]: the replies' pre-filter's first-order estimate (_nn_prefilter.pxi) of
-        each of `plays` (post-move boards, sides not switched) played from `board` (row 0 to
-        move): the change of the mover's equity (gammons at `prices`, None: money) the
-        slope at `board` predicts; +inf for a play it cannot rank (a won game, or one into
-        another class of position)."""
+                       const double[::1] prices=None, str estimator="slope"):
+        """float64[n]: the replies' pre-filter's estimate (_nn_prefilter.pxi) of each of
+        `plays` (post-move boards, sides not switched) played from `board` (row 0 to move),
+        gammons at `prices` (None: money): by the "slope", the change of the mover's
+        equity the slope at `board` predicts; by "prune", the mover's equity by the pruning
+        net (ValueError if this net has none; a race `board` is estimated by the slope);
+        +inf for a play it cannot rank (a won game, or one into another class of position)."""
         cdef Board b
         cdef NNBase* base
         cdef NNSlope* s
@@ -189,6 +213,11 @@ cdef class NeuralNet:
         _price_pointers(prices, None, &mine, &unused)
         if plays.shape[1] != 2 or plays.shape[2] != 26:
             raise ValueError("plays must have shape (n, 2, 26)")
+        if estimator not in ESTIMATORS:
+            raise ValueError(f"estimator is one of {sorted(ESTIMATORS)}, not {estimator!r}")
+        if estimator == "prune" and self._prune is None:
+            raise ValueError("this net has no pruning net")
+        cdef int how = ESTIMATORS[estimator]
         out = np.empty(n, dtype=np.float64)
         cdef double[::1] o = out
         base = <NNBase*>calloc(1, sizeof(NNBase))
@@ -198,7 +227,7 @@ cdef class NeuralNet:
                 raise MemoryError()
             with nogil:
                 nn_base_prepare(&self.c, &b, base)
-                nn_slope_prepare(base, mine, s)
+                nn_estimate_prepare(&self.c, base, mine, how, s)
                 for i in range(n):
                     o[i] = nn_play_estimate(&self.c, base, s, <const Board*>&plays[i, 0, 0])
         finally:
@@ -210,9 +239,10 @@ cdef class NeuralNet:
                    const double[::1] prices=None):
         """float64[21, 5]: for each roll of row 0 (before rolling), in the order 11, 12, ..,
         16, 22, .., 66, its probabilities after its best 0-ply play (gammons at `prices`,
-        None: money), the plays first pre-filtered by `reply_filter` ((keep, margin); keep
-        0: every play valued by the net), as the 1-ply look-ahead and the luck tables build
-        them (nn_roll_table)."""
+        None: money), the plays first pre-filtered by `reply_filter` ((keep, margin) or
+        (keep, margin, estimator), the estimator "prune" (the default: the pruning net where
+        the net has one) or "slope"; keep 0: every play valued by the net), as the 1-ply
+        look-ahead and the luck tables build them (nn_roll_table)."""
         cdef Board b
         cdef MoveGen* g
         cdef ReplyFilter rf
@@ -223,6 +253,7 @@ cdef class NeuralNet:
         _price_pointers(prices, None, &mine, &unused)
         rf.keep = 0
         rf.margin = 0.0
+        rf.estimator = NN_EST_PRUNE
         _set_reply_filter(&rf, reply_filter, "reply_filter")
         if b.c[0][OFF] == 15 or b.c[1][OFF] == 15:
             raise ValueError("the game is over: there is no roll to play")
@@ -513,21 +544,38 @@ cdef int _price_pointers(const double[::1] prices, const double[::1] reply_price
     return 0
 
 
-cdef int _set_reply_filter(ReplyFilter* rf, object setting, str name) except -1:
-    """A pre-filter from (keep, margin), checked; None leaves the default."""
+#: The pre-filter's estimators by name (_nn_prefilter.pxi): the pruning net where the net has
+#: one (else the slope), and the first-order estimate by the slope.
+ESTIMATORS = {"prune": NN_EST_PRUNE, "slope": NN_EST_SLOPE}
+
+
+cdef int _set_reply_filter(ReplyFilter* rf, object setting, str name,
+                           int default_estimator=NN_REPLY_ESTIMATOR) except -1:
+    """A pre-filter from (keep, margin) or (keep, margin, estimator), checked; None leaves
+    the default.  Without an estimator, `default_estimator` (the use's own default:
+    NN_REPLY_ESTIMATOR, NN_LUCK_ESTIMATOR), so that REPLY_FILTER and LUCK_FILTER given
+    explicitly are the defaults."""
     if setting is None:
         return 0
+    estimator = "prune" if default_estimator == NN_EST_PRUNE else "slope"
     try:
-        keep, margin = setting
+        if isinstance(setting, (tuple, list)) and len(setting) == 3:
+            keep, margin, estimator = setting
+        else:
+            keep, margin = setting
     except (TypeError, ValueError):
-        raise ValueError(f"{name} is (keep, margin), not {setting!r}") from None
+        raise ValueError(f"{name} is (keep, margin) or (keep, margin, estimator), "
+                         f"not {setting!r}") from None
     if isinstance(keep, bool) or not isinstance(keep, int) or not 0 <= keep <= NN_MAX_CANDIDATES:
         raise ValueError(f"{name} keeps 0 (every play) to {NN_MAX_CANDIDATES} plays, not {keep!r}")
     if (isinstance(margin, bool) or not isinstance(margin, (int, float))
             or not float(margin) >= 0.0 or margin == float("inf")):
         raise ValueError(f"{name}'s margin must be a finite equity >= 0, not {margin!r}")
+    if not isinstance(estimator, str) or estimator not in ESTIMATORS:
+        raise ValueError(f"{name}'s estimator is one of {sorted(ESTIMATORS)}, not {estimator!r}")
     rf.keep = keep
     rf.margin = margin
+    rf.estimator = ESTIMATORS[estimator]
     return 0
 
 

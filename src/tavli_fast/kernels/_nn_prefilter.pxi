@@ -1,43 +1,58 @@
-# The replies' pre-filter (part of _neural.pxi, issue 54): a cheap first-order estimate of
-# every play from one base, so that a roll table (the 1-ply look-ahead, the luck of a roll)
-# values with the net only the few plays the estimate ranks best.
+# The replies' pre-filter (part of _neural.pxi, issue 54): a cheap estimate of every play
+# from one base, so that a roll table (the 1-ply look-ahead, the luck of a roll) values with
+# the net only the few plays the estimate ranks best.  Two estimators, one mechanism:
 #
-# At the base (the position before the move, whose hidden sums NNBase holds) the mover's
-# equity E is a smooth function of the inputs x.  One pass back through the net gives its
-# slope dE/dx_i for every raw input i (NNSlope); a play changes a handful of them by v_i
-# (the same changes nn_play_probs adds to the hidden sums), so its estimate is
-# sum_i v_i dE/dx_i: a few scalar products instead of a few vector rows, the hidden
-# layer and the output layer.  The hand features are left out: computing them for every
-# play would cost most of what the estimate saves (docs/performance.md measures both
-# ways), so the estimate misses what only they see (shots, primes).  It only ranks: the plays it keeps (the best
-# `keep`, and every one within `margin` of the keep-th) are valued by the net as before,
-# and the best of those by the net is the table's play.  A play into another class (a
-# bear-off valued by the databases, a race by the race net) has no estimate and is always
-# kept.  Everything is deterministic, so a luck table built this way is still the same
-# function of (position, roll) for the realised roll and for its mean: the luck stays
-# unbiased (only its variance can grow).
+# - the pruning net (NN_EST_PRUNE, where the net carries one: NeuralNetC.prune): a small net
+#   on the raw inputs only, distilled from the net (training/prune_train.py), evaluated as
+#   the net evaluates a roll's plays: its hidden sums at the base once, then for each play
+#   the rows of the inputs the play changes, a narrow hidden layer and its five outputs.
+#   It serves the bases the net itself values (contact); a race base (the race net's
+#   class) is estimated by the slope, which ranks races well;
+# - the slope (NN_EST_SLOPE): at the base the mover's equity E is a smooth function of the
+#   inputs x.  One pass back through the net gives its slope dE/dx_i for every raw input i;
+#   a play changes a handful of them by v_i (the same changes nn_play_probs adds to the
+#   hidden sums), so its estimate is sum_i v_i dE/dx_i.  The hand features are left out:
+#   computing them for every play would cost most of what the estimate saves
+#   (docs/performance.md), so it misses what only they see (shots, primes).
+#
+# Either only ranks: the plays it keeps (the best `keep`, and every one within `margin` of
+# the keep-th) are valued by the net as before, and the best of those by the net is the
+# table's play.  A play into another class (a bear-off valued by the databases, a race by
+# the race net) has no estimate and is always kept.  Everything is deterministic, so a luck
+# table built this way is still the same function of (position, roll) for the realised roll
+# and for its mean: the luck stays unbiased (only its variance can grow).
 
 # The defaults (bench/prefilter_strength.py, bench/ply1_cost.py, docs/performance.md):
 # the luck tables keep the best NN_LUCK_KEEP plays of a roll by the estimate, and any
 # within NN_LUCK_MARGIN of the last of them (a worse play there only adds variance, never
-# bias: it pays in SE per CPU-second).  The 1-ply look-ahead values every reply by default
-# (NN_REPLY_KEEP 0): keeping 8 made it 1.9 times faster but was not shown as strong
-# (-0.009 +- 0.006 points a game against the exact search), so it is opt-in.
+# bias: it pays in SE per CPU-second).  The 1-ply look-ahead values the best NN_REPLY_KEEP
+# replies of a roll by the pruning net (1.6 times faster, -0.0004 +- 0.0008 points a game
+# against the exact search over 60,000 paired games; by the slope, keeping 8 was
+# -0.009 +- 0.006, so it was opt-in).
 cdef enum:
-    NN_REPLY_KEEP = 0
+    NN_EST_SLOPE = 0            # the first-order estimate
+    NN_EST_PRUNE = 1            # the pruning net where the net has one, else the slope
+    NN_PRUNE_MAX_HIDDEN = 128   # the widest pruning net
+    NN_REPLY_KEEP = 8
+    NN_REPLY_ESTIMATOR = NN_EST_PRUNE
     NN_LUCK_KEEP = 12
+    NN_LUCK_ESTIMATOR = NN_EST_SLOPE
 cdef double NN_REPLY_MARGIN = 0.0
 cdef double NN_LUCK_MARGIN = 0.0
 
 ctypedef struct ReplyFilter:
     int keep                    # 0: every reply valued by the net (the exact search)
     double margin               # >= 0
+    int estimator               # NN_EST_SLOPE or NN_EST_PRUNE
 
 
 ctypedef struct NNSlope:
+    # What the estimate of a base's plays needs, prepared once per base (nn_estimate_prepare).
     bint ready                  # computed for the base and prices below
     const double* prices        # the mover's gammon prices it was computed at (NULL: money)
-    float g[NN_BASE_INPUTS]     # dE/dx_i at the base, for the mover (the raw inputs)
+    const NeuralNetC* prune     # the pruning net estimating, or NULL: the slope
+    float g[NN_BASE_INPUTS]     # the slope: dE/dx_i at the base, for the mover (raw inputs)
+    float h[NN_PRUNE_MAX_HIDDEN]    # the pruning net's hidden sums at the base
 
 
 cdef void nn_slope_prepare(const NNBase* base, const double* prices, NNSlope* s) noexcept nogil:
@@ -90,7 +105,26 @@ cdef void nn_slope_prepare(const NNBase* base, const double* prices, NNSlope* s)
             z += acc[l]
         s.g[i] = <float>z
     s.prices = prices
+    s.prune = NULL
     s.ready = True
+
+
+cdef void nn_estimate_prepare(const NeuralNetC* net, const NNBase* base, const double* prices,
+                              int estimator, NNSlope* s) noexcept nogil:
+    """Prepare `s` to estimate the plays from `base` (of `net`, the top net): by the pruning
+    net when `estimator` asks for it, `net` has one and the base is of `net`'s own class
+    (its hidden sums at the base, the opponent on roll as for the net); else the slope."""
+    cdef tf_rows r
+    cdef double f[NN_FEATURE_INPUTS]
+    cdef const NeuralNetC* pn = net.prune
+    if estimator == NN_EST_PRUNE and pn != NULL and base.net == net:
+        _nn_rows(&r, base.before.c[1], base.before.c[0], f, 0, nn_point_rows(pn))
+        tf_sums(pn.fb1, pn.fw1, pn.hp, &r, s.h)
+        s.prices = prices
+        s.prune = pn
+        s.ready = True
+    else:
+        nn_slope_prepare(base, prices, s)
 
 
 cdef inline double nn_rows_dot(const tf_rows* r, const float* g) noexcept nogil:
@@ -108,11 +142,13 @@ cdef inline double nn_rows_dot(const tf_rows* r, const float* g) noexcept nogil:
 
 cdef double nn_play_estimate(const NeuralNetC* net, const NNBase* base, const NNSlope* s,
                              const Board* after) noexcept nogil:
-    """The first-order estimate of the mover's equity change by the play to `after`
-    (row 0 has moved, sides not switched), from `base`; +inf for a play the estimate
-    cannot rank (a won game, or one into another class), so that it is always kept."""
+    """The estimate of the play to `after` (row 0 has moved, sides not switched) from
+    `base`, for ranking: by the pruning net, the mover's equity (at s.prices); by the
+    slope, the first-order change of it.  +inf for a play the estimate cannot rank (a won
+    game, or one into another class), so that it is always kept."""
     cdef tf_rows r
     cdef double q[NN_OUTPUTS]
+    cdef double p[NN_OUTPUTS]
     if after.c[0][OFF] == 15:
         return INFINITY
     if base.class_may_change and nn_class_net(net, after.c[1], after.c[0], q) != base.net:
@@ -120,7 +156,12 @@ cdef double nn_play_estimate(const NeuralNetC* net, const NNBase* base, const NN
     _rows_clear(&r)
     _nn_delta_side(&r, base.before.c[1], after.c[1], 0)
     _nn_delta_side(&r, base.before.c[0], after.c[0], NN_SIDE_INPUTS)
-    return nn_rows_dot(&r, s.g)
+    if s.prune == NULL:
+        return nn_rows_dot(&r, s.g)
+    tf_forward(s.h, s.prune.fw1, s.prune.hp, &r, s.prune.fw2, s.prune.fb2, q)
+    nn_make_consistent(q)
+    nn_swap_sides(q, p)
+    return nn_equity_priced(p, s.prices)
 
 
 cdef int nn_best_reply_probs(const NeuralNetC* net, const NNBase* base, NNSlope* s,
@@ -129,8 +170,9 @@ cdef int nn_best_reply_probs(const NeuralNetC* net, const NNBase* base, NNSlope*
     """nn_best_play_probs through the pre-filter `rf` (NULL or keep 0: every play by the
     net): the plays whose estimates are the best rf.keep, or within rf.margin of the
     keep-th, are valued by the net (in their order), and the best of them by the net is
-    returned, its probabilities in best_probs.  `s` is computed on first use (its `ready`
-    cleared by the caller for each base and prices)."""
+    returned, its probabilities in best_probs.  The estimator is rf.estimator's
+    (nn_estimate_prepare); `s` is prepared on first use (its `ready` cleared by the caller
+    for each base; one caller's filter is the same for all the rolls of a base)."""
     cdef float est[MAX_RESULTS]
     cdef float top[NN_MAX_CANDIDATES + 1]
     cdef int i, j, m = 0, keep, best = 0
@@ -141,7 +183,7 @@ cdef int nn_best_reply_probs(const NeuralNetC* net, const NNBase* base, NNSlope*
         return nn_best_play_probs(net, base, plays, n, best_probs, prices)
     keep = rf.keep
     if not s.ready or s.prices != prices:
-        nn_slope_prepare(base, prices, s)
+        nn_estimate_prepare(net, base, prices, rf.estimator, s)
     # The keep best estimates, kept sorted in a short list.
     for i in range(n):
         v = <float>nn_play_estimate(net, base, s, &plays[i])

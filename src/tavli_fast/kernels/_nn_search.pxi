@@ -14,7 +14,7 @@ cdef int nn_roll_table(const NeuralNetC* net, MoveGen* g, const Board* before,
     (its view) after its best 0-ply play, gammons at its `prices` (NULL: money):
     table[nn_roll_index(d1, d2) * NN_OUTPUTS + k].  One base serves all 21 rolls.  With
     the pre-filter `rf` (_nn_prefilter.pxi; NULL or keep 0: none), the best play of those
-    the first-order estimate keeps.  Returns 0, or -1 if a roll has more plays than the
+    its estimator (the pruning net or the slope) keeps.  Returns 0, or -1 if a roll has more plays than the
     generator `g` holds (the table is then incomplete)."""
     cdef NNBase base
     cdef NNSlope slope

@@ -316,6 +316,7 @@ cdef class VariantNet:
         self.v.c.b2 = &c2[0]
         self.v.c.race = NULL
         self.v.c.bearoff = NULL
+        self.v.c.prune = NULL
         cdef int hp = (<int>h + 15) & ~15
         self._fast = <float*>calloc((n_in + 1 + NN_OUTPUTS) * hp, sizeof(float))
         if self._fast == NULL:

@@ -21,7 +21,11 @@ named while that package is missing is a one-line NeuralNetError that says how t
 it. Nothing is ever downloaded. The default's metadata also records the recipe of each net
 it was made from (``training.ancestors``, see ``recipes.py``), so its whole chain needs no
 other file.
-``default_net()`` adds the bear-off databases, which value the bear-offs (``with_bearoff``).
+``default_net()`` adds the bear-off databases, which value the bear-offs (``with_bearoff``),
+and carries the shipped net's pruning net (``data/prune-v17-32.npz``, the same format: a small
+net on the raw inputs that the replies' pre-filter ranks plays by; ``with_pruning_net``), as
+does the same net loaded from any file. Another net has none, and its pre-filter ranks by
+the slope, as before.
 
 The net's inputs and outputs are described in ``_neural.pxi``: five probabilities for the
 player on roll (win, win gammon, win backgammon, lose gammon, lose backgammon; gammons include
@@ -61,6 +65,7 @@ __all__ = [
     "net_arrays",
     "net_from_arrays",
     "with_bearoff",
+    "with_pruning_net",
     "NetChoice",
     "choose_net",
     "net_of_choice",
@@ -71,6 +76,9 @@ MAGIC = "tavli_fast-neural"
 FORMAT = 1
 FORMAT_RACE = 2  # a file with a race net
 DEFAULT_WEIGHTS = "neural-v17-320.npz"
+#: The shipped net's pruning net (issue 54, ``training/prune_train.py``), loaded with it: the
+#: replies' pre-filter ranks a roll's plays by it (``_nn_prefilter.pxi``, estimator "prune").
+PRUNE_WEIGHTS = "prune-v17-32.npz"
 NETS_PACKAGE = "tavli_fast_nets"  # the earlier nets, a separate data distribution
 NETS_INSTALL = "pip install ./nets"  # how to install it from the checkout
 _ARRAYS = ("w1", "b1", "w2", "b2")
@@ -189,7 +197,24 @@ def weights_file(name: str | os.PathLike) -> Path:
 
 def load_net(path: str | os.PathLike) -> tuple[_core.NeuralNet, dict]:
     """(net, meta) from a weights file (`weights_file`: a shipped one by its bare name), its
-    format and checksum verified."""
+    format and checksum verified. The net the shipped pruning net was distilled from (the
+    default's weights, from whatever file) comes with that pruning net (`with_pruning_net`);
+    any other has none."""
+    net, meta = _read_net(path)
+    if meta.get("role") != "pruning" and meta.get("sha256") == _shipped_pruning_target():
+        net = with_pruning_net(net, meta, default_weights_path().with_name(PRUNE_WEIGHTS))
+    return net, meta
+
+
+@functools.cache
+def _shipped_pruning_target() -> str | None:
+    """The checksum of the net the shipped pruning net copies (None if it is missing)."""
+    path = default_weights_path().with_name(PRUNE_WEIGHTS)
+    return _read_net(path)[1].get("target_sha256") if path.is_file() else None
+
+
+def _read_net(path: str | os.PathLike) -> tuple[_core.NeuralNet, dict]:
+    """`load_net` without the pruning net."""
     path = weights_file(path)
     check_regular_file(path, "a weights file")
     try:
@@ -229,7 +254,23 @@ def default_weights_path() -> Path:
 
 @functools.cache
 def _load_default() -> tuple[_core.NeuralNet, dict]:
-    return load_net(default_weights_path())
+    net, meta = load_net(default_weights_path())
+    if net.prune is None:       # the shipped pruning net is missing or not this net's
+        net = with_pruning_net(net, meta, default_weights_path().with_name(PRUNE_WEIGHTS))
+    return net, meta
+
+
+def with_pruning_net(net: _core.NeuralNet, meta: dict, path: str | os.PathLike) -> _core.NeuralNet:
+    """`net` with the pruning net of the weights file `path` (its format and checksum
+    verified), which must have been distilled from `net`'s weights (its ``target_sha256``
+    is `meta`'s ``sha256``); NeuralNetError if it cannot be used."""
+    prune, prune_meta = _read_net(path)
+    if prune_meta.get("role") != "pruning" or prune_meta.get("target_sha256") != meta.get("sha256"):
+        raise NeuralNetError(f"{path}: not a pruning net of the net {meta.get('version')}")
+    try:
+        return _core.NeuralNet(*net.arrays(), race=net.race, bearoff=net.bearoff, prune=prune)
+    except ValueError as exc:
+        raise NeuralNetError(f"{path}: {exc}") from None
 
 
 def default_net(bearoff: bool = True) -> _core.NeuralNet:
@@ -257,7 +298,7 @@ def with_bearoff(net: _core.NeuralNet, tables: _core.BearoffTables) -> _core.Neu
     every position where both sides are bearing off: exactly inside the two-sided database,
     by the two one-sided distributions beyond it (as gnubg values its bear-off class).
     Memoised: the same objects give the same evaluator."""
-    return _core.NeuralNet(*net.arrays(), race=net.race, bearoff=tables)
+    return _core.NeuralNet(*net.arrays(), race=net.race, bearoff=tables, prune=net.prune)
 
 
 def default_net_info() -> dict:
