@@ -9,11 +9,15 @@ settings are refused.
 
 from __future__ import annotations
 
+import json
+
 import pytest
 
 import tavli_fast as tf
 from tavli_fast.cli.rollout import main as rollout_main
+from tavli_fast.jobs.rollout import read_checkpoint, request_from_checkpoint
 from tavli_fast.jobs.rollout_request import make_request
+from tavli_fast.run.checkpoint import write_checkpoint
 
 from helpers import pos
 
@@ -61,14 +65,32 @@ def test_a_resumed_run_gives_the_uninterrupted_numbers_and_refuses_another_filte
             run(96, reply_filter=other, chunk_size=48, resume=checkpoint)
 
 
-def test_the_filter_is_in_the_identity_only_when_not_the_default():
-    assert "reply_filter" not in make_request("start", 10, players="neural-1ply").identity()
-    assert "reply_filter" not in make_request("start", 10, players="neural-1ply",
-                                              reply_filter=8).identity()
+def test_the_filter_is_in_the_identity_wherever_a_player_looks_ahead():
+    # Always for neural-1ply, default included: a checkpoint without it is an older one.
+    assert make_request("start", 10, players="neural-1ply").identity()["reply_filter"] == [8, 0.0]
     req = make_request("start", 10, players="neural-1ply", reply_filter=(8, 0.02))
     assert req.identity()["reply_filter"] == [8, 0.02]
     req = make_request("start", 10, players="neural-1ply", reply_filter=0)
     assert req.identity()["reply_filter"] == [0, 0.0]
+    assert "reply_filter" not in make_request("start", 10, players="pubeval").identity()
+    assert "reply_filter" not in make_request("start", 10, players="neural-2ply").identity()
+
+
+def test_an_older_checkpoint_resumes_with_the_exact_search_it_played(tmp_path):
+    # Checkpoints written before the pre-filter became the default carry no reply_filter and
+    # played every reply: resumed, they go on with the exact search, never the new default.
+    checkpoint = tmp_path / "c.json"
+    straight = run(96, reply_filter=0, chunk_size=48)
+    run(48, reply_filter=0, chunk_size=48, checkpoint=checkpoint)
+    doc = json.loads(checkpoint.read_text())
+    del doc["request"]["reply_filter"]
+    write_checkpoint(checkpoint, doc)            # sealed with its checksum, as it was written
+    resumed = tf.resume_rollout(checkpoint, trials=96, jobs=1)
+    assert figures(resumed) == figures(straight)
+    assert request_from_checkpoint(read_checkpoint(checkpoint)).reply_filter == (0, 0.0)
+    assert any("every reply" in note for note in resumed.notes)
+    with pytest.raises(ValueError, match="reply_filter"):
+        run(96, chunk_size=48, resume=checkpoint)               # asked for the default: refused
 
 
 @pytest.mark.parametrize("bad", [-1, 17, True, "x", (4, -0.1), (4, float("inf")), (1, 2, 3)])
@@ -77,11 +99,11 @@ def test_bad_filters_are_refused(bad):
         make_request("start", 10, players="neural-1ply", reply_filter=bad)
 
 
-def test_refused_where_there_is_no_cubeless_look_ahead():
-    with pytest.raises(ValueError, match="cubeful"):
-        make_request("start", 10, players="neural-1ply", cubeful=True, reply_filter=8)
-    with pytest.raises(ValueError, match="cubeful"):
-        make_request("start", 10, players="neural-1ply", cubeful=True, reply_filter=0)
+def test_cubeful_rollouts_take_it_and_the_variants_refuse_it():
+    # A cubeful rollout's 1-ply players look ahead through the same pre-filter.
+    exact = make_request("start", 10, players="neural-1ply", cubeful=True, reply_filter=0)
+    assert exact.reply_filter == (0, 0.0) and exact.identity()["reply_filter"] == [0, 0.0]
+    assert any("every reply" in note for note in exact.notes)
     with pytest.raises(ValueError, match="reply_filter"):
         make_request("start", 10, players="neural", game="plakoto", reply_filter=8)
 

@@ -13,7 +13,7 @@ import os
 from dataclasses import dataclass, replace
 from functools import partial
 from numbers import Integral, Real
-from typing import Any, Iterable
+from typing import Any, Iterable, Sequence
 
 import numpy as np
 
@@ -107,6 +107,11 @@ class RolloutRequest:
         opening = self.first_roll_no_doubles and self.forced_dice is None
         return (15 if opening else 36, 36)
 
+    @property
+    def looks_ahead(self) -> bool:
+        """Whether a player's 1-ply look-ahead uses the replies' pre-filter."""
+        return looks_ahead(self.players, self.game)
+
     def identity(self) -> dict[str, Any]:
         """The parameters that must match for a checkpoint to be resumed."""
         return {
@@ -126,8 +131,10 @@ class RolloutRequest:
             **({"truncate_plies": self.truncate_plies} if self.truncate_plies else {}),
             **({"move_filter": list(self.move_filter)}
                if tuple(self.move_filter) != DEFAULT_MOVE_FILTER else {}),
+            # Always where a player looks ahead: a checkpoint without it is from before the
+            # pre-filter became the default, and played the exact search (rollout.py).
             **({"reply_filter": list(self.reply_filter)}
-               if tuple(self.reply_filter) != DEFAULT_REPLY_FILTER else {}),
+               if self.looks_ahead or tuple(self.reply_filter) != DEFAULT_REPLY_FILTER else {}),
             **({"game": self.game} if self.game else {}),
             **({"game_rules": list(self.game_rules)} if self.game_rules else {}),
             **(self.net.checkpoint_keys()[0] if self.net else {}),
@@ -233,9 +240,6 @@ def make_request(
                      "(fast but biased by the net's errors)")
     filt = check_move_filter(move_filter)
     replies = check_reply_filter(reply_filter)
-    if cubeful and reply_filter is not None:
-        raise ValueError("reply_filter is a setting of cubeless 1-ply rollouts, not of a "
-                         "cubeful one")
     if replies != DEFAULT_REPLY_FILTER:
         if replies == EXACT_REPLIES:
             notes.append("the 1-ply players value every reply with the net (the exact 1-ply "
@@ -379,6 +383,12 @@ def _filter_pair(name: str, count: object, window: object, *, least: int, least_
             float(window) >= 0 and math.isfinite(float(window))):
         raise ValueError(f"{name}'s {window_name} must be an equity >= 0, got {window!r}")
     return int(count), float(window)
+
+
+def looks_ahead(players: Sequence[str], game: str | None = None) -> bool:
+    """Whether one of a backgammon rollout's players looks 1 ply ahead through the replies'
+    pre-filter (``neural-1ply``; the 2-ply player values every reply)."""
+    return game is None and "neural-1ply" in players
 
 
 def check_reply_filter(value: object) -> tuple[int, float]:
