@@ -43,6 +43,7 @@ import numpy as np
 from .. import _core
 from ..checks import check_count, check_seed
 from ..play.neural import DEFAULT_WEIGHTS, load_net, save_net
+from .adam import Adam
 
 __all__ = ["PruneData", "sample_plays", "fit_pruning_net", "top1_agreement", "main"]
 
@@ -77,7 +78,7 @@ def sample_plays(games: int, seed: int, rolls: int = 2, explore: float = 0.05,
     boards = np.ascontiguousarray(boards[~_core.races(boards)])
     rng = np.random.Generator(np.random.PCG64(seed))
     dice = rng.integers(1, 7, size=(len(boards), rolls, 2)).astype(np.int8)
-    xs, ys, groups, positions = [], [], [], []
+    xs, groups, positions = [], [], []
     g = 0
     for i, board in enumerate(boards):
         for d1, d2 in dice[i]:
@@ -135,9 +136,7 @@ def fit_pruning_net(data: PruneData, hidden: int, seed: int, epochs: int = 20,
     n_in = data.x.shape[1]
     params = [rng.normal(0, 1 / np.sqrt(n_in), (n_in, hidden)), np.zeros(hidden),
               rng.normal(0, 1 / np.sqrt(hidden), (5, hidden)), np.zeros(5)]
-    m = [np.zeros_like(a) for a in params]
-    v = [np.zeros_like(a) for a in params]
-    beta1, beta2, eps, step = 0.9, 0.999, 1e-8, 0
+    adam = Adam(params)
     best, best_score, history = [a.copy() for a in params], -1.0, []
     for epoch in range(epochs):
         order = rng.permutation(fit_groups)
@@ -157,12 +156,7 @@ def fit_pruning_net(data: PruneData, hidden: int, seed: int, epochs: int = 20,
             w1, b1, w2, b2 = params
             dh = (d_logit @ w2) * h * (1.0 - h)
             grads = [xb.T @ dh, dh.sum(axis=0), d_logit.T @ h, d_logit.sum(axis=0)]
-            step += 1
-            for k, g in enumerate(grads):
-                m[k] = beta1 * m[k] + (1 - beta1) * g
-                v[k] = beta2 * v[k] + (1 - beta2) * g * g
-                params[k] -= rate * (m[k] / (1 - beta1 ** step)) / (
-                    np.sqrt(v[k] / (1 - beta2 ** step)) + eps)
+            adam.update(params, grads, rate)
         score = top1_agreement(params, data, held_rows)
         history.append(round(score, 4))
         if progress:

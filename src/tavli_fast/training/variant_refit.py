@@ -37,6 +37,7 @@ from ..checks import check_count, check_seed
 from ..variants.movegen import game_name, position_after
 from ..variants.neural import load_variant_net, save_variant_net, variant_weights_file
 from ..variants.position import PlakotoPosition, VariantPosition, variant_position
+from .adam import Adam
 from .recipes import with_ancestors
 
 __all__ = ["SelfPlay", "self_play", "outcome_labels", "refit_readouts", "refit_all",
@@ -192,9 +193,7 @@ def refit_all(net: _core.VariantNet, data: SelfPlay, seed: int, epochs: int = EP
     best, best_loss = [a.copy() for a in params], _cross_entropy(params, x_held, y_held)
     if progress:
         progress(f"held-out cross-entropy {best_loss:.5f} (the starting net)")
-    m = [np.zeros_like(a) for a in params]
-    v = [np.zeros_like(a) for a in params]
-    beta1, beta2, eps, step = 0.9, 0.999, 1e-8, 0
+    adam = Adam(params)
     rng = np.random.Generator(np.random.PCG64(seed))
     for epoch in range(epochs):
         order = rng.permutation(len(x_fit))
@@ -207,13 +206,7 @@ def refit_all(net: _core.VariantNet, data: SelfPlay, seed: int, epochs: int = EP
             out /= len(idx)
             dh = (out @ w2) * h * (1.0 - h)
             grads = [xb.T @ dh, dh.sum(axis=0), out.T @ h, out.sum(axis=0)]
-            step += 1
-            for k, g in enumerate(grads):
-                m[k] = beta1 * m[k] + (1 - beta1) * g
-                v[k] = beta2 * v[k] + (1 - beta2) * g * g
-                m_hat = m[k] / (1 - beta1 ** step)
-                v_hat = v[k] / (1 - beta2 ** step)
-                params[k] -= RATE * m_hat / (np.sqrt(v_hat) + eps)
+            adam.update(params, grads, RATE)
         loss = _cross_entropy(params, x_held, y_held)
         if progress:
             progress(f"epoch {epoch + 1}: held-out cross-entropy {loss:.5f}")
