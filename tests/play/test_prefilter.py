@@ -225,13 +225,20 @@ def test_the_luck_filter_changes_the_adjusted_figures_but_not_the_games():
 @pytest.mark.parametrize("setting", [(-1, 0.0), (_core.MAX_FILTER_CANDIDATES + 1, 0.0),
                                      (2, -0.1), (2, math.inf), (2, math.nan), (True, 0.0),
                                      (2.5, 0.0), "2", (2,), (2, 0.0, 1), (2, 0.0, "net"),
-                                     (2, 0.0, None), (-1, 0.0, "prune"), (2, 0.0, "prune", 1)])
+                                     (2, 0.0, None), (-1, 0.0, "prune"), (2, 0.0, "prune", 1),
+                                     2])
 def test_bad_pre_filters_are_refused(net, setting):
     with pytest.raises(ValueError, match="reply_filter|luck_filter"):
         net.roll_table(OPENING, setting)
     with pytest.raises(ValueError, match="luck_filter"):
         _core.run_games(OPENING, 1, player_id("neural"), player_id("neural"), 1, True, True,
                         net=net, luck_filter=setting)
+    with pytest.raises(ValueError, match="reply_filter"):   # one setting, or a pair of them
+        _core.run_games(OPENING, 1, player_id("neural-1ply"), player_id("neural"), 1, True, True,
+                        net=net, reply_filter=setting)
+    with pytest.raises(ValueError, match="reply_filter"):
+        _core.run_games(OPENING, 1, player_id("neural-1ply"), player_id("neural"), 1, True, True,
+                        net=net, reply_filter=((8, 0.0), setting))
     with pytest.raises(ValueError, match="reply_filter"):
         _core.choose(OPENING, 3, 1, player_id("neural-1ply"), 0, None, True, net,
                      reply_filter=setting)

@@ -22,8 +22,8 @@ cdef int _check_player(int player, BearoffTables bearoff, NeuralNet net) except 
 
 
 cdef int _set_filter(GameOptions* opt, int candidates, double window) except -1:
-    """The 1-ply move filter, checked; the 2-ply player's second filter at its default, and
-    no cache yet (_search_scratch makes it)."""
+    """The 1-ply move filter, checked; the 2-ply player's second filter and the replies' and
+    luck tables' pre-filters at their defaults, and no cache yet (_search_scratch makes it)."""
     if not 1 <= candidates <= NN_MAX_CANDIDATES:
         raise ValueError(f"the move filter keeps 1 to {NN_MAX_CANDIDATES} candidates, not {candidates}")
     if not window >= 0.0:
@@ -40,18 +40,6 @@ cdef int _set_filter(GameOptions* opt, int candidates, double window) except -1:
     opt.luck.keep = NN_LUCK_KEEP
     opt.luck.margin = NN_LUCK_MARGIN
     opt.luck.estimator = NN_LUCK_ESTIMATOR
-    return 0
-
-    try:
-        keep, margin = setting
-    except (TypeError, ValueError):
-        raise ValueError(f"{name} is (keep, margin), not {setting!r}") from None
-    if not 0 <= keep <= NN_MAX_CANDIDATES:
-        raise ValueError(f"{name} keeps 0 (every play) to {NN_MAX_CANDIDATES} plays, not {keep}")
-    if not margin >= 0.0:
-        raise ValueError(f"{name}'s margin must be >= 0, not {margin}")
-    rf.keep = keep
-    rf.margin = margin
     return 0
 
 
@@ -72,7 +60,7 @@ cdef SearchCache _search_scratch(GameOptions* opt, NeuralNet net, int player0, i
 
 cdef int _set_side_filters(ReplyFilter* look, object setting) except -1:
     """Both sides' look-ahead pre-filters from one (keep, margin) or a pair of them."""
-    if (setting is not None and len(setting) == 2
+    if (isinstance(setting, (tuple, list)) and len(setting) == 2
             and all(isinstance(x, (tuple, list)) for x in setting)):
         _set_reply_filter(&look[0], setting[0], "reply_filter")
         _set_reply_filter(&look[1], setting[1], "reply_filter")
