@@ -8,7 +8,7 @@ opponent, each row in its own numbering (0 off, 1..24 points, 25 bar).
 import numpy as np
 cimport numpy as cnp
 from libc.stdlib cimport calloc, free, malloc, realloc
-from libc.string cimport memcpy, memset
+from libc.string cimport memcmp, memcpy, memset
 from libc.stdint cimport int8_t, uint8_t, uint32_t, uint64_t, int64_t
 from cpython.pycapsule cimport PyCapsule_New, PyCapsule_GetPointer, PyCapsule_Destructor
 from cpython.list cimport PyList_New, PyList_SET_ITEM

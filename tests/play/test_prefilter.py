@@ -136,6 +136,32 @@ def test_a_roll_table_holds_the_best_of_the_plays_the_pre_filter_keeps(net, sett
         assert got == pytest.approx(python_table(net, board, *setting, estimator), abs=1e-12)
 
 
+def boards_of_rolls(board: np.ndarray, rolls) -> list[set[bytes]]:
+    return [{p.tobytes() for p in _core.generate(board, a, b)} for a, b in rolls]
+
+
+@pytest.mark.parametrize("setting", [(0, 0.0), (8, 0.0, "prune")])
+def test_a_board_several_rolls_reach_keeps_each_rolls_numbers(net, setting):
+    """A roll table values a board once when several rolls reach it (its memo): from the
+    start, 13/6 is a play of 6-1, 5-2 and 4-3 alike; each row is still the best of its own
+    roll's plays by the players' values."""
+    shared = set.intersection(*boards_of_rolls(OPENING, [(6, 1), (5, 2), (4, 3)]))
+    assert len(shared) >= 1
+    got = [equity(row) for row in net.roll_table(OPENING, setting)]
+    assert got == pytest.approx(python_table(net, OPENING, *setting[:2], "prune"), abs=1e-12)
+
+
+def test_a_table_of_more_plays_than_its_memo_holds_is_exact(net):
+    """Fifteen lone checkers give 6,000 distinct plays over the 21 rolls, more than the
+    memo keeps (1,024): the plays beyond it are evaluated as ever."""
+    board = np.zeros((2, 26), dtype=np.int8)
+    board[0, 10:25] = 1
+    board[1, 6], board[1, 8], board[1, 13], board[1, 24] = 5, 3, 5, 2
+    assert len(set.union(*boards_of_rolls(board, ROLLS))) > 1024
+    got = [equity(row) for row in net.roll_table(board)]
+    assert got == pytest.approx(python_table(net, board, 0, 0.0), abs=1e-12)
+
+
 @pytest.mark.parametrize("estimator", ["slope", "prune"])
 def test_keeping_every_play_is_the_exact_table(net, estimator):
     board = pos("x 20:1 7:2 4:1; o 22:1 15:1 6:2").board

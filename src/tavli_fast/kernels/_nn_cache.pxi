@@ -108,3 +108,68 @@ cdef inline void nn_cache_bind(NNCache* cache, const NeuralNetC* net) noexcept n
     if cache != NULL and cache.owner != <const void*>net:
         nn_cache_clear(cache)
         cache.owner = <const void*>net
+
+
+# A roll table's memo of its plays' probabilities (issue 54): the 21 rolls of a table share
+# one base, and a play of one roll often reaches the very board a play of another roll
+# reaches (one checker moved 7 pips by 6-1, 5-2 or 4-3; 1-1 played as 3 and 1).  From the
+# same base the same board gets the same probabilities, so the second is looked up, not
+# evaluated again: the table's numbers are those it had without the memo.  Only the plays
+# the net values go in (the pre-filter's estimates cost less than looking them up), keyed
+# by the whole board: a hash of its 52 bytes to find it, the bytes to be sure.  A memo
+# holds the plays of one table: nn_memo_reset empties it for the next base; when it is
+# full, plays not in it are simply evaluated.
+cdef enum:
+    NN_MEMO_BITS = 11           # 2,048 slots: at most half full
+    NN_MEMO_ENTRIES = 1024      # distinct plays remembered (a table values about 130)
+
+ctypedef struct NNMemoEntry:
+    Board board
+    double p[NN_OUTPUTS]
+
+ctypedef struct NNMemo:
+    int n
+    uint16_t slots[1 << NN_MEMO_BITS]   # 1 + an entry's index, 0 for empty
+    NNMemoEntry e[NN_MEMO_ENTRIES]
+
+
+cdef inline void nn_memo_reset(NNMemo* memo) noexcept nogil:
+    if memo != NULL:
+        memo.n = 0
+        memset(memo.slots, 0, sizeof(memo.slots))
+
+
+cdef inline uint32_t nn_board_slot(const Board* b) noexcept nogil:
+    """A slot of the memo for board `b`: a hash of its 52 bytes."""
+    cdef uint64_t w[7]
+    w[6] = 0
+    memcpy(w, b, sizeof(Board))
+    return <uint32_t>(nn_mix64((w[0] + w[1] * <uint64_t>0x9E3779B97F4A7C15ULL)
+                               ^ (w[2] + w[3] * <uint64_t>0xC2B2AE3D27D4EB4FULL)
+                               ^ (w[4] + (w[5] ^ (w[6] << 7)) * <uint64_t>0x165667B19E3779F9ULL))
+                      >> (64 - NN_MEMO_BITS))
+
+
+cdef inline void nn_memo_probs(NNMemo* memo, const NeuralNetC* net, const NNBase* base,
+                               const Board* after, double* p) noexcept nogil:
+    """nn_play_probs(net, base, after, p), from the memo when the board is in it (NULL:
+    no memo), else evaluated and stored while there is room."""
+    cdef uint32_t slot
+    cdef NNMemoEntry* e
+    if memo == NULL:
+        nn_play_probs(net, base, after, p)
+        return
+    slot = nn_board_slot(after)
+    while memo.slots[slot]:
+        e = &memo.e[memo.slots[slot] - 1]
+        if memcmp(&e.board, after, sizeof(Board)) == 0:
+            memcpy(p, e.p, NN_OUTPUTS * sizeof(double))
+            return
+        slot = (slot + 1) & ((1 << NN_MEMO_BITS) - 1)
+    nn_play_probs(net, base, after, p)
+    if memo.n < NN_MEMO_ENTRIES:
+        e = &memo.e[memo.n]
+        memo.n += 1
+        memo.slots[slot] = <uint16_t>memo.n
+        e.board = after[0]
+        memcpy(e.p, p, NN_OUTPUTS * sizeof(double))

@@ -185,29 +185,98 @@ cdef void nn_base_prepare(const NeuralNetC* net, const Board* before, NNBase* ba
     tf_sums(net.fb1, net.fw1, net.hp, &r, base.h)
 
 
+cdef extern from *:
+    """
+    /* The input changes of a side's points between two boards (_nn_delta_side), in C so
+       that a point's changes are two vector stores.  tf_point_deltas[n0][n1]: the changes
+       of a point whose count goes from n0 to n1, as putting them one by one (tf_put_row,
+       _nn_inputs.pxi) would sort them: the point's units (0..3) whose rows are added, then those
+       subtracted, each in unit order (unused slots 0, so all four are written and the
+       count advanced), and the spare unit's change when it is not +-1 (0: none). */
+    typedef struct {
+        int add[4];
+        int sub[4];
+        int n_add, n_sub;
+        double scaled;
+    } tf_point_delta;
+
+    static void tf_point_delta_of(int n0, int n1, tf_point_delta* e) {
+        memset(e, 0, sizeof *e);
+        for (int k = 0; k < 4; k++) {
+            double v;
+            if (k < 3)              /* the units n >= 1, n >= 2, n >= 3 */
+                v = (n1 > k) == (n0 > k) ? 0.0 : n1 > k ? 1.0 : -1.0;
+            else                    /* the spare checkers, halved */
+                v = 0.5 * ((n1 > 3 ? n1 - 3 : 0) - (n0 > 3 ? n0 - 3 : 0));
+            if (v == 1.0) e->add[e->n_add++] = k;
+            else if (v == -1.0) e->sub[e->n_sub++] = k;
+            else if (v != 0.0) e->scaled = v;
+        }
+    }
+
+    static tf_point_delta tf_point_deltas[16][16];
+
+    static void tf_fill_point_deltas(void) {
+        for (int n0 = 0; n0 < 16; n0++)
+            for (int n1 = 0; n1 < 16; n1++) tf_point_delta_of(n0, n1, &tf_point_deltas[n0][n1]);
+    }
+
+    /* Four row numbers u + k[0..3] to dst (the lists hold 256: two sides' 26 points and
+       the features never come near). */
+    static inline void tf_put4(int* dst, int u, const int* k) {
+    #if defined(__SSE2__)
+        _mm_storeu_si128((__m128i*)dst, _mm_add_epi32(_mm_set1_epi32(u), _mm_loadu_si128((const __m128i*)k)));
+    #else
+        for (int i = 0; i < 4; i++) dst[i] = u + k[i];
+    #endif
+    }
+
+    /* The changes of the points 1..25 (bar_unit: the bar's unit) from row `old` to row
+       `new_` of a side whose inputs start at `base`, in point order; returns the change of
+       the side's pips. */
+    static inline __attribute__((always_inline)) int tf_delta_points(
+            tf_rows* r, const signed char* old, const signed char* new_, int base, int bar_unit) {
+        unsigned int changed = tf_row_changes(old, new_) & ~1u;
+        int dpips = 0;
+        while (changed) {
+            int p = __builtin_ctz(changed);
+            changed &= changed - 1;
+            int n0 = old[p], n1 = new_[p];
+            dpips += p * (n1 - n0);
+            if (p == 25) {
+                tf_put_row(r, base + bar_unit, 0.5 * (n1 - n0));
+                continue;
+            }
+            int u = base + 4 * (p - 1);
+            tf_point_delta beyond;
+            const tf_point_delta* e = &beyond;
+            if ((unsigned)(n0 | n1) < 16) e = &tf_point_deltas[n0][n1];
+            else tf_point_delta_of(n0, n1, &beyond);    /* over 15 checkers: any board */
+            tf_put4(r->add + r->n_add, u, e->add);
+            r->n_add += e->n_add;
+            tf_put4(r->sub + r->n_sub, u, e->sub);
+            r->n_sub += e->n_sub;
+            if (e->scaled != 0.0) {
+                r->scaled[r->n_scaled] = u + 3;
+                r->val[r->n_scaled++] = e->scaled;
+            }
+        }
+        return dpips;
+    }
+    """
+    void tf_fill_point_deltas() noexcept nogil
+    int tf_delta_points(tf_rows* r, const int8_t* old, const int8_t* new, int base,
+                        int bar_unit) noexcept nogil
+
+tf_fill_point_deltas()
+
+
 cdef inline void _nn_delta_side(tf_rows* r, const int8_t* old, const int8_t* new,
                                 int base) noexcept nogil:
     """The input changes of one side (its inputs at `base`) from row `old` to row `new`:
-    only the points whose counts differ (in order, found by one compare), then borne off
-    and pips."""
-    cdef int p, k, n0, n1, u, spare, dpips = 0
-    cdef uint32_t changed = tf_row_changes(old, new) & ~(<uint32_t>1)
-    while changed:
-        p = tf_ctz(changed)
-        changed &= changed - 1
-        n0 = old[p]
-        n1 = new[p]
-        dpips += p * (n1 - n0)
-        if p == BAR:
-            _rows_put(r, base + NN_BAR_UNIT, 0.5 * (n1 - n0))
-            continue
-        u = base + 4 * (p - 1)
-        for k in range(3):                  # the units n >= 1, n >= 2, n >= 3
-            if (n1 > k) != (n0 > k):
-                _rows_put(r, u + k, 1.0 if n1 > k else -1.0)
-        spare = (n1 - 3 if n1 > 3 else 0) - (n0 - 3 if n0 > 3 else 0)
-        if spare:
-            _rows_put(r, u + 3, 0.5 * spare)
+    only the points whose counts differ (in order, found by one compare; tf_delta_points),
+    then borne off and pips."""
+    cdef int dpips = tf_delta_points(r, old, new, base, NN_BAR_UNIT)
     if old[OFF] != new[OFF]:
         _rows_put(r, base + NN_OFF_UNIT, _nn_ratio(NN_BY15, NN_RATIO_SIZE, new[OFF] - old[OFF], 15.0))
     if dpips:

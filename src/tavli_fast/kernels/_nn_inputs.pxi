@@ -53,6 +53,13 @@ cdef extern from *:
     }
     #endif
 
+    /* Input i changes by v: its row is added, subtracted or scaled (tf_rows, _nnsimd.pxi). */
+    static inline void tf_put_row(tf_rows* r, int i, double v) {
+        if (v == 1.0) r->add[r->n_add++] = i;
+        else if (v == -1.0) r->sub[r->n_sub++] = i;
+        else { r->scaled[r->n_scaled] = i; r->val[r->n_scaled++] = v; }
+    }
+
     /* Bit p -> bit 25 - p, for bits 0..25. */
     static inline unsigned int tf_mirror26(unsigned int x) {
         x = __builtin_bswap32(x);
@@ -65,6 +72,7 @@ cdef extern from *:
     void tf_row_bits(const int8_t* row, uint32_t* one, uint32_t* two) noexcept nogil
     uint32_t tf_row_changes(const int8_t* old, const int8_t* new) noexcept nogil
     uint32_t tf_mirror26(uint32_t x) noexcept nogil
+    void tf_put_row(tf_rows* r, int i, double v) noexcept nogil
 
 
 cdef inline void _nn_masks(const int8_t* row, NNMasks* m) noexcept nogil:
@@ -268,16 +276,7 @@ cdef inline void _rows_clear(tf_rows* r) noexcept nogil:
 
 cdef inline void _rows_put(tf_rows* r, int i, double v) noexcept nogil:
     """Input i changes by v: its row is added, subtracted or scaled."""
-    if v == 1.0:
-        r.add[r.n_add] = i
-        r.n_add += 1
-    elif v == -1.0:
-        r.sub[r.n_sub] = i
-        r.n_sub += 1
-    else:
-        r.scaled[r.n_scaled] = i
-        r.val[r.n_scaled] = v
-        r.n_scaled += 1
+    tf_put_row(r, i, v)
 
 
 cdef inline int nn_point_row(int side_rows, int p, int n) noexcept nogil:

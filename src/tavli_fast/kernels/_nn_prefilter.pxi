@@ -166,42 +166,45 @@ cdef double nn_play_estimate(const NeuralNetC* net, const NNBase* base, const NN
 
 cdef int nn_best_reply_probs(const NeuralNetC* net, const NNBase* base, NNSlope* s,
                              const Board* plays, int n, double* best_probs,
-                             const double* prices, const ReplyFilter* rf) noexcept nogil:
+                             const double* prices, const ReplyFilter* rf,
+                             NNMemo* memo=NULL) noexcept nogil:
     """nn_best_play_probs through the pre-filter `rf` (NULL or keep 0: every play by the
     net): the plays whose estimates are the best rf.keep, or within rf.margin of the
     keep-th, are valued by the net (in their order), and the best of them by the net is
     returned, its probabilities in best_probs.  The estimator is rf.estimator's
     (nn_estimate_prepare); `s` is prepared on first use (its `ready` cleared by the caller
-    for each base; one caller's filter is the same for all the rolls of a base)."""
+    for each base; one caller's filter is the same for all the rolls of a base).  `memo`
+    (NULL: none): the probabilities of the base's plays another roll of the same table
+    has valued (_nn_cache.pxi: the same numbers)."""
     cdef float est[MAX_RESULTS]
     cdef float top[NN_MAX_CANDIDATES + 1]
     cdef int i, j, m = 0, keep, best = 0
+    cdef bint filtered = rf != NULL and rf.keep > 0 and n > rf.keep
     cdef float v, cut
     cdef double e, best_v = -1e300
     cdef double p[NN_OUTPUTS]
-    if rf == NULL or rf.keep <= 0 or n <= rf.keep:
-        return nn_best_play_probs(net, base, plays, n, best_probs, prices)
-    keep = rf.keep
-    if not s.ready or s.prices != prices:
-        nn_estimate_prepare(net, base, prices, rf.estimator, s)
-    # The keep best estimates, kept sorted in a short list.
+    if filtered:
+        keep = rf.keep
+        if not s.ready or s.prices != prices:
+            nn_estimate_prepare(net, base, prices, rf.estimator, s)
+        # The keep best estimates, kept sorted in a short list.
+        for i in range(n):
+            v = <float>nn_play_estimate(net, base, s, &plays[i])
+            est[i] = v
+            if m == keep and v <= top[m - 1]:
+                continue
+            j = m if m < keep else m - 1
+            while j > 0 and top[j - 1] < v:
+                top[j] = top[j - 1]
+                j -= 1
+            top[j] = v
+            if m < keep:
+                m += 1
+        cut = top[keep - 1] - <float>rf.margin
     for i in range(n):
-        v = <float>nn_play_estimate(net, base, s, &plays[i])
-        est[i] = v
-        if m == keep and v <= top[m - 1]:
+        if filtered and est[i] < cut:
             continue
-        j = m if m < keep else m - 1
-        while j > 0 and top[j - 1] < v:
-            top[j] = top[j - 1]
-            j -= 1
-        top[j] = v
-        if m < keep:
-            m += 1
-    cut = top[keep - 1] - <float>rf.margin
-    for i in range(n):
-        if est[i] < cut:
-            continue
-        nn_play_probs(net, base, &plays[i], p)
+        nn_memo_probs(memo, net, base, &plays[i], p)
         e = nn_equity_priced(p, prices)
         if e > best_v:
             best_v = e

@@ -19,15 +19,21 @@ cdef int nn_roll_table(const NeuralNetC* net, MoveGen* g, const Board* before,
     cdef NNBase base
     cdef NNSlope slope
     cdef int d1, d2, n
+    # The plays two rolls share are valued once (_nn_cache.pxi); without the memory for
+    # the memo, every play is computed, to the same numbers.
+    cdef NNMemo* memo = <NNMemo*>malloc(sizeof(NNMemo))
     slope.ready = False
+    nn_memo_reset(memo)
     nn_base_prepare(net, before, &base)
     for d1 in range(1, 7):
         for d2 in range(d1, 7):
             n = generate_plays(g, before, d1, d2)
             if n < 0:
+                free(memo)
                 return -1
             nn_best_reply_probs(net, &base, &slope, g.out, n,
-                                table + nn_roll_index(d1, d2) * NN_OUTPUTS, prices, rf)
+                                table + nn_roll_index(d1, d2) * NN_OUTPUTS, prices, rf, memo)
+    free(memo)
     return 0
 
 
