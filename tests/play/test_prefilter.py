@@ -245,6 +245,25 @@ def test_the_luck_filter_changes_the_adjusted_figures_but_not_the_games():
     assert not np.array_equal(luck0, luck1)
 
 
+@pytest.mark.parametrize("setting", [(0, 0.0), None])
+def test_luck_adjustment_leaves_the_0ply_players_games_as_they_are(setting):
+    """The 0-ply player takes the values of the plays its turn's luck table has already
+    valued (from the same base: the same numbers), so luck-adjusted games are the very games
+    played without it, with every play valued (keep 0) or the default pre-filter."""
+    net = neural.default_net()
+    neural0 = player_id("neural")
+    start = np.ascontiguousarray(pos("x 24:2 13:4 8:3 6:5 5:1; o 24:2 13:5 8:3 6:4 4:1").board)
+
+    def games(vr: bool) -> np.ndarray:
+        eq = np.zeros(60)
+        extra = dict(vr_moments=np.zeros(12), luck_filter=setting) if vr else {}
+        _core.run_games(start, 60, neural0, neural0, 11, False, True, net=net,
+                        bearoff=net.bearoff, per_game_equity=eq, **extra)
+        return eq
+
+    assert np.array_equal(games(True), games(False))
+
+
 # ------------------------------------------------------------------ settings
 
 

@@ -102,14 +102,17 @@ cdef inline int choose_play(MoveGen* g, const Board* before, int n, int player,
                             const GameOptions* opt, Rng* rng, double* next_table,
                             const double* prices=NULL,
                             const double* reply_prices=NULL,
-                            const CubeState* cube=NULL, int side=0) noexcept nogil:
+                            const CubeState* cube=NULL, int side=0,
+                            NNMemo* memo=NULL) noexcept nogil:
     """Index in g.out[0:n] of the play `player` picks from `before`.  `next_table` (or NULL)
     receives the opponent's roll table when the 1-ply look made one, else next_table[0] = -1.
     `prices`: in a match, the mover's gammon prices for the neural players, and
     `reply_prices` the opponent's, for the replies of the 1-ply look (NULL: money).
     `cube`: the mover's cube, for the 0-ply neural player's cubeful checker play, and both
     neural players' inside the cubeful bear-off database or, in a match, the solved region
-    (opt.region; `side`: the mover, player 0 or 1 of the game) (NULL: cubeless)."""
+    (opt.region; `side`: the mover, player 0 or 1 of the game) (NULL: cubeless).  `memo`:
+    the plays from `before` the luck's roll table valued this turn, for the 0-ply neural
+    player (NULL: none)."""
     cdef int i, best = 0
     cdef double v, best_v
     cdef bint race
@@ -137,7 +140,7 @@ cdef inline int choose_play(MoveGen* g, const Board* before, int n, int player,
     if player == PLAYER_NEURAL and cube != NULL:
         return neural_choose_cubeful(opt, g, n, cube)
     if player == PLAYER_NEURAL:
-        return neural_choose(opt.net, g, n, prices)
+        return neural_choose(opt.net, g, n, prices, memo)
     if player == PLAYER_NEURAL_1PLY:
         return neural_choose_1ply(opt.net, g, n, opt.scratch, &opt.filter, next_table, prices,
                                   reply_prices, &opt.look[side])
@@ -322,7 +325,18 @@ cdef int neural_choose_cubeful(const GameOptions* opt, const MoveGen* g, int n,
 cdef GameResult play_game(MoveGen* g, const Board* start, const GameOptions* opt, Rng* rng,
                           const int8_t* forced, int n_forced, GameLog* log=NULL) noexcept nogil:
     """Play one game from `start` (player 0 on roll) to its end or its truncation; `log`
-    (or NULL) records its plays and cube actions (_match_log.pxi)."""
+    (or NULL) records its plays and cube actions (_match_log.pxi).  With luck adjustment,
+    the plays a turn's luck table values are kept for the 0-ply neural player's choice
+    (a memo: the same numbers; without its memory, the plays are evaluated again)."""
+    cdef NNMemo* memo = <NNMemo*>malloc(sizeof(NNMemo)) if opt.vr else NULL
+    cdef GameResult r = _play_game(g, start, opt, rng, forced, n_forced, log, memo)
+    free(memo)
+    return r
+
+
+cdef GameResult _play_game(MoveGen* g, const Board* start, const GameOptions* opt, Rng* rng,
+                           const int8_t* forced, int n_forced, GameLog* log,
+                           NNMemo* memo) noexcept nogil:
     cdef Board b = start[0]
     cdef int side = 0
     cdef int d1, d2, n, k, passed
@@ -339,6 +353,7 @@ cdef GameResult play_game(MoveGen* g, const Board* start, const GameOptions* opt
     cdef GameResult r
     cdef CubeState cube[MAX_BRANCHES]
     cdef bint done[MAX_BRANCHES]
+    cdef bint valued                  # `memo` holds the plays from `b` of this turn's table
     r.plies = 0
     r.outcome = FAILED
     r.win = 0.0
@@ -385,11 +400,13 @@ cdef GameResult play_game(MoveGen* g, const Board* start, const GameOptions* opt
                 r.outcome = PASSED
                 return r
         roll_for_ply(rng, r.plies, opt.first_roll_no_doubles, forced, n_forced, &d1, &d2)
+        valued = False
         if opt.vr and r.plies >= opt.given_plies:
             # The table is the one the previous 1-ply look made, or made now.  Either is a
             # function of the position alone, so the luck's mean over the rolls stays 0.
+            valued = table[0] < 0.0 and memo != NULL
             if (table[0] >= 0.0
-                    or nn_roll_table(opt.net, opt.scratch, &b, table, NULL, &opt.luck) == 0):
+                    or nn_roll_table(opt.net, opt.scratch, &b, table, NULL, &opt.luck, memo) == 0):
                 nn_add_luck(table, d1, d2, side == 1,
                             r.plies == 0 and opt.first_roll_no_doubles, r.luck)
         n = generate_plays(g, &b, d1, d2)
@@ -414,7 +431,8 @@ cdef GameResult play_game(MoveGen* g, const Board* start, const GameOptions* opt
                     live = &cube[k]
                     break
         b = g.out[choose_play(g, &b, n, opt.players[side], opt, rng, table if opt.vr else NULL,
-                              priced, reply_prices if priced != NULL else NULL, live, side)]
+                              priced, reply_prices if priced != NULL else NULL, live, side,
+                              memo if valued else NULL)]
         log_add(log, LOG_PLAY, side, d1, d2, 0, 0, &b)
         r.plies += 1
         if b.c[0][0] == 15:

@@ -33,10 +33,12 @@ cdef enum:
     NN_EST_SLOPE = 0            # the first-order estimate
     NN_EST_PRUNE = 1            # the pruning net where the net has one, else the slope
     NN_PRUNE_MAX_HIDDEN = 128   # the widest pruning net
+    NN_SLOPE_WORDS = 4          # 64-bit words for a bit per raw input (NN_BASE_INPUTS, 198)
     NN_REPLY_KEEP = 8
     NN_REPLY_ESTIMATOR = NN_EST_PRUNE
     NN_LUCK_KEEP = 12
     NN_LUCK_ESTIMATOR = NN_EST_SLOPE
+assert NN_BASE_INPUTS <= 64 * NN_SLOPE_WORDS
 cdef double NN_REPLY_MARGIN = 0.0
 cdef double NN_LUCK_MARGIN = 0.0
 
@@ -51,19 +53,24 @@ ctypedef struct NNSlope:
     bint ready                  # computed for the base and prices below
     const double* prices        # the mover's gammon prices it was computed at (NULL: money)
     const NeuralNetC* prune     # the pruning net estimating, or NULL: the slope
-    float g[NN_BASE_INPUTS]     # the slope: dE/dx_i at the base, for the mover (raw inputs)
+    float g[NN_BASE_INPUTS]     # the slope: dE/dx_i at the base, for the mover (raw inputs),
+                                # each computed when first asked for (nn_slope_at)
+    uint64_t known[NN_SLOPE_WORDS]  # bit i: g[i] is computed
+    const float* w1             # the slope's net's first-layer rows, hp floats apart
+    int hp
+    float dh[NN_MAX_HIDDEN]     # dE/d(hidden sum j) at the base: g[i] = sum_j w1[i][j] dh[j]
     float h[NN_PRUNE_MAX_HIDDEN]    # the pruning net's hidden sums at the base
 
 
 cdef void nn_slope_prepare(const NNBase* base, const double* prices, NNSlope* s) noexcept nogil:
-    """The slope of the mover's equity (gammons at `prices`, NULL: money) in every input
+    """The slope of the mover's equity (gammons at `prices`, NULL: money) in the inputs
     of `base`'s net, at the base: back through the output sigmoids and the hidden
-    sigmoids to the first layer's rows."""
+    sigmoids to the hidden sums here, to an input's row when the input is first asked for
+    (nn_slope_at: a table's plays change only some of the inputs)."""
     cdef const NeuralNetC* net = base.net
-    cdef int hp = net.hp, i, j, k, l
+    cdef int hp = net.hp, j, k
     cdef float a[NN_MAX_HIDDEN]
-    cdef float dh[NN_MAX_HIDDEN]
-    cdef float acc[16]
+    cdef float* dh = s.dh
     cdef double q[NN_OUTPUTS]
     cdef double c[NN_OUTPUTS]
     cdef double z, t
@@ -91,19 +98,9 @@ cdef void nn_slope_prepare(const NNBase* base, const double* prices, NNSlope* s)
         for k in range(NN_OUTPUTS):
             t += c[k] * net.fw2[k * hp + j]
         dh[j] = <float>(t * a[j] * (1.0 - a[j]))
-    # Sixteen lanes of partial sums: a loop the compiler vectorises without reordering sums.
-    # The raw inputs only: the estimate leaves the hand features out (below).
-    for i in range(NN_BASE_INPUTS):
-        w = net.fw1 + i * hp
-        for l in range(16):
-            acc[l] = 0.0
-        for j in range(0, hp, 16):
-            for l in range(16):
-                acc[l] += w[j + l] * dh[j + l]
-        z = 0.0
-        for l in range(16):
-            z += acc[l]
-        s.g[i] = <float>z
+    s.w1 = net.fw1
+    s.hp = hp
+    memset(s.known, 0, sizeof(s.known))
     s.prices = prices
     s.prune = NULL
     s.ready = True
@@ -127,20 +124,44 @@ cdef void nn_estimate_prepare(const NeuralNetC* net, const NNBase* base, const d
         nn_slope_prepare(base, prices, s)
 
 
-cdef inline double nn_rows_dot(const tf_rows* r, const float* g) noexcept nogil:
-    """sum_i v_i g_i over the input changes of `r`."""
+cdef inline float nn_slope_at(NNSlope* s, int i) noexcept nogil:
+    """The slope in raw input i (s.g[i]), its row's sum taken on first use: sixteen lanes
+    of partial sums, a loop the compiler vectorises without reordering sums, so an input
+    gets the same number whenever it is asked for."""
+    cdef const float* w
+    cdef float acc[16]
+    cdef double z
+    cdef int j, l
+    if not (s.known[i >> 6] >> (i & 63)) & 1:
+        w = s.w1 + i * s.hp
+        for l in range(16):
+            acc[l] = 0.0
+        for j in range(0, s.hp, 16):
+            for l in range(16):
+                acc[l] += w[j + l] * s.dh[j + l]
+        z = 0.0
+        for l in range(16):
+            z += acc[l]
+        s.g[i] = <float>z
+        s.known[i >> 6] |= (<uint64_t>1) << (i & 63)
+    return s.g[i]
+
+
+cdef inline double nn_rows_dot(const tf_rows* r, NNSlope* s) noexcept nogil:
+    """sum_i v_i g_i over the input changes of `r` (raw inputs: the estimate leaves the
+    hand features out)."""
     cdef int a
     cdef double v = 0.0
     for a in range(r.n_add):
-        v += g[r.add[a]]
+        v += nn_slope_at(s, r.add[a])
     for a in range(r.n_sub):
-        v -= g[r.sub[a]]
+        v -= nn_slope_at(s, r.sub[a])
     for a in range(r.n_scaled):
-        v += r.val[a] * g[r.scaled[a]]
+        v += r.val[a] * nn_slope_at(s, r.scaled[a])
     return v
 
 
-cdef double nn_play_estimate(const NeuralNetC* net, const NNBase* base, const NNSlope* s,
+cdef double nn_play_estimate(const NeuralNetC* net, const NNBase* base, NNSlope* s,
                              const Board* after) noexcept nogil:
     """The estimate of the play to `after` (row 0 has moved, sides not switched) from
     `base`, for ranking: by the pruning net, the mover's equity (at s.prices); by the
@@ -157,7 +178,7 @@ cdef double nn_play_estimate(const NeuralNetC* net, const NNBase* base, const NN
     _nn_delta_side(&r, base.before.c[1], after.c[1], 0)
     _nn_delta_side(&r, base.before.c[0], after.c[0], NN_SIDE_INPUTS)
     if s.prune == NULL:
-        return nn_rows_dot(&r, s.g)
+        return nn_rows_dot(&r, s)
     tf_forward(s.h, s.prune.fw1, s.prune.hp, &r, s.prune.fw2, s.prune.fb2, q)
     nn_make_consistent(q)
     nn_swap_sides(q, p)

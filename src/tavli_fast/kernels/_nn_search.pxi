@@ -9,19 +9,23 @@ cdef inline int nn_roll_index(int d1, int d2) noexcept nogil:
 
 cdef int nn_roll_table(const NeuralNetC* net, MoveGen* g, const Board* before,
                        double* table, const double* prices=NULL,
-                       const ReplyFilter* rf=NULL) noexcept nogil:
+                       const ReplyFilter* rf=NULL, NNMemo* memo=NULL) noexcept nogil:
     """For each of the 21 rolls of the side on roll of `before` (row 0), the probabilities
     (its view) after its best 0-ply play, gammons at its `prices` (NULL: money):
     table[nn_roll_index(d1, d2) * NN_OUTPUTS + k].  One base serves all 21 rolls.  With
     the pre-filter `rf` (_nn_prefilter.pxi; NULL or keep 0: none), the best play of those
     its estimator (the pruning net or the slope) keeps.  Returns 0, or -1 if a roll has more plays than the
-    generator `g` holds (the table is then incomplete)."""
+    generator `g` holds (the table is then incomplete).  The plays several rolls reach are
+    valued once, by a memo (_nn_cache.pxi): the caller's `memo` if given, which then holds
+    the probabilities of the plays the table valued (from this base) when it returns, else
+    one of its own."""
     cdef NNBase base
     cdef NNSlope slope
     cdef int d1, d2, n
-    # The plays two rolls share are valued once (_nn_cache.pxi); without the memory for
-    # the memo, every play is computed, to the same numbers.
-    cdef NNMemo* memo = <NNMemo*>malloc(sizeof(NNMemo))
+    # Without the memory for a memo of its own, every play is computed, to the same numbers.
+    cdef NNMemo* own = <NNMemo*>malloc(sizeof(NNMemo)) if memo == NULL else NULL
+    if memo == NULL:
+        memo = own
     slope.ready = False
     nn_memo_reset(memo)
     nn_base_prepare(net, before, &base)
@@ -29,11 +33,11 @@ cdef int nn_roll_table(const NeuralNetC* net, MoveGen* g, const Board* before,
         for d2 in range(d1, 7):
             n = generate_plays(g, before, d1, d2)
             if n < 0:
-                free(memo)
+                free(own)
                 return -1
             nn_best_reply_probs(net, &base, &slope, g.out, n,
                                 table + nn_roll_index(d1, d2) * NN_OUTPUTS, prices, rf, memo)
-    free(memo)
+    free(own)
     return 0
 
 
@@ -165,13 +169,17 @@ cdef double neural_1ply_equity(const NeuralNetC* net, MoveGen* g, const Board* a
 
 
 cdef int neural_choose(const NeuralNetC* net, const MoveGen* g, int n,
-                       const double* prices=NULL) noexcept nogil:
+                       const double* prices=NULL, NNMemo* memo=NULL) noexcept nogil:
     """Index of the play with the best 0-ply equity among g.out[0:n] (generated from g.root),
-    gammons at `prices` in a match (NULL: money)."""
+    gammons at `prices` in a match (NULL: money).  `memo` (NULL: none): the probabilities
+    of plays from g.root the luck's roll table has just valued (nn_roll_table), the same
+    numbers as evaluating them again."""
     cdef NNBase base
     cdef double p[NN_OUTPUTS]
     nn_base_prepare(net, &g.root, &base)
-    return nn_best_play_probs(net, &base, g.out, n, p, prices)
+    if memo == NULL:
+        return nn_best_play_probs(net, &base, g.out, n, p, prices)
+    return nn_best_reply_probs(net, &base, NULL, g.out, n, p, prices, NULL, memo)
 
 
 cdef int neural_choose_1ply(const NeuralNetC* net, const MoveGen* g, int n, MoveGen* scratch,
