@@ -121,7 +121,7 @@ cdef inline void nn_cache_bind(NNCache* cache, const NeuralNetC* net) noexcept n
 # full, plays not in it are simply evaluated.
 cdef enum:
     NN_MEMO_BITS = 11           # 2,048 slots: at most half full
-    NN_MEMO_ENTRIES = 1024      # distinct plays remembered (a table values about 130)
+    NN_MEMO_ENTRIES = 1024      # plays kept (a 1-ply look's table values about 110)
 
 ctypedef struct NNMemoEntry:
     Board board
