@@ -88,7 +88,8 @@ def run_plays(prog: str, args: argparse.Namespace, settings: dict[str, Any],
     if args.resume is not None:
         read_checkpoint(args.resume)  # a plays checkpoint: its settings are the run's
         check_writable(args.checkpoint or args.resume, "--checkpoint")
-        settings = {"position": None}
+        # A reply filter given must be the run's (rollout_plays refuses another).
+        settings = {"position": None, "reply_filter": settings.get("reply_filter")}
     else:
         settings = _options.finish_plays_settings(settings, vars(args))
     if preface is not None:

@@ -28,6 +28,7 @@ from . import (
     entry_point,
     OneLineParser,
     add_executor_options,
+    add_reply_filter_option,
     compiled_core_status,
     executor_settings,
     parse_count,
@@ -109,10 +110,7 @@ def build_parser() -> OneLineParser:
     p.add_argument("--filter-window", type=float, default=None, metavar="X",
                    help="1-ply move filter: only plays within X equity of the best 0-ply play "
                    "(default 0.16)")
-    p.add_argument("--reply-filter", type=int, default=None, metavar="KEEP",
-                   help="1-ply look-ahead: value with the net only the best KEEP replies of each "
-                   "roll by the pruning net (default 8: about 1.6 x faster than 0, as strong "
-                   "within its SE; 0: every reply, the exact search)")
+    add_reply_filter_option(p)
     vr = p.add_mutually_exclusive_group()
     vr.add_argument("--vr", dest="vr", action="store_true", default=None,
                     help="variance reduction: also report figures with each roll's luck taken off "

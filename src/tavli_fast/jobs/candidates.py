@@ -37,7 +37,8 @@ from ..play.match_bearoff import solved_region
 from ..play.players import game_resources
 from ..variants.games import play_variant_trials
 from .cubeful import branch_met
-from .rollout_chunks import FIGURES, chunk_seed, figures_from_moments
+from .rollout_chunks import DEFAULT_REPLY_FILTER, FIGURES, chunk_seed, figures_from_moments
+from .rollout_request import saved_identity
 from .stratify import stratified_dice
 
 __all__ = [
@@ -45,6 +46,7 @@ __all__ = [
     "CandidateUnit",
     "UnitResult",
     "CandidateTally",
+    "check_same_run",
     "common_dice",
     "run_unit",
     "prepare_unit",
@@ -87,6 +89,8 @@ class CandidateUnit:
     net: NetChoice | None = None  # the net of the neural players and vr (None: the shipped one)
     cube: tuple | None = None  # with the cube: the kernels' cube tuple seen by the side on roll
     cubeful_play: bool = True  # with the cube: the 0-ply neural players play by cubeful equity
+    # Portes: the 1-ply players' pre-filter of replies (keep, margin); the variants have none.
+    reply_filter: tuple[int, float] = DEFAULT_REPLY_FILTER
 
 
 @dataclass(frozen=True)
@@ -109,6 +113,16 @@ class UnitResult:
     plies: tuple[int, ...]
     scores: tuple[tuple[float, float], ...] = ()
     cubes: tuple[float, ...] = ()
+
+
+def check_same_run(saved: dict[str, Any], identity: dict[str, Any], path: str) -> None:
+    """ValueError naming the settings of a request's ``identity`` that differ from those of
+    checkpoint ``path``'s saved request ``saved`` (an older one read as it played:
+    ``saved_identity``)."""
+    saved = saved_identity(saved)
+    differ = [k for k, v in identity.items() if saved.get(k) != v]
+    if differ:
+        raise ValueError(f"checkpoint {path}: {', '.join(differ)} differ from the run's")
 
 
 def common_dice(unit: CandidateUnit) -> np.ndarray:
@@ -222,6 +236,7 @@ def _play_block(unit: CandidateUnit, sums: _Sums, first: int, size: int, dice: n
             per_game_luck=luck[i, block] if unit.vr else None,
             **(_cube_arguments(unit, cubeful[i, block], resources) if unit.cube else {}), **resources,
             control=control, rng_state=sums.rng[i], moments_into=sums.moments[i],
+            reply_filter=unit.reply_filter,
         )
         sums.counts[i] += counts
         if cube:

@@ -39,13 +39,15 @@ from ..play.players import PLAYERS, needs_net, player_kinds
 from ..run.checkpoint import read_checkpoint as _read_checkpoint
 from ..run.plans import ChainedPlan, UnitPlan, part_size, parts
 from ..run.progress import RolloutProgress
-from .rollout_chunks import FIGURES, chunk_seed
+from .rollout_chunks import DEFAULT_REPLY_FILTER, FIGURES, chunk_seed
+from .rollout_request import (check_reply_filter, reply_filter_identity, reply_filter_notes,
+                              saved_reply_filter)
 from ..rules import Rules, game_rules as make_rules, get_rules, option_names
 from ..variants.games import uses_variant_net, variant_player_ids
 from ..variants.movegen import GAME_CODES, core_options, variant_play_notation
 from ..variants.neural import choose_variant_net
 from .candidates import (FORCED_ROLLS, CandidateTally, CandidateUnit, UnitResult,
-                         prepare_unit, run_unit)
+                         check_same_run, prepare_unit, run_unit)
 
 __all__ = [
     "OPENING_FIGURES",
@@ -253,6 +255,8 @@ class OpeningsRequest:
     game_rules: tuple[str, ...] = ()  # Plakoto / Fevga: the options set (rules.game_rules)
     variant_options: int = 0  # ... as the core's option bits
     net: NetChoice | None = None  # the net the run uses (None: it uses none)
+    reply_filter: tuple[int, float] = DEFAULT_REPLY_FILTER  # the 1-ply look-ahead's pre-filter
+    notes: tuple[str, ...] = ()
 
     def chunk_bounds(self, c: int) -> tuple[int, int]:
         """(first trial, trials) of chunk ``c``; the screening boundary is a chunk boundary."""
@@ -296,6 +300,7 @@ class OpeningsRequest:
             **({"vr": True} if self.vr else {}),  # only when on: older checkpoints still match
             **({"game": self.game} if self.game else {}),  # older checkpoints still match
             **({"game_rules": list(self.game_rules)} if self.game_rules else {}),
+            **reply_filter_identity(self.reply_filter, self.players, self.game),
             **(self.net.checkpoint_keys()[0] if self.net else {}),
         }
 
@@ -323,6 +328,7 @@ def make_openings_request(
     *,
     vr: bool | None = None,
     weights: str | os.PathLike | None = None,
+    reply_filter: object = None,
 ) -> OpeningsRequest:
     """Validate the arguments of an openings run; raise ValueError precisely.
 
@@ -333,7 +339,8 @@ def make_openings_request(
     figure is then luck-adjusted. None: on when a neural player plays (never for Plakoto /
     Fevga). ``weights``: a weights file for the net of the neural players and variance
     reduction instead of the shipped one (``parallel.rollout``); for Plakoto / Fevga, a file
-    of that game's net."""
+    of that game's net. ``reply_filter``: the 1-ply players' pre-filter of replies
+    (``check_reply_filter``; None: the default); not for Plakoto / Fevga."""
     n = check_count(trials)
     options: tuple[str, ...] = ()
     bits = 0
@@ -348,6 +355,8 @@ def make_openings_request(
         if vr:
             raise ValueError(f"variance reduction: the luck is measured by the backgammon / "
                              f"Portes net, not in {game}")
+        if reply_filter is not None:
+            raise ValueError(f"reply_filter: a setting of the Portes neural players, not of {game}'s")
         names, ids = variant_player_ids(game, players if players is not None else "neural")
         rules, bearoff, truncate = "portes", False, False  # T3 rolls; no databases there
     else:
@@ -355,6 +364,7 @@ def make_openings_request(
     rule_set = get_rules(rules)
     seed_value = check_seed(seed)
     size = check_count(chunk_size, "chunk_size")
+    replies = check_reply_filter(reply_filter)
     probabilities = dict(opening_rolls(rule_set))
     chosen = tuple(probabilities) if rolls is None else parse_rolls(rolls, rule_set)
     threshold = None
@@ -396,6 +406,8 @@ def make_openings_request(
         game_rules=options,
         variant_options=bits,
         net=net,
+        reply_filter=replies,
+        notes=tuple(reply_filter_notes(replies)),
     )
 
 
@@ -424,6 +436,7 @@ def _opening_unit(request: OpeningsRequest, ri: int, cands: tuple[int, ...], c: 
         backgammons=bool(request.rules.backgammons), stratify=request.stratify,
         bearoff_play=request.bearoff_play, truncate=request.truncate,
         cache_dir=request.cache_dir, vr=request.vr, net=request.net,
+        reply_filter=request.reply_filter,
         **(_variant_fields(request, rp, cands) if request.game else {}),
     )
 
@@ -453,8 +466,9 @@ def read_checkpoint(path: str | Any) -> dict[str, Any]:
                             {"request": dict, "rolls": list}, _REQUEST_KEYS)
 
 
-def request_from_checkpoint(doc: dict[str, Any]) -> OpeningsRequest:
-    """The request saved in an openings checkpoint document."""
+def request_from_checkpoint(doc: dict[str, Any], reply_filter: object = None) -> OpeningsRequest:
+    """The request saved in an openings checkpoint document; ``reply_filter``: the pre-filter
+    asked for (None: the one saved; ``OpeningsJob.from_checkpoint`` refuses another)."""
     saved = doc["request"]
     return make_openings_request(
         trials=saved["trials"], players=tuple(saved["players"]), seed=saved["seed"],
@@ -465,6 +479,7 @@ def request_from_checkpoint(doc: dict[str, Any]) -> OpeningsRequest:
         game_rules=saved.get("game_rules"),
         vr=saved.get("vr", False),  # checkpoints from before variance reduction have none
         weights=saved.get("weights"),
+        reply_filter=saved_reply_filter(saved) if reply_filter is None else reply_filter,
     )
 
 
@@ -485,7 +500,9 @@ class OpeningsJob:
 
     @classmethod
     def from_checkpoint(cls, doc: dict[str, Any], request: OpeningsRequest, path: str) -> "OpeningsJob":
-        """The job with the tallies saved in checkpoint ``doc``; ValueError if they do not fit."""
+        """The job with the tallies saved in checkpoint ``doc``; ValueError if they do not fit
+        or the request differs from the one saved (e.g. its reply filter or weights file)."""
+        check_same_run(doc["request"], request.identity(), path)
         if len(doc["rolls"]) != len(request.rolls):
             raise ValueError(f"checkpoint {path}: wrong number of rolls")
         return cls(request, [CandidateTally.from_dict(len(rp.notations), d)
@@ -584,7 +601,7 @@ class RepliesJob:
             first_mover=request.player_ids[0], backgammons=bool(request.rules.backgammons),
             stratify=request.stratify, bearoff_play=request.bearoff_play,
             truncate=request.truncate, cache_dir=request.cache_dir, reply=reply,
-            vr=request.vr, net=request.net,
+            vr=request.vr, net=request.net, reply_filter=request.reply_filter,
         )
 
     def add(self, result: UnitResult) -> None:

@@ -372,6 +372,7 @@ def openings(
     game_rules: object = None,
     weights: str | os.PathLike | None = None,
     cancel: Cancel | None = None,
+    reply_filter: int | tuple[int, float] | None = None,
 ) -> OpeningsResult:
     """Roll out every legal play of every opening roll; rank the plays; the first mover's odds.
 
@@ -394,13 +395,19 @@ def openings(
     the net of the neural players and variance reduction instead of the shipped one (kept in
     the checkpoint, named in the result; see ``tavli_fast.rollout``). cancel: as for
     ``tavli_fast.rollout`` (a set ``threading.Event`` stops the run within a second).
+    reply_filter: keep, or (keep, margin): the pre-filter of the replies the ``neural-1ply``
+    players' look-ahead values with the net, as for ``tavli_fast.rollout``; None: the
+    default, keep 8; 0: every reply, the exact 1-ply search. Noted in the result when not the
+    default, and kept in the checkpoint whenever a player is ``neural-1ply`` (a checkpoint
+    from before the pre-filter became the default has none, and resumes with the exact search
+    it played; a resume that asks for another filter is refused). Not for Plakoto / Fevga.
     """
     check_jobs(jobs)
     check_cancel(cancel)
     previous = 0.0
     if resume is not None:
         doc = read_checkpoint(resume)
-        request = request_from_checkpoint(doc)
+        request = request_from_checkpoint(doc, reply_filter)
         job = OpeningsJob.from_checkpoint(doc, request, os.fspath(resume))
         previous = float(doc.get("elapsed_s") or 0.0)
         if checkpoint is None:
@@ -409,6 +416,7 @@ def openings(
         request = make_openings_request(
             trials, players, seed, rules, rolls, screen, screen_trials, chunk_size, stratify,
             bearoff, truncate, cache_dir, game, game_rules, vr=vr, weights=weights,
+            reply_filter=reply_filter,
         )
         job = OpeningsJob(request)
     path = None if checkpoint is None else claim_checkpoint(
@@ -418,7 +426,7 @@ def openings(
     with make_executor(jobs, start_method, scheduler=scheduler, client=client) as executor:
         outcome = run_job(job, executor, progress=progress, checkpoint=path,
                           previous_elapsed=previous, cancel=cancel)
-    notes = []
+    notes = list(request.notes)
     if players is None and resume is None and request.game is None:
         notes.append(f"players: {request.players[0]} for both sides, the strongest player available "
                      "(choose with --player/--players)")
@@ -571,18 +579,20 @@ def replies(
     vr: bool | None = None,
     weights: str | os.PathLike | None = None,
     cancel: Cancel | None = None,
+    reply_filter: int | tuple[int, float] | None = None,
 ) -> RepliesResult:
     """Roll out one opening play against each of the opponent's 21 reply rolls.
 
     roll: ``"31"`` or (3, 1); play: its notation as listed by ``Position.plays`` (e.g.
-    ``"8/5 6/5"``). ``trials`` per reply roll; ``vr`` and ``weights`` as for ``openings``.
+    ``"8/5 6/5"``). ``trials`` per reply roll; ``vr``, ``weights`` and ``reply_filter`` as for
+    ``openings``.
     cancel: as for ``openings``. Raises ValueError for a play that is not legal.
     """
     check_jobs(jobs)
     check_cancel(cancel)
     request = make_openings_request(trials, players, seed, rules, [roll] if not isinstance(roll, str) else roll,
                                     None, None, chunk_size, stratify, bearoff, truncate, cache_dir,
-                                    vr=vr, weights=weights)
+                                    vr=vr, weights=weights, reply_filter=reply_filter)
     if len(request.rolls) != 1:
         raise ValueError("reply statistics are for one opening roll")
     rp = request.rolls[0]

@@ -38,7 +38,7 @@ DEFAULT_TRIALS = 1296  # a whole block of stratified first two rolls; luck-adjus
 
 #: Options of a plain rollout that a candidate-play rollout does not take.
 PLAIN_ONLY = ("target_se", "truncate_plies", "filter_candidates", "filter_window",
-              "reply_filter", "game", "option")
+              "game", "option")
 #: Options that ask for the candidate plays of a roll.
 _PLAYS_ONLY = ("dice", "candidates", "plays", "stop_when_decided", "no_stop", "plot")
 
@@ -116,6 +116,7 @@ def _common(options: Mapping[str, Any]) -> dict[str, Any]:
         "cubeful": True if _flag(options, "cubeful") else None,
         "max_cube": options.get("max_cube"), "ply": ply_option(options.get("ply")),
         "vr": options.get("vr"), "weights": options.get("weights"),
+        "reply_filter": options.get("reply_filter"),
     }
 
 
@@ -130,7 +131,6 @@ def rollout_settings(options: Mapping[str, Any]) -> dict[str, Any]:
     adds the defaults (after a resumed run's checkpoint has filled in its own)."""
     return {**_common(options), "target_se": options.get("target_se"),
             "truncate_plies": options.get("truncate_plies"), "move_filter": _move_filter(options),
-            "reply_filter": options.get("reply_filter"),
             "game": options.get("game"), "game_rules": options.get("option")}
 
 
@@ -202,7 +202,7 @@ def openings_settings(options: Mapping[str, Any]) -> dict[str, Any]:
         screen_trials=screen_trials, stratify=not _flag(options, "no_stratify"),
         bearoff=not _flag(options, "no_bearoff"), truncate=not _flag(options, "no_truncate"),
         cache_dir=options.get("cache_dir"), game=game, game_rules=options.get("option"), vr=vr,
-        weights=options.get("weights"),
+        weights=options.get("weights"), reply_filter=options.get("reply_filter"),
     )
     if options.get("chunk_size") is not None:
         settings["chunk_size"] = options["chunk_size"]

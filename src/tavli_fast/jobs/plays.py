@@ -46,11 +46,13 @@ from ..rules import Rules, get_rules
 from ..run.checkpoint import read_checkpoint as _read_checkpoint
 from ..run.plans import UnitPlan, part_size, parts
 from ..run.progress import PlayProgress, RolloutProgress
-from .candidates import CandidateTally, CandidateUnit, UnitResult, prepare_unit, run_unit
+from .candidates import (CandidateTally, CandidateUnit, UnitResult, check_same_run, prepare_unit,
+                         run_unit)
 from .cubeful import DEFAULT_MAX_CUBE, check_max_cube, cube_of
 from .openings import default_player
-from .rollout_chunks import chunk_seed
-from .rollout_request import apply_ply
+from .rollout_chunks import DEFAULT_REPLY_FILTER, chunk_seed
+from .rollout_request import (apply_ply, check_reply_filter, reply_filter_identity,
+                              reply_filter_notes, saved_reply_filter)
 
 __all__ = [
     "DEFAULT_CANDIDATES",
@@ -229,6 +231,7 @@ class PlaysRequest:
     max_cube: int
     net: NetChoice | None
     notes: tuple[str, ...] = ()
+    reply_filter: tuple[int, float] = DEFAULT_REPLY_FILTER  # the 1-ply look-ahead's pre-filter
 
     @property
     def cubeful(self) -> bool:
@@ -262,6 +265,7 @@ class PlaysRequest:
             "vr": self.vr,
             "cubeful": self.cubeful,
             "max_cube": self.max_cube,
+            **reply_filter_identity(self.reply_filter, self.players),
             **(self.net.checkpoint_keys()[0] if self.net else {}),
         }
 
@@ -331,9 +335,11 @@ def make_plays_request(
     ply: object = None,
     vr: bool | None = None,
     weights: str | os.PathLike | None = None,
+    reply_filter: object = None,
 ) -> PlaysRequest:
     """Validate the arguments of a candidate-play rollout; raise ValueError (InvalidDiceError,
-    InvalidPlayError, InvalidPositionError, InvalidCountError) precisely."""
+    InvalidPlayError, InvalidPositionError, InvalidCountError) precisely. ``reply_filter``:
+    the 1-ply players' pre-filter of replies (``check_reply_filter``; None: the default)."""
     pos, _ = resolve_position(position)  # type: ignore[arg-type]
     if dice is None:
         if pos.context.dice is None:
@@ -359,6 +365,7 @@ def make_plays_request(
     stop = _stop_setting(stop_when_decided)
     least = min(n, size) if min_trials is None else check_count(min_trials, "min_trials", minimum=0)
     cap = check_max_cube(max_cube)
+    replies = check_reply_filter(reply_filter)
     neural = needs_net(ids)
     # Luck adjustment is the default with the net: at 0 ply it costs about 25 times the games'
     # time and cuts the variance of a paired difference about 30 times (bench/plays_variance.py).
@@ -389,6 +396,7 @@ def make_plays_request(
     if use_vr and cubeful:
         notes.append("cubeful: the plays are ranked by their cubeful results, which are not "
                      "luck-adjusted; the cubeless figures are")
+    notes += reply_filter_notes(replies)
     with_dice = Position(pos.board, replace(pos.context, dice=rolled))
     return PlaysRequest(
         position=with_dice,
@@ -415,6 +423,7 @@ def make_plays_request(
         max_cube=cap,
         net=net,
         notes=tuple(notes),
+        reply_filter=replies,
     )
 
 
@@ -453,8 +462,10 @@ def read_checkpoint(path: str | os.PathLike) -> dict[str, Any]:
                             {"request": dict, "tally": dict, "dropped": dict}, _REQUEST_KEYS)
 
 
-def request_from_checkpoint(doc: dict[str, Any]) -> PlaysRequest:
-    """The request saved in a checkpoint: the same candidates, without screening them again."""
+def request_from_checkpoint(doc: dict[str, Any], reply_filter: object = None) -> PlaysRequest:
+    """The request saved in a checkpoint: the same candidates, without screening them again.
+    ``reply_filter``: the pre-filter asked for (None: the one saved; ``PlaysJob.from_checkpoint``
+    refuses another)."""
     saved = doc["request"]
     request = make_plays_request(
         saved["position"], saved["dice"], saved["trials"], tuple(saved["players"]), saved["seed"],
@@ -463,6 +474,7 @@ def request_from_checkpoint(doc: dict[str, Any]) -> PlaysRequest:
         check_every=saved["check_every"], stratify=saved["stratify"], bearoff=saved["bearoff"],
         truncate=saved["truncate"], cache_dir=saved.get("cache_dir"), cubeful=saved["cubeful"],
         max_cube=saved["max_cube"], vr=saved["vr"], weights=saved.get("weights"),
+        reply_filter=saved_reply_filter(saved) if reply_filter is None else reply_filter,
     )
     equities = saved.get("screen_equities") or [None] * len(request.candidates)
     candidates = tuple(Candidate(c.play, c.board, c.position_id, e)
@@ -489,10 +501,7 @@ class PlaysJob:
     def from_checkpoint(cls, doc: dict[str, Any], request: PlaysRequest, path: str) -> "PlaysJob":
         """The job with the tally of checkpoint ``doc``; ValueError if the request rebuilt from
         it differs from the one saved (e.g. its weights file has changed since)."""
-        saved = doc["request"]
-        differ = [k for k, v in request.identity().items() if saved.get(k) != v]
-        if differ:
-            raise ValueError(f"checkpoint {path}: {', '.join(differ)} differ from the run's")
+        check_same_run(doc["request"], request.identity(), path)
         tally = CandidateTally.from_dict(len(request.candidates), doc["tally"])
         return cls(request, tally, {int(k): int(v) for k, v in doc["dropped"].items()})
 
@@ -582,6 +591,7 @@ def _unit(request: PlaysRequest, alive: tuple[int, ...], c: int) -> CandidateUni
         backgammons=bool(request.rules.backgammons), stratify=request.stratify,
         bearoff_play=request.bearoff_play, truncate=request.truncate,
         cache_dir=request.cache_dir, vr=request.vr, net=request.net, cube=request.cube,
+        reply_filter=request.reply_filter,
     )
 
 

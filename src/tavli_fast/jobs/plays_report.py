@@ -311,6 +311,7 @@ def rollout_plays(
     client: Any = None,
     game: str | None = None,
     cancel: Cancel | None = None,
+    reply_filter: int | tuple[int, float] | None = None,
 ) -> PlaysResult:
     """Roll out the candidate plays of ``dice`` from ``position`` side by side on common dice.
 
@@ -325,7 +326,12 @@ def rollout_plays(
     bearoff, truncate, cache_dir, max_cube: as for ``rollout`` (default players: the net).
     The numbers depend on the seed, trials, chunk size and settings, never on the executor.
     checkpoint / resume / force / progress / cancel: as for ``rollout`` (a resumed run keeps
-    its candidates).
+    its candidates). reply_filter: keep, or (keep, margin): the pre-filter of the replies the
+    ``neural-1ply`` players' look-ahead values with the net, as for ``rollout``; None: the
+    default, keep 8; 0: every reply, the exact 1-ply search. Noted in the result when not the
+    default, and kept in the checkpoint whenever a player is ``neural-1ply`` (a checkpoint
+    from before the pre-filter became the default has none, and resumes with the exact search
+    it played; a resume that asks for another filter is refused).
     """
     check_jobs(jobs)
     check_cancel(cancel)
@@ -334,7 +340,7 @@ def rollout_plays(
     previous = 0.0
     if resume is not None:
         doc = read_checkpoint(resume)
-        request = request_from_checkpoint(doc)
+        request = request_from_checkpoint(doc, reply_filter)
         job = PlaysJob.from_checkpoint(doc, request, os.fspath(resume))
         previous = float(doc.get("elapsed_s") or 0.0)
         if checkpoint is None:
@@ -345,7 +351,7 @@ def rollout_plays(
             window=window, stop_when_decided=stop_when_decided, min_trials=min_trials,
             chunk_size=chunk_size, stratify=stratify, bearoff=bearoff, truncate=truncate,
             cache_dir=cache_dir, cubeful=cubeful, max_cube=max_cube, ply=ply, vr=vr,
-            weights=weights,
+            weights=weights, reply_filter=reply_filter,
         )
         job = PlaysJob(request)
     path = None if checkpoint is None else claim_checkpoint(

@@ -24,8 +24,8 @@ from ..run.control import Cancel
 from ..run.driver import ProgressCallback, run_job
 from .rollout_result import RolloutResult, build_result
 from ..run.progress import RolloutProgress
-from .rollout_chunks import ChunkResult, DEFAULT_CHUNK_SIZE, DEFAULT_MOVE_FILTER, EXACT_REPLIES, FIGURES, RolloutChunk, Tally, Totals, chunk_seed, figures, figures_from_moments, merge, prepare_chunk, run_chunk
-from .rollout_request import RolloutRequest, chunk_games, looks_ahead, make_chunk, make_request, plan_chunks
+from .rollout_chunks import ChunkResult, DEFAULT_CHUNK_SIZE, DEFAULT_MOVE_FILTER, FIGURES, RolloutChunk, Tally, Totals, chunk_seed, figures, figures_from_moments, merge, prepare_chunk, run_chunk
+from .rollout_request import RolloutRequest, chunk_games, make_chunk, make_request, plan_chunks, saved_identity, saved_reply_filter
 
 __all__ = [
     "run_rollout",
@@ -87,22 +87,13 @@ def request_from_checkpoint(doc: dict[str, Any], **overrides: Any) -> RolloutReq
         vr=req.get("vr", False),  # checkpoints from before variance reduction have none
         truncate_plies=req.get("truncate_plies", 0),
         move_filter=req.get("move_filter"),
-        reply_filter=_saved_reply_filter(req),
+        reply_filter=saved_reply_filter(req),
         game=req.get("game"),
         game_rules=req.get("game_rules"),
         weights=req.get("weights"),
     )
     args.update({k: v for k, v in overrides.items() if v is not None})
     return make_request(**args)
-
-
-def _saved_reply_filter(req: dict[str, Any]) -> Any:
-    """The replies' pre-filter a checkpoint's request played: its saved setting; else, where a
-    player looks ahead, the exact search (keep 0: checkpoints from before the pre-filter became
-    the default carry none); else None (the default, which no player uses)."""
-    if "reply_filter" in req:
-        return req["reply_filter"]
-    return 0 if looks_ahead(req.get("players", ()), req.get("game")) else None
 
 
 def _completed_from_checkpoint(
@@ -112,9 +103,7 @@ def _completed_from_checkpoint(
     if doc["request"].get("board") != request.identity()["board"]:
         raise ValueError(f"checkpoint {path} is for another position")
     mine = request.identity()
-    if "reply_filter" not in doc["request"] and _saved_reply_filter(doc["request"]) == 0:
-        # An older checkpoint of the exact search: it matches a request of the exact search.
-        doc = {**doc, "request": {**doc["request"], "reply_filter": list(EXACT_REPLIES)}}
+    doc = {**doc, "request": saved_identity(doc["request"])}  # an older one: the exact search
     # Keys that only some requests carry must match when either side has them.
     mine.update({k: None for k in _OPTIONAL_KEYS if k in doc["request"] and k not in mine})
     return completed_units(doc, mine, partial(chunk_games, request), ChunkResult.from_list,

@@ -131,10 +131,7 @@ class RolloutRequest:
             **({"truncate_plies": self.truncate_plies} if self.truncate_plies else {}),
             **({"move_filter": list(self.move_filter)}
                if tuple(self.move_filter) != DEFAULT_MOVE_FILTER else {}),
-            # Always where a player looks ahead: a checkpoint without it is from before the
-            # pre-filter became the default, and played the exact search (rollout.py).
-            **({"reply_filter": list(self.reply_filter)}
-               if self.looks_ahead or tuple(self.reply_filter) != DEFAULT_REPLY_FILTER else {}),
+            **reply_filter_identity(self.reply_filter, self.players, self.game),
             **({"game": self.game} if self.game else {}),
             **({"game_rules": list(self.game_rules)} if self.game_rules else {}),
             **(self.net.checkpoint_keys()[0] if self.net else {}),
@@ -193,7 +190,8 @@ def make_request(
         raise ValueError("game_rules are the options of Plakoto or Fevga: give game too")
     if game is not None:
         given = [k for k, v in (("vr", vr), ("truncate_plies", truncate_plies),
-                                ("move_filter", move_filter), ("reply_filter", reply_filter))
+                                ("move_filter", move_filter),
+                                ("reply_filter", reply_filter is not None))  # 0: the exact search
                  if v]
         if given:
             raise ValueError(f"{', '.join(given)}: settings of the Portes neural players, not "
@@ -240,14 +238,7 @@ def make_request(
                      "(fast but biased by the net's errors)")
     filt = check_move_filter(move_filter)
     replies = check_reply_filter(reply_filter)
-    if replies != DEFAULT_REPLY_FILTER:
-        if replies == EXACT_REPLIES:
-            notes.append("the 1-ply players value every reply with the net (the exact 1-ply "
-                         "search, slower than the default pre-filter)")
-        else:
-            notes.append(f"the 1-ply players' replies pre-filtered: the best {replies[0]} plays "
-                         "of each roll by the pruning net valued by the net (not the default "
-                         f"{DEFAULT_REPLY_FILTER[0]})")
+    notes += reply_filter_notes(replies)
     net = choose_net(weights, needed=neural or use_vr or bool(cut))
     if branches is not None and truncate and not money_branches(branches):
         notes.append(f"cubeful in a match: games stop once both sides have at most "
@@ -408,6 +399,49 @@ def check_reply_filter(value: object) -> tuple[int, float]:
     keep, margin = _filter_pair("the reply filter", keep, margin, least=0, least_text="0 (all)",
                                 unit="plays a roll", window_name="margin")
     return EXACT_REPLIES if keep == 0 else (keep, margin)
+
+
+def reply_filter_notes(replies: tuple[int, float]) -> list[str]:
+    """The notes of a run whose replies' pre-filter (checked by ``check_reply_filter``) is
+    not the default: none for the default."""
+    if replies == DEFAULT_REPLY_FILTER:
+        return []
+    if replies == EXACT_REPLIES:
+        return ["the 1-ply players value every reply with the net (the exact 1-ply search, "
+                "slower than the default pre-filter)"]
+    return [f"the 1-ply players' replies pre-filtered: the best {replies[0]} plays of each roll "
+            f"by the pruning net valued by the net (not the default {DEFAULT_REPLY_FILTER[0]})"]
+
+
+def reply_filter_identity(replies: Sequence[Any], players: Sequence[str],
+                          game: str | None = None) -> dict[str, list[Any]]:
+    """A run's identity entry for its replies' pre-filter: ``{"reply_filter": [keep, margin]}``
+    whenever a player looks ahead (default included: a checkpoint without it is from before the
+    pre-filter became the default, and played the exact search, ``saved_reply_filter``) or the
+    filter is not the default; else none, so that the checkpoints of other runs stay as they
+    were."""
+    if looks_ahead(players, game) or tuple(replies) != DEFAULT_REPLY_FILTER:
+        return {"reply_filter": list(replies)}
+    return {}
+
+
+def saved_reply_filter(saved: dict[str, Any]) -> Any:
+    """The replies' pre-filter a checkpoint's saved request played: its saved setting; else,
+    where a player looks ahead, the exact search (keep 0: checkpoints from before the
+    pre-filter became the default carry none); else None (the default, which no player uses).
+    One rule for rollouts, candidate plays and openings."""
+    if "reply_filter" in saved:
+        return saved["reply_filter"]
+    return 0 if looks_ahead(saved.get("players", ()), saved.get("game")) else None
+
+
+def saved_identity(saved: dict[str, Any]) -> dict[str, Any]:
+    """A checkpoint's saved request as a request of today would write it: an older one whose
+    players look ahead gets the exact search it played as its ``reply_filter`` (so that it
+    matches a request of the exact search, and no other)."""
+    if "reply_filter" in saved or saved_reply_filter(saved) is None:
+        return saved
+    return {**saved, "reply_filter": list(EXACT_REPLIES)}
 
 
 def plan_chunks(request: RolloutRequest, done: Iterable[int] = ()) -> UnitPlan:
