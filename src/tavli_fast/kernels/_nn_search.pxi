@@ -14,11 +14,11 @@ cdef int nn_roll_table(const NeuralNetC* net, MoveGen* g, const Board* before,
     (its view) after its best 0-ply play, gammons at its `prices` (NULL: money):
     table[nn_roll_index(d1, d2) * NN_OUTPUTS + k].  One base serves all 21 rolls.  With
     the pre-filter `rf` (_nn_prefilter.pxi; NULL or keep 0: none), the best play of those
-    its estimator (the pruning net or the slope) keeps.  Returns 0, or -1 if a roll has more plays than the
-    generator `g` holds (the table is then incomplete).  The plays several rolls reach are
-    valued once, by a memo (_nn_cache.pxi): the caller's `memo` if given, which then holds
-    the probabilities of the plays the table valued (from this base) when it returns, else
-    one of its own."""
+    its estimator (the pruning net or the slope) keeps.  Returns 0, or -1 if a roll has
+    more plays than the generator `g` holds (the table is then incomplete).  The plays
+    several rolls reach are valued once, by a memo (_nn_cache.pxi): the caller's `memo` if
+    given, which then holds the probabilities of the plays the table valued (from this
+    base) when it returns, else one of its own."""
     cdef NNBase base
     cdef NNSlope slope
     cdef int d1, d2, n
@@ -177,8 +177,7 @@ cdef int neural_choose(const NeuralNetC* net, const MoveGen* g, int n,
     cdef NNBase base
     cdef double p[NN_OUTPUTS]
     nn_base_prepare(net, &g.root, &base)
-    if memo == NULL:
-        return nn_best_play_probs(net, &base, g.out, n, p, prices)
+    # Without a filter (rf NULL) this is nn_best_play_probs, through the memo if any.
     return nn_best_reply_probs(net, &base, NULL, g.out, n, p, prices, NULL, memo)
 
 
