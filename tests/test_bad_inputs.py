@@ -167,6 +167,8 @@ CASES: list[tuple[str, list[str]]] = [
     # tavli-hint --------------------------------------------------------------------------
     *[("tavli-hint", [f"--position={p}", "--dice", "31"]) for p in BAD_POSITIONS],
     ("tavli-hint", ["--position", START, "--dice", "71"]),
+    ("tavli-hint", ["--position", START, "--dice", "31", "--rollout", "36",
+                    "--reply-filter", "-1"]),
     ("tavli-hint", ["--position", START, "--dice", "01"]),
     ("tavli-hint", ["--position", START, "--dice", "ab"]),
     ("tavli-hint", ["--position", START, "--dice", "3"]),
@@ -259,6 +261,7 @@ CASES: list[tuple[str, list[str]]] = [
     ("tavli-match", ["--player", "nobody"]),
     ("tavli-match", ["--jobs", "0"]),
     ("tavli-match", ["--chunk-size", "0"]),
+    *[("tavli-match", ["--player", "neural-1ply", "--reply-filter", k]) for k in ("-1", "17", "x")],
     ("tavli-match", ["--chunk-size", "1e30"]),
     ("tavli-match", ["--seed", "x"]),
     ("tavli-match", ["--resume", "{tmp}/missing.json"]),

@@ -335,6 +335,7 @@ def run_matches(
     regions: MatchBearoffRegions | None = ...,
     control: npt.NDArray[np.int64] | None = ...,
     record: bool = ...,
+    reply_filter: tuple[int, float] | tuple[int, float, str] | None = ...,
 ) -> npt.NDArray[np.int64] | tuple[npt.NDArray[np.int64], npt.NDArray[np.void]]: ...
 def bearoff_cube_solution(
     board: Board, value: int, owner: int, max_value: int, away_me: int, away_opp: int,

@@ -42,6 +42,7 @@ from .jobs.match_record import DEFAULT_NAMES, save_paths, write_saved
 from .matchfile.model import MatchRecord
 from .jobs.openings_report import openings as _openings, replies as _replies
 from .jobs.plays_report import rollout_plays as _rollout_plays
+from .jobs.rollout_request import saved_reply_filter
 from .jobs.rollout_result import RolloutResult
 from .jobs.targets import make_targets as _make_targets
 from .play.simulate import simulate as _simulate
@@ -301,6 +302,7 @@ def _play_matches(
     record: bool = False,
     save: str | os.PathLike | None = None,
     names: object = DEFAULT_NAMES,
+    reply_filter: int | tuple[int, float] | None = None,
 ) -> MatchResult:
     """Play ``matches`` whole matches to ``length`` points and return a ``MatchResult``.
 
@@ -325,9 +327,17 @@ def _play_matches(
     more), checked writable before the run, each written in one step after it (an
     interrupted run saves the matches it reports); ``result.saved_paths`` lists them.
     names: the players' names in the records (A's, B's; default Player 1, Player 2).
+    reply_filter: keep, or (keep, margin): the pre-filter of the replies the ``neural-1ply``
+    players' look-ahead values with the net, as for ``rollout``; None: the default, keep 8
+    (on resume: the checkpoint's); 0: every reply, the exact 1-ply search. In a tavli match it
+    applies to the Portes games (the Plakoto and Fevga players have no such look-ahead).
+    Noted in the result when not the default, and kept in the checkpoint whenever a player is
+    ``neural-1ply`` (a checkpoint from before the pre-filter became the default has none, and
+    resumes with the exact search it played; a resume that asks for another filter is
+    refused).
     Raises ValueError for bad arguments (length < 1, a score that has already won,
     post_crawford with no player 1-away, a score or rules other than portes with tavli, weights
-    and no neural player, ...).
+    and no neural player, a bad reply_filter, ...).
     """
     check_jobs(jobs)
     check_cancel(cancel)
@@ -336,9 +346,12 @@ def _play_matches(
         raise ValueError("matches are recorded (record, save) in one run: a checkpoint keeps "
                          "no moves, so neither checkpoint nor resume can be used with them")
     doc = read_match_checkpoint(os.fspath(resume)) if resume is not None else None
+    if doc is not None and reply_filter is None:
+        reply_filter = saved_reply_filter(doc["request"])  # an older one's: the exact search
     request = make_match_request(length, matches, players, score, post_crawford, rules, cube,
                                  max_cube, _seed_or_saved(seed, doc), chunk_size, bearoff,
-                                 cache_dir, tavli, game_rules, weights, record, names)
+                                 cache_dir, tavli, game_rules, weights, record, names,
+                                 reply_filter=reply_filter)
     if save is not None:
         save_paths(save, request.matches)   # ValueError before the run if one cannot be written
     job, path, previous_elapsed = _start_or_resume(MatchJob, request, doc, resume, checkpoint,

@@ -262,6 +262,31 @@ def test_hint_rollout_options_need_rollout(capsys):
     assert "goes with --rollout" in capsys.readouterr().err
 
 
+def test_hint_rollout_takes_the_reply_filter(tmp_path, capsys):
+    """--reply-filter goes to the rollout tavli-hint runs: noted in its result, checked (one
+    line, status 2), and a resumed checkpoint of 1-ply players refuses another filter."""
+    argv = ["--position", "start", "--dice", "62", "--rollout", "36", "--jobs", "1", "--seed", "1",
+            "--plays", "24/18 13/11,13/5", "--no-progress", "--json"]
+    assert hint_main([*argv, "--reply-filter", "0"]) == 0
+    assert any("every reply" in note for note in json.loads(capsys.readouterr().out)["notes"])
+    assert hint_main(argv) == 0
+    assert not any("every reply" in note for note in json.loads(capsys.readouterr().out)["notes"])
+    assert hint_main([*argv, "--reply-filter", "-1"]) == 2
+    err = capsys.readouterr().err.strip()
+    assert "reply filter" in err and len(err.splitlines()) == 1
+    assert hint_main(["--position", "start", "--dice", "31", "--reply-filter", "0"]) == 2
+    assert "--reply-filter goes with --rollout" in capsys.readouterr().err
+    path = tmp_path / "plays.json"
+    rollout_plays("start", "62", 12, "neural-1ply", 1, plays="24/18 13/11,13/5", chunk_size=12,
+                  stop_when_decided=None, vr=False, jobs=1, checkpoint=path)
+    resume = ["--position", "start", "--resume", str(path), "--jobs", "1", "--no-progress",
+              "--json"]
+    assert hint_main([*resume, "--reply-filter", "0"]) == 2        # it played the default
+    err = capsys.readouterr().err.strip()
+    assert "reply_filter" in err and len(err.splitlines()) == 1
+    assert hint_main([*resume, "--reply-filter", "8"]) == 0
+
+
 def test_the_api_refuses_the_variants():
     with pytest.raises(ValueError, match="backgammon and Portes"):
         rollout_plays("start", "31", rules="plakoto", trials=324)

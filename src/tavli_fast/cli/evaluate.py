@@ -18,7 +18,8 @@ Play equities are cubeless, for the mover; at a match score (an XGID's or Match 
 gammons and backgammons at the score's prices for each side, as the neural players weigh
 them in a match (also the plays chosen inside the look-ahead).
 ``--rollout [TRIALS]`` rolls the candidate plays out side by side on common dice instead, as
-``tavli-rollout --dice`` does (``cli/plays.py``).
+``tavli-rollout --dice`` does (``cli/plays.py``; ``--reply-filter KEEP``: its ``neural-1ply``
+players' pre-filter of replies, as there).
 ``--weights FILE`` uses another weights file than the shipped one. ``--game plakoto|fevga``
 values a position of that game by its net instead (``cli/variant_evaluate.py``).
 
@@ -36,8 +37,9 @@ from ..errors import VariantIdError
 from ..jobs.plays import DEFAULT_TRIALS
 from ..play.reports import NET_OUTPUTS as FIGURES
 from ..play.reports import eval_report, hint_report
-from . import (OneLineParser, UsageError, add_executor_options, add_force_option, entry_point,
-               executor_settings, parse_count, parse_dice, print_error, print_plays, run_command)
+from . import (OneLineParser, UsageError, add_executor_options, add_force_option,
+               add_reply_filter_option, entry_point, executor_settings, parse_count, parse_dice,
+               print_error, print_plays, run_command)
 from .plays import add_plays_options, run_plays
 from .rollout import _seed
 from .variant_evaluate import print_variant_eval, print_variant_hint
@@ -147,6 +149,7 @@ def build_hint_parser() -> OneLineParser:
     rollout.add_argument("--cubeful", action="store_true",
                          help="play the position's cube (money or match) in every game and rank "
                          "the plays by cubeful equity")
+    add_reply_filter_option(rollout)
     rollout.add_argument("--checkpoint", metavar="FILE", help="keep the rollout's progress in FILE (JSON)")
     rollout.add_argument("--resume", metavar="FILE",
                          help="continue the candidate-play rollout saved in FILE (its settings; "
@@ -164,7 +167,8 @@ def hint_main(argv: Sequence[str] | None = None) -> int:
     if args.rollout is not None or args.resume is not None:
         return run_command("tavli-hint", p, _hint_rollout, argv)
     unused = [o for o, v in (("--candidates", args.candidates), ("--plays", args.plays),
-                             ("--plot", args.plot), ("--seed", args.seed)) if v is not None]
+                             ("--plot", args.plot), ("--seed", args.seed),
+                             ("--reply-filter", args.reply_filter)) if v is not None]
     if unused or args.cubeful or args.no_stop or args.stop_when_decided is not None:
         return print_error("tavli-hint", f"{', '.join(unused) or 'that option'} goes with --rollout")
     try:
@@ -219,7 +223,7 @@ def _hint_rollout(args) -> int:
         raise UsageError("--rollout: the candidate plays are rolled out for backgammon and Portes")
     settings = {"position": args.position, "dice": args.dice, "trials": args.rollout,
                 "seed": args.seed, "cubeful": True if args.cubeful else None,
-                "weights": args.weights}
+                "weights": args.weights, "reply_filter": args.reply_filter}
     first = None if args.resume is not None or args.json else (lambda: _print_hint_first(args))
     return run_plays("tavli-hint", args, settings, executor_settings(args), preface=first)
 

@@ -26,6 +26,7 @@ from . import (
     OneLineParser,
     UsageError,
     add_executor_options,
+    add_reply_filter_option,
     check_writable,
     executor_settings,
     fill_defaults,
@@ -114,6 +115,7 @@ def build_parser() -> OneLineParser:
     p.add_argument("--weights", default=None, metavar="FILE",
                    help="a weights file (tavli-train --export) for the neural players' net "
                    "(default: the shipped net)")
+    add_reply_filter_option(p)
     p.add_argument("-v", "--verbose", action="count", default=0, help="more log output (-vv debug)")
     p.add_argument("-q", "--quiet", action="count", default=0, help="only errors in the log")
     p.add_argument("--version", action=_VersionAction)
@@ -146,6 +148,8 @@ def run(args: argparse.Namespace) -> int:
         "tavli": True if args.tavli else None,
         "game_rules": args.option,
         "weights": args.weights,
+        # None: the default, or with --resume the checkpoint's (an older one: every reply).
+        "reply_filter": args.reply_filter,
     }
     settings_from_checkpoint(args, settings, lambda path: read_match_checkpoint(path)["request"],
                              tuples=("players", "score"))

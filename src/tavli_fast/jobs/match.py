@@ -16,7 +16,9 @@ A Plakoto game drawn by two pinned mothers (P6) is replayed with the same starte
 players play Portes as named; in Plakoto and Fevga ``random`` plays as the variants'
 ``random`` player, ``neural`` and ``neural-1ply`` as the variants' players of those names
 (each game's shipped net), and every other player as the variants' ``heuristic``
-player (``variant_player``).
+player (``variant_player``). The ``neural-1ply`` players' pre-filter of replies
+(``reply_filter``, ``rollout_request.check_reply_filter``) is that of their backgammon and
+Portes games: the Plakoto and Fevga players have no such look-ahead.
 
 The unit of work is a chunk of matches (``MatchChunk``), seeded like rollout chunks, so the
 numbers depend on the seed and the chunk size, never on the number of workers. The driver
@@ -59,7 +61,8 @@ from .match_request import (  # the request's names, re-exported where they alwa
     variant_player,
     variant_player_name,
 )
-from .rollout_chunks import chunk_seed
+from .rollout_chunks import DEFAULT_REPLY_FILTER, chunk_seed
+from .rollout_request import saved_identity
 
 __all__ = [
     "DEFAULT_MATCH_CHUNK",
@@ -138,6 +141,7 @@ class MatchChunk:
     names: tuple[str, str] = DEFAULT_NAMES
     rules: str = "backgammon"  # the rules' name (for the records' kind)
     game_rules: tuple[str, ...] = ()  # tavli: the Plakoto and Fevga options, by name
+    reply_filter: tuple[int, float] = DEFAULT_REPLY_FILTER  # the 1-ply look's replies (Portes)
 
 
 @dataclass(frozen=True)
@@ -190,7 +194,7 @@ def run_match_chunk(chunk: MatchChunk, control: np.ndarray | None = None) -> Mat
         cubeful_play=(chunk.cubeful_play, chunk.cubeful_play), control=control,
         regions=(match_regions(chunk.length, chunk.max_cube)
                  if resources.get("bearoff") is not None and chunk.max_cube > 1 else None),
-        record=chunk.record,
+        record=chunk.record, reply_filter=chunk.reply_filter,
     )
     tallies, texts = out, ()
     if chunk.record:
@@ -238,6 +242,7 @@ def make_match_chunk(request: MatchRequest, c: int) -> MatchChunk:
         names=request.names,
         rules=request.rules.name,
         game_rules=request.game_rules,
+        reply_filter=request.reply_filter,
     )
 
 
@@ -266,6 +271,12 @@ class MatchResult(TableExport):
     def records(self) -> list[MatchRecord]:
         """The matches played, as records (``record=True`` / ``save``; else empty)."""
         return [parse_mat(text, source=f"<match {i}>") for i, text in enumerate(self.saved, 1)]
+
+    @property
+    def notes(self) -> tuple[str, ...]:
+        """What the reader should know about the run's settings (a replies' pre-filter other
+        than the default)."""
+        return self.request.notes
 
     def _t(self, name: str) -> int:
         return self.tallies[TALLIES.index(name)]
@@ -378,6 +389,7 @@ class MatchResult(TableExport):
             "resumed_matches": self.resumed_matches,
             "checkpoint": self.checkpoint,
             "net": r.net.to_dict() if r.net is not None else None,
+            "notes": list(self.notes),
             **({"saved": list(self.saved_paths)} if self.saved_paths else {}),
         }
 
@@ -403,6 +415,7 @@ class MatchResult(TableExport):
         ]
         if r.net is not None:
             lines.append(f"Net: {r.net.describe()}")
+        lines += [f"Note: {note}" for note in self.notes]
         if self.interrupted:
             lines.append("INTERRUPTED: partial result from the matches completed")
         if not self.matches:
@@ -492,10 +505,13 @@ class MatchJob:
 
     @classmethod
     def from_checkpoint(cls, doc: dict[str, Any], request: MatchRequest, path: str) -> "MatchJob":
-        """The job of ``request`` with the matching chunks of checkpoint ``doc`` done already."""
+        """The job of ``request`` with the matching chunks of checkpoint ``doc`` done already
+        (an older checkpoint of a look-ahead player matches only the exact search it played:
+        ``saved_identity``)."""
+        doc = {**doc, "request": saved_identity(doc["request"])}
         mine = request.identity()
-        # Keys that only tavli requests carry must match when either side has them.
-        mine.update({k: None for k in ("tavli", "game_rules", "weights_sha256")
+        # Keys that only some requests carry must match when either side has them.
+        mine.update({k: None for k in ("tavli", "game_rules", "weights_sha256", "reply_filter")
                      if k in doc["request"] and k not in mine})
         return cls(request, completed_units(doc, mine, partial(match_chunk_size, request),
                                             MatchChunkResult.from_list, lambda r: r.matches, path))

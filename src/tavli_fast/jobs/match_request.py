@@ -22,6 +22,8 @@ from ..run.plans import parts
 from ..variants.games import NEURAL_VARIANT_PLAYERS, VARIANT_PLAYERS
 from .cubeful import DEFAULT_MAX_CUBE, check_max_cube
 from .match_record import DEFAULT_NAMES
+from .rollout_chunks import DEFAULT_REPLY_FILTER
+from .rollout_request import check_reply_filter, reply_filter_identity, reply_filter_notes
 
 __all__ = ["DEFAULT_MATCH_CHUNK", "MAX_RECORDED_MATCHES", "MatchRequest", "make_match_request",
            "check_names", "tavli_rules", "variant_player", "variant_player_name"]
@@ -56,6 +58,9 @@ class MatchRequest:
     net: NetChoice | None = None  # the net of the neural players (None: no neural player)
     record: bool = False  # keep each match's record (.mat text) for --save
     names: tuple[str, str] = DEFAULT_NAMES  # the players' names in the records
+    # The neural-1ply players' pre-filter of replies (keep, margin), in the Portes games.
+    reply_filter: tuple[int, float] = DEFAULT_REPLY_FILTER
+    notes: tuple[str, ...] = ()
 
     @property
     def n_chunks(self) -> int:
@@ -77,6 +82,9 @@ class MatchRequest:
             # Only tavli requests carry it, so that older checkpoints still match.
             **({"tavli": True} if self.tavli else {}),
             **({"game_rules": list(self.game_rules)} if self.game_rules else {}),
+            # Whenever a player looks ahead (the Portes games of a tavli match too): a
+            # checkpoint without it is from before the pre-filter, and played every reply.
+            **reply_filter_identity(self.reply_filter, self.players),
             **(self.net.checkpoint_keys()[0] if self.net else {}),
             # With the cube the neural players play by cubeful equity: a checkpoint from before
             # (cubeless checker play) is not continued with other play.
@@ -130,6 +138,7 @@ def make_match_request(
     weights: str | os.PathLike | None = None,
     record: bool = False,
     names: object = DEFAULT_NAMES,
+    reply_filter: object = None,
 ) -> MatchRequest:
     """Validate the arguments of a match run; raise ValueError saying precisely what is wrong.
 
@@ -140,6 +149,9 @@ def make_match_request(
     ``weights``: a weights file for the neural players' net instead of the shipped one.
     ``record``: keep every match's record (at most MAX_RECORDED_MATCHES), its players named
     ``names`` (A's, B's: two different names without line breaks or colons).
+    ``reply_filter``: the ``neural-1ply`` players' pre-filter of replies
+    (``check_reply_filter``; None: the default); in a tavli match it applies to the Portes
+    games (the Plakoto and Fevga players have no such look-ahead).
     """
     if game_rules is not None and not tavli:
         raise ValueError("game_rules are the options of Plakoto and Fevga: they need tavli")
@@ -181,6 +193,11 @@ def make_match_request(
         raise ValueError(f"a run records at most {MAX_RECORDED_MATCHES:,} matches (kept in memory "
                          f"until it ends), not {count:,}")
     names, ids = player_kinds(players)
+    replies = check_reply_filter(reply_filter)
+    notes = reply_filter_notes(replies)
+    if tavli:
+        notes = [f"{note}; in the Portes games only (the Plakoto and Fevga players have no "
+                 "pre-filter)" for note in notes]
     return MatchRequest(
         length=n,
         matches=count,
@@ -201,6 +218,8 @@ def make_match_request(
         net=choose_net(weights, needed=needs_net(ids)),
         record=bool(record),
         names=record_names,
+        reply_filter=replies,
+        notes=tuple(notes),
     )
 
 

@@ -10,7 +10,7 @@ def run_matches(const int8_t[:, ::1] board, Py_ssize_t n_matches, int length, in
                 int fevga_options=0, bint plakoto_draw_ends_game=False,
                 VariantNet plakoto_net=None, VariantNet fevga_net=None,
                 cubeful_play=(False, False), MatchBearoffRegions regions=None,
-                int64_t[::1] control=None, bint record=False):
+                int64_t[::1] control=None, bint record=False, reply_filter=None):
     """Play n_matches matches to `length` points from the score (score_a, score_b).
 
     Every Portes game starts from `board` (the starting position).  max_cube = 1 plays
@@ -35,6 +35,10 @@ def run_matches(const int8_t[:, ::1] board, Py_ssize_t n_matches, int length, in
     `record`: also return the record of the matches played (the unfinished one dropped), as
     (tallies, entries): a structured array of LOG_ENTRY_DTYPE, one row a LogEntry
     (_match_log.pxi), which jobs/match_record.py turns into match records.
+    `reply_filter` ((keep, margin) or (keep, margin, estimator); None: the default
+    REPLY_FILTER): the pre-filter of the replies of the neural-1ply players' look-ahead in
+    the Portes / backgammon games, as in run_games; one setting for both players (their
+    sides change from game to game; the Plakoto and Fevga players have none).
     """
     cdef Board b
     _load_board(board, &b)
@@ -69,6 +73,8 @@ def run_matches(const int8_t[:, ::1] board, Py_ssize_t n_matches, int length, in
     opt.truncate_plies = 0
     opt.vr = False
     _set_filter(&opt, NN_1PLY_CANDIDATES, NN_1PLY_WINDOW)
+    _set_reply_filter(&opt.look[0], reply_filter, "reply_filter")   # None: the default
+    opt.look[1] = opt.look[0]
     m.length = length
     m.score[0] = score_a
     m.score[1] = score_b
