@@ -113,6 +113,31 @@ static inline float TF_(hsum)(TF_(v8) a) {
     return ((l[0] + l[1]) + (l[2] + l[3])) + ((l[4] + l[5]) + (l[6] + l[7]));
 }
 
+/* z[o] = hsum(acc[o]) + b2[o] for the 5 outputs (z[5..7]: anything finite).  With AVX2
+   by horizontal adds, which pair the lanes as hsum does (lanes 0+1, 2+3, then those two,
+   then the halves), so the sums are the same numbers; the baseline one output at a time. */
+static inline void TF_(hsum5)(const TF_(v8)* acc, const float* b2, float* z) {
+#if defined(__AVX2__)
+    typedef float f4 __attribute__((vector_size(16)));
+    TF_(n) pairs01 = __builtin_ia32_haddps256(acc[0].p[0], acc[1].p[0]);
+    TF_(n) pairs23 = __builtin_ia32_haddps256(acc[2].p[0], acc[3].p[0]);
+    TF_(n) pairs4 = __builtin_ia32_haddps256(acc[4].p[0], acc[4].p[0]);
+    TF_(n) quads = __builtin_ia32_haddps256(pairs01, pairs23);   /* o = lane, then o + 4 */
+    TF_(n) quads4 = __builtin_ia32_haddps256(pairs4, pairs4);
+    f4 b = {b2[0], b2[1], b2[2], b2[3]};
+    f4 lo = __builtin_shufflevector(quads, quads, 0, 1, 2, 3);
+    f4 hi = __builtin_shufflevector(quads, quads, 4, 5, 6, 7);
+    f4 sums = (lo + hi) + b;
+    f4 sum4 = (__builtin_shufflevector(quads4, quads4, 0, 1, 2, 3)
+               + __builtin_shufflevector(quads4, quads4, 4, 5, 6, 7)) + b2[4];
+    *(f4 __attribute__((aligned(4), may_alias))*)z = sums;
+    *(f4 __attribute__((aligned(4), may_alias))*)(z + 4) = sum4;
+#else
+    for (int o = 0; o < 5; o++) z[o] = TF_(hsum)(acc[o]) + b2[o];
+    z[5] = z[6] = z[7] = 0.0f;
+#endif
+}
+
 /* Hidden units j..j+8nv-1 (nv = 2 or 4, a constant once inlined) into h[0..nv-1]:
    init[j..] plus the rows of `r` (w1 is [inputs][hp]); vals[a] is (float) r->val[a],
    converted once by the caller rather than once per block.  Each vector is its own chain
@@ -177,8 +202,8 @@ static void TF_(forward)(const float* init, const float* w1, int hp, const tf_ro
     tf_scaled_values(r, vals);
     for (; j + 32 <= hp; j += 32) TF_(forward_block)(init, w1, hp, r, vals, w2, j, 4, acc);
     for (; j < hp; j += 16) TF_(forward_block)(init, w1, hp, r, vals, w2, j, 2, acc);
-    float z[8] = {TF_(hsum)(acc[0]) + b2[0], TF_(hsum)(acc[1]) + b2[1], TF_(hsum)(acc[2]) + b2[2],
-                  TF_(hsum)(acc[3]) + b2[3], TF_(hsum)(acc[4]) + b2[4], 0.0f, 0.0f, 0.0f};
+    float z[8];
+    TF_(hsum5)(acc, b2, z);
     TF_(store)(z, TF_(sigmoid)(TF_(load)(z)));
     for (int o = 0; o < 5; o++) out[o] = z[o];
 }
