@@ -25,7 +25,8 @@ extensions = [
     Extension(
         "tavli_fast._core",
         ["src/tavli_fast/_core.pyx"],
-        depends=["src/tavli_fast/kernels/_nnkernel.h"],    # included by kernels/_nnsimd.pxi
+        # included by kernels/_nnsimd.pxi
+        depends=["src/tavli_fast/kernels/_nnkernel.h", "src/tavli_fast/kernels/_nnquant.h"],
         include_dirs=[numpy.get_include()],
         define_macros=[("NPY_NO_DEPRECATED_API", "NPY_1_7_API_VERSION")],
         extra_compile_args=["-O3"] if not DEBUG else ["-O0", "-g"],

@@ -66,7 +66,7 @@
 # evaluation clamps them to be consistent (backgammon <= gammon <= win, and
 # the same for losses against 1 - win); training works on the raw outputs.
 
-from libc.math cimport exp, NAN, INFINITY, isnan
+from libc.math cimport exp, NAN, INFINITY, isnan, lrint
 
 include "_nnsimd.pxi"
 
@@ -151,6 +151,11 @@ ctypedef struct NeuralNetC:
     # pre-filter may rank a roll's plays by (_nn_prefilter.pxi).  It has no race net,
     # databases or pruning net of its own.
     const NeuralNetC* prune
+    # The int16 evaluator's weights (_nnquant.h; NeuralNet.quantised()), or NULL: the rows of
+    # fw1 at TQ_SCALE, and w2 as int16 with out = sigmoid(qs2inv[o] * sum + b2[o]).
+    const short* qw1
+    const short* qw2
+    float qs2inv[NN_OUTPUTS]
 
 include "_nn_inputs.pxi"
 include "_nn_eval.pxi"

@@ -40,6 +40,10 @@ cdef class NeuralNet:
     `prune`: a pruning net (a NeuralNet on the 198 raw inputs, at most 128 hidden units, with
     nothing attached), which the replies' pre-filter then ranks the plays of a roll by
     (_nn_prefilter.pxi, estimator "prune").
+    `quantised`: evaluate by the int16 evaluator (_nnquant.h: int16 weights and hidden sums,
+    an activation without division; a multiple of 32 hidden units, at most 512), whose
+    probabilities differ from the float32 path's by about 1e-3 (docs/performance.md); the
+    race net keeps its own setting (`as_quantised` makes both).  Such a net is not trained.
     """
     cdef NeuralNetC c
     cdef object _w1, _b1, _w2, _b2
@@ -47,9 +51,10 @@ cdef class NeuralNet:
     cdef NeuralNet _prune
     cdef BearoffTables _bearoff
     cdef float* _fast              # the fast path's float32 copy (one block)
+    cdef short* _q                 # the int16 evaluator's weights, or NULL
 
     def __cinit__(self, w1, b1, w2, b2, NeuralNet race=None, BearoffTables bearoff=None,
-                  NeuralNet prune=None):
+                  NeuralNet prune=None, bint quantised=False):
         w1 = np.array(w1, dtype=np.float64, order="C", copy=True)
         b1 = np.array(b1, dtype=np.float64, order="C", copy=True)
         w2 = np.array(w2, dtype=np.float64, order="C", copy=True)
@@ -86,6 +91,9 @@ cdef class NeuralNet:
         self.c.fb1 = self._fast + (self.c.n_inputs + NN_POINT_ROWS) * hp
         self.c.fw2 = self.c.fb1 + hp
         nn_sync_fast(&self.c, NULL)
+        self.c.qw1 = self.c.qw2 = NULL
+        if quantised:
+            self._quantise()
         self.c.race = NULL
         self.c.bearoff = NULL
         if bearoff is not None:
@@ -111,6 +119,48 @@ cdef class NeuralNet:
 
     def __dealloc__(self):
         free(self._fast)
+        free(self._q)
+
+    cdef _quantise(self):
+        """The int16 evaluator's weights (_nnquant.h) from the float32 copy: w1's rows at
+        TQ_SCALE; each output's w2 at the largest scale at which 32 units' products, every
+        activation at most TQ_ONE, sum below 2^31 and every weight fits in int16."""
+        cdef int hp = self.c.hp, rows = self.c.n_inputs + NN_POINT_ROWS, i, j, o
+        cdef double scale, block, widest, largest
+        if hp % 32 or hp > 512:
+            raise ValueError(f"the int16 evaluator takes a multiple of 32 hidden units, at most "
+                             f"512 (padded to a multiple of 16: {hp})")
+        self._q = <short*>calloc(rows * hp + NN_OUTPUTS * hp, sizeof(short))
+        if self._q == NULL:
+            raise MemoryError("cannot allocate the int16 weights")
+        for i in range(rows * hp):
+            self._q[i] = tq_round(<double>self.c.fw1[i] * 512.0)
+        for o in range(NN_OUTPUTS):
+            widest = largest = 1e-30
+            for j in range(0, hp, 32):
+                block = 0.0
+                for i in range(j, j + 32):
+                    block += fabs(self.c.fw2[o * hp + i])
+                    largest = max(largest, fabs(self.c.fw2[o * hp + i]))
+                widest = max(widest, block)
+            scale = min(2147483647.0 / 16384.0 / widest, 32767.0 / largest)
+            for j in range(hp):
+                self._q[rows * hp + o * hp + j] = tq_round(self.c.fw2[o * hp + j] * scale)
+            self.c.qs2inv[o] = <float>(1.0 / (scale * 16384.0))
+        self.c.qw1 = self._q
+        self.c.qw2 = self._q + rows * hp
+
+    @property
+    def quantised(self):
+        """Whether this net evaluates by the int16 evaluator (not said of its race net)."""
+        return self.c.qw1 != NULL
+
+    def as_quantised(self):
+        """This net, and its race net, by the int16 evaluator (new objects; the same
+        databases and pruning net, which stays float32: it only ranks plays)."""
+        race = self._race.as_quantised() if self._race is not None else None
+        return NeuralNet(self._w1, self._b1, self._w2, self._b2, race=race,
+                         bearoff=self._bearoff, prune=self._prune, quantised=True)
 
     @property
     def hidden(self):
@@ -486,6 +536,8 @@ cdef class NeuralNet:
             raise ValueError(f"lambda must be in [0, 1], got {lam!r}")
         if self._race is not None or self._bearoff is not None:
             raise ValueError("TD training updates one net; this one has a race net or databases")
+        if self.quantised:
+            raise ValueError("a net with the int16 evaluator is not trained (train the float one)")
         counts = np.zeros(8, dtype=np.int64)
         cdef int64_t[::1] c = counts
         cdef Rng rng

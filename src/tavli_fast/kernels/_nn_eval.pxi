@@ -140,8 +140,16 @@ cdef inline void _nn_probs_of(const NeuralNetC* net, const int8_t* on_roll, cons
     """The fast path's evaluation by `net` itself (no choice of class)."""
     cdef tf_rows r
     cdef double f[NN_FEATURE_INPUTS]
+    cdef float h[NN_MAX_HIDDEN]
+    cdef short qh[NN_MAX_HIDDEN]
     _nn_rows(&r, on_roll, other, f, nn_features_of(net), nn_point_rows(net))
-    tf_forward(net.fb1, net.fw1, net.hp, &r, net.fw2, net.fb2, p)
+    if net.qw1 != NULL:         # the int16 evaluator: the position's own sums, as a base's
+        tf_sums(net.fb1, net.fw1, net.hp, &r, h)
+        tq_sums(h, net.hp, qh)
+        _rows_clear(&r)
+        tq_forward(qh, net.qw1, net.hp, &r, net.qw2, net.qs2inv, net.fb2, p)
+    else:
+        tf_forward(net.fb1, net.fw1, net.hp, &r, net.fw2, net.fb2, p)
     nn_make_consistent(p)
 
 
@@ -151,6 +159,18 @@ cdef void neural_probs(const NeuralNetC* net, const int8_t* on_roll, const int8_
     net = nn_class_net(net, on_roll, other, p)
     if net != NULL:
         _nn_probs_of(net, on_roll, other, p)
+
+
+cdef inline short tq_round(double x) noexcept nogil:
+    """x as int16, rounded to nearest (even), saturated."""
+    return <short>(32767 if x >= 32767.0 else (-32768 if x <= -32768.0 else lrint(x)))
+
+
+cdef inline void tq_sums(const float* h, int hp, short* qh) noexcept nogil:
+    """Hidden sums as the int16 evaluator's (_nnquant.h: TQ_SCALE a unit)."""
+    cdef int j
+    for j in range(hp):
+        qh[j] = tq_round(<double>h[j] * 512.0)
 
 
 ctypedef struct NNBase:
@@ -166,6 +186,7 @@ ctypedef struct NNBase:
     int nf                      # the net's hand features
     double feat[NN_FEATURE_INPUTS]
     float h[NN_MAX_HIDDEN]
+    short qh[NN_MAX_HIDDEN]     # h at TQ_SCALE, for a net with the int16 evaluator (net.qw1)
 
 
 cdef void nn_base_prepare(const NeuralNetC* net, const Board* before, NNBase* base) noexcept nogil:
@@ -183,6 +204,8 @@ cdef void nn_base_prepare(const NeuralNetC* net, const Board* before, NNBase* ba
     base.nf = nn_features_of(net)
     _nn_rows(&r, before.c[1], before.c[0], base.feat, base.nf, nn_point_rows(net))
     tf_sums(net.fb1, net.fw1, net.hp, &r, base.h)
+    if net.qw1 != NULL:
+        tq_sums(base.h, net.hp, base.qh)
 
 
 cdef extern from *:
@@ -312,7 +335,10 @@ cdef void nn_play_probs(const NeuralNetC* net, const NNBase* base, const Board* 
         for k in range(base.nf):
             if f[k] != base.feat[k]:
                 _rows_put(&r, NN_BASE_INPUTS + k, f[k] - base.feat[k])
-    tf_forward(base.h, net.fw1, net.hp, &r, net.fw2, net.fb2, q)
+    if net.qw1 != NULL:
+        tq_forward(base.qh, net.qw1, net.hp, &r, net.qw2, net.qs2inv, net.fb2, q)
+    else:
+        tf_forward(base.h, net.fw1, net.hp, &r, net.fw2, net.fb2, q)
     nn_make_consistent(q)
     nn_swap_sides(q, p)
 

@@ -25,6 +25,9 @@ cdef extern from *:
         double val[256];
     } tf_rows;
 
+    #include <immintrin.h>
+    #include <math.h>
+
     static const float tf_zeros[8] = {0};
 
     static inline void tf_scaled_values(const tf_rows* r, float* vals) {
@@ -104,6 +107,8 @@ cdef extern from *:
     #endif
         sigmoid_many_base(x, y, n);
     }
+
+    #include "kernels/_nnquant.h"
     """
     ctypedef struct tf_rows:
         int n_add, n_sub, n_scaled
@@ -119,9 +124,16 @@ cdef extern from *:
     void tf_sigmoid_many(const float* x, float* y, long n) noexcept nogil
     int tf_shot_rolls(uint32_t blots, uint32_t made, uint32_t hitters, int* loss) noexcept nogil
     int tf_escape_rolls(uint32_t start, uint32_t blocks, uint32_t target) noexcept nogil
+    int tq_init(int allowed) noexcept nogil
+    void tq_forward(const short* init, const short* q1, int hp, const tf_rows* r,
+                    const short* q2, const float* s2inv, const float* b2, double* out) noexcept nogil
 
 
 import os as _os
 
-# Which kernels this process uses: "avx2" or "baseline" (see above).
-SIMD_KERNELS = "avx2" if tf_simd_init(_os.environ.get("TAVLI_FAST_SIMD") != "baseline") else "baseline"
+# Which kernels this process uses: "avx2" or "baseline" (see above).  TAVLI_FAST_SIMD=avx2
+# keeps the int16 evaluator (_nnquant.h) to its AVX2 instance, =baseline to its scalar one.
+_SIMD_ALLOWED = {"baseline": 0, "avx2": 1}.get(_os.environ.get("TAVLI_FAST_SIMD", ""), 2)
+SIMD_KERNELS = "avx2" if tf_simd_init(_SIMD_ALLOWED > 0) else "baseline"
+# The int16 evaluator's instance: "avx512", "avx2" or "baseline" (its scalar one).
+INT16_KERNELS = ("baseline", "avx2", "avx512")[tq_init(_SIMD_ALLOWED)]

@@ -56,6 +56,9 @@ from .bearoff import default_database
 __all__ = [
     "NeuralNetError",
     "Probabilities",
+    "EVALUATORS",
+    "check_evaluator",
+    "quantised",
     "DEFAULT_WEIGHTS",
     "default_net",
     "evaluator",
@@ -268,7 +271,8 @@ def with_pruning_net(net: _core.NeuralNet, meta: dict, path: str | os.PathLike) 
     if prune_meta.get("role") != "pruning" or prune_meta.get("target_sha256") != meta.get("sha256"):
         raise NeuralNetError(f"{path}: not a pruning net of the net {meta.get('version')}")
     try:
-        return _core.NeuralNet(*net.arrays(), race=net.race, bearoff=net.bearoff, prune=prune)
+        return _core.NeuralNet(*net.arrays(), race=net.race, bearoff=net.bearoff, prune=prune,
+                               quantised=net.quantised)
     except ValueError as exc:
         raise NeuralNetError(f"{path}: {exc}") from None
 
@@ -283,13 +287,36 @@ def default_net(bearoff: bool = True) -> _core.NeuralNet:
     return with_bearoff(net, default_database().tables)
 
 
-def evaluator(weights: str | os.PathLike | None = None) -> _core.NeuralNet:
+def evaluator(weights: str | os.PathLike | None = None, kind: str = "float32") -> _core.NeuralNet:
     """The evaluator the players use: the net of the weights file `weights` (a shipped net may
     be named by its bare file name; None: the shipped default) with the bear-off databases of
-    the default cache. NeuralNetError if the file cannot be used."""
-    if weights is None:
-        return default_net()
-    return with_bearoff(load_net(weights)[0], default_database().tables)
+    the default cache, valued by the evaluator `kind` (EVALUATORS). NeuralNetError if the file
+    cannot be used, ValueError for an unknown kind."""
+    kind = check_evaluator(kind)
+    net = _load_default()[0] if weights is None else load_net(weights)[0]
+    if kind == "int16":
+        net = quantised(net)
+    return with_bearoff(net, default_database().tables)
+
+
+#: The evaluators a net's positions can be valued by: the float32 path (the reference, the
+#: default) and the int16 one (``NeuralNet.as_quantised``: faster, within about 0.005 of it).
+EVALUATORS = ("float32", "int16")
+
+
+def check_evaluator(kind: object) -> str:
+    """`kind` if it names an evaluator (EVALUATORS; None: float32), else ValueError."""
+    if kind is None:
+        return "float32"
+    if kind not in EVALUATORS:
+        raise ValueError(f"evaluator must be one of {', '.join(EVALUATORS)}, not {kind!r}")
+    return str(kind)
+
+
+@functools.cache
+def quantised(net: _core.NeuralNet) -> _core.NeuralNet:
+    """`net` (and its race net) valued by the int16 evaluator; memoised, as with_bearoff."""
+    return net if net.quantised else net.as_quantised()
 
 
 @functools.cache
@@ -298,7 +325,8 @@ def with_bearoff(net: _core.NeuralNet, tables: _core.BearoffTables) -> _core.Neu
     every position where both sides are bearing off: exactly inside the two-sided database,
     by the two one-sided distributions beyond it (as gnubg values its bear-off class).
     Memoised: the same objects give the same evaluator."""
-    return _core.NeuralNet(*net.arrays(), race=net.race, bearoff=tables, prune=net.prune)
+    return _core.NeuralNet(*net.arrays(), race=net.race, bearoff=tables, prune=net.prune,
+                           quantised=net.quantised)
 
 
 def default_net_info() -> dict:
@@ -315,15 +343,20 @@ class NetChoice:
     file: str | None
     version: str
     sha256: str
+    evaluator: str = "float32"  # EVALUATORS: how the net values positions
 
     def describe(self) -> str:
-        """One line for reports: the version, and the file unless it is the shipped one."""
+        """One line for reports: the version, the file unless it is the shipped one, and the
+        evaluator unless it is the float32 one."""
         if self.file is None:
-            return f"{self.version} (the shipped weights)"
-        return f"{self.version} from {self.file} (sha256 {self.sha256[:12]}...)"
+            text = f"{self.version} (the shipped weights)"
+        else:
+            text = f"{self.version} from {self.file} (sha256 {self.sha256[:12]}...)"
+        return text if self.evaluator == "float32" else f"{text}, {self.evaluator} evaluator"
 
     def to_dict(self) -> dict:
-        return {"file": self.file, "version": self.version, "sha256": self.sha256}
+        return {"file": self.file, "version": self.version, "sha256": self.sha256,
+                "evaluator": self.evaluator}
 
     def require_unchanged(self, meta: dict) -> None:
         """NeuralNetError unless ``meta``, its file's read again, holds the weights chosen
@@ -335,36 +368,50 @@ class NetChoice:
     def checkpoint_keys(self) -> tuple[dict, dict]:
         """(identity, setting) entries of a run's checkpoint: a weights file's checksum, which
         a resumed run must match, and its path; none for the shipped net, so that the
-        checkpoints of runs with it stay as they were."""
+        checkpoints of runs with it stay as they were; and the evaluator unless it is the
+        float32 one (a run resumes with the evaluator it began with)."""
+        kind = {} if self.evaluator == "float32" else {"evaluator": self.evaluator}
         if self.file is None:
-            return {}, {}
-        return {"weights_sha256": self.sha256}, {"weights": self.file}
+            return kind, {}
+        return {"weights_sha256": self.sha256, **kind}, {"weights": self.file}
 
 
-def choose_net(weights: str | os.PathLike | None = None, needed: bool = True) -> NetChoice | None:
-    """The NetChoice of the weights file `weights` (None: the shipped net), the file loaded
-    and checked now, for a run that uses a net (`needed`; else None). ValueError naming the
-    file if it cannot be used (NeuralNetError, a ValueError), or if weights are given to a
-    run that uses no net."""
+def choose_net(weights: str | os.PathLike | None = None, needed: bool = True,
+               evaluator: str | None = None) -> NetChoice | None:
+    """The NetChoice of the weights file `weights` (None: the shipped net) valued by
+    `evaluator` (EVALUATORS; None: float32), the file loaded and checked now, for a run that
+    uses a net (`needed`; else None). ValueError naming the file if it cannot be used
+    (NeuralNetError, a ValueError), for an unknown evaluator, or if weights or the int16
+    evaluator are asked of a run that uses no net."""
+    kind = check_evaluator(evaluator)
     if not needed:
-        if weights is not None:
-            raise ValueError("weights are for the net, and this run uses none (no neural "
-                             "player, no variance reduction, no truncate_plies)")
+        for asked, what in ((weights is not None, "weights are"),
+                            (kind != "float32", f"the {kind} evaluator is")):
+            if asked:
+                raise ValueError(f"{what} for the net, and this run uses none (no neural "
+                                 "player, no variance reduction, no truncate_plies)")
         return None
+    if kind == "int16":
+        quantised(_load_default()[0])   # ValueError now if the net cannot take it
     if weights is None:
         info = default_net_info()
-        return NetChoice(None, str(info.get("version")), str(info["sha256"]))
+        return NetChoice(None, str(info.get("version")), str(info["sha256"]), kind)
     path = os.path.abspath(weights_file(weights))  # workers may run elsewhere in the tree
-    meta = load_net(path)[1]
-    return NetChoice(path, str(meta.get("version")), str(meta["sha256"]))
+    net, meta = load_net(path)
+    if kind == "int16":
+        quantised(net)
+    return NetChoice(path, str(meta.get("version")), str(meta["sha256"]), kind)
 
 
 def net_of_choice(choice: NetChoice | None) -> _core.NeuralNet:
     """The net of `choice` (None: the shipped one), without bear-off databases, loaded once
-    per process. NeuralNetError if its file no longer holds the weights it had when chosen."""
+    per process, by the evaluator chosen. NeuralNetError if its file no longer holds the
+    weights it had when chosen."""
     if choice is None or choice.file is None:
-        return default_net(bearoff=False)
-    return _load_checked(choice)
+        net = default_net(bearoff=False)
+    else:
+        net = _load_checked(choice)
+    return quantised(net) if choice is not None and choice.evaluator == "int16" else net
 
 
 @functools.cache

@@ -1,0 +1,324 @@
+/* The int16 evaluator (issue 54; opt-in: NeuralNet.quantised(), evaluator "int16"): the
+   plays of a roll valued from int16 hidden sums, with an activation that needs no division.
+
+   - Hidden sums at TQ_SCALE (512) a unit, the rows of w1 likewise (tq_quantise_*, at
+     load), added with int16 saturation (+-64, where the sigmoid is 0 or 1 to 1e-27).
+   - A row times v: pmulhrsw of the row by v in Q(15 - s), shifted left by s (s = 0 for
+     |v| < 1, the usual case, then the shift is skipped).
+   - The activation, in Q14: sigmoid(|x|) on [0, 8) in 16 segments of width 1/2, each a
+     quadratic through the sigmoid at its 3 Chebyshev nodes (coefficients in Q14), mirrored
+     for x < 0 (1 - sigmoid), and 1 from |x| >= 8 (the sigmoid is 0.99966 there).
+   - The output layer: the activations times w2 in int16 (each output at its own scale,
+     the largest that keeps a 32 units' int32 sum from overflowing) by pmaddwd; each 32
+     units' integer sum converted to float and added, lane by lane (8 lanes), in unit order.
+   - The 5 output sigmoids as the float path's (tf_sigmoid_many).
+
+   Three instances compute the same integers and the same floats: AVX-512BW (the hidden
+   layer of up to 512 units in registers, its rows added in one pass), AVX2 (64 units at a
+   time), and a scalar one for every other processor.  Every integer operation is exact and
+   the float additions are taken in the same order, so a seed gives the same numbers on every
+   machine (tests/play/test_int16.py). */
+
+#define TQ_SCALE 512
+#define TQ_ONE 16384                        /* 1.0 in Q14 */
+
+/* The coefficients c0, c1, c2 (Q14) of segment k: as int16 (tq_coef), and as the low and
+   high bytes repeated in both 128-bit lanes, for pshufb (tq_bytes). */
+static short tq_coef[3][32] __attribute__((aligned(64)));
+static unsigned char tq_bytes[6][32] __attribute__((aligned(32)));
+
+static void tq_init_tables(void) {
+    for (int k = 0; k < 16; k++) {
+        double tn[3], yn[3], c[3] = {0, 0, 0};
+        for (int i = 0; i < 3; i++) {       /* sigmoid((k + t) / 2), t in [0, 1]: 3 nodes */
+            tn[i] = 0.5 - 0.5 * cos((2 * i + 1) * M_PI / 6);
+            yn[i] = 1.0 / (1.0 + exp(-(k + tn[i]) / 2.0));
+        }
+        for (int i = 0; i < 3; i++) {       /* the Lagrange basis, in monomials */
+            int a = (i + 1) % 3, b = (i + 2) % 3;
+            double d = (tn[i] - tn[a]) * (tn[i] - tn[b]);
+            c[0] += yn[i] * tn[a] * tn[b] / d;
+            c[1] -= yn[i] * (tn[a] + tn[b]) / d;
+            c[2] += yn[i] / d;
+        }
+        for (int q = 0; q < 3; q++) {
+            short v = (short)lrint(c[q] * TQ_ONE);
+            unsigned short u = (unsigned short)v;
+            tq_coef[q][k] = tq_coef[q][k + 16] = v;
+            tq_bytes[2 * q][k] = tq_bytes[2 * q][k + 16] = (unsigned char)(u & 0xFF);
+            tq_bytes[2 * q + 1][k] = tq_bytes[2 * q + 1][k + 16] = (unsigned char)(u >> 8);
+        }
+    }
+}
+
+/* One evaluation's rows as pointers (the block's units follow), and the scaled rows'
+   multipliers: `plain` those with |v| < 1, `shifted` the others. */
+typedef struct {
+    int n_add, n_sub, n_plain, n_shifted;
+    const short* add[256];
+    const short* sub[256];
+    const short* plain[256];
+    const short* shifted[256];
+    short vplain[256], vshifted[256];
+    int shift[256];
+} tq_rows;
+
+static void tq_prepare(const short* q1, int hp, const tf_rows* r, tq_rows* t) {
+    t->n_add = r->n_add;
+    t->n_sub = r->n_sub;
+    for (int a = 0; a < r->n_add; a++) t->add[a] = q1 + (long)r->add[a] * hp;
+    for (int a = 0; a < r->n_sub; a++) t->sub[a] = q1 + (long)r->sub[a] * hp;
+    t->n_plain = t->n_shifted = 0;
+    for (int a = 0; a < r->n_scaled; a++) {
+        double v = r->val[a];
+        const short* row = q1 + (long)r->scaled[a] * hp;
+        if (fabs(v) * 32768.0 < 32767.0) {
+            t->plain[t->n_plain] = row;
+            t->vplain[t->n_plain++] = (short)lrint(v * 32768.0);
+        } else {
+            int s = 1;
+            while (s < 15 && fabs(v) * (double)(1 << (15 - s)) > 32767.0) s++;
+            t->shifted[t->n_shifted] = row;
+            t->vshifted[t->n_shifted] = (short)lrint(v * (double)(1 << (15 - s)));
+            t->shift[t->n_shifted++] = s;
+        }
+    }
+}
+
+/* out[o] = sigmoid(the 8 lanes of acc[o] summed * s2inv[o] + b2[o]): the instances' common
+   end, compiled once (no contraction into FMA anywhere). */
+static void tq_finish(const float acc[5][8], const float* s2inv, const float* b2, double* out) {
+    float z[8];
+    for (int o = 0; o < 5; o++) {
+        const float* l = acc[o];
+        z[o] = (((l[0] + l[1]) + (l[2] + l[3])) + ((l[4] + l[5]) + (l[6] + l[7]))) * s2inv[o] + b2[o];
+    }
+    z[5] = z[6] = z[7] = 0.0f;
+    tf_sigmoid_many(z, z, 8);
+    for (int o = 0; o < 5; o++) out[o] = z[o];
+}
+
+/* ---- The scalar instance: the reference, lane by lane. */
+static inline short tq_sat(int x) { return (short)(x > 32767 ? 32767 : x < -32768 ? -32768 : x); }
+static inline short tq_mulhrs(short a, short b) { return (short)(((int)a * b + 0x4000) >> 15); }
+
+static inline short tq_act(short h) {
+    int ab = h < 0 ? -(int)h : h;           /* 0..32768 */
+    if (ab >= 4096) return (short)(h < 0 ? 0 : TQ_ONE);
+    int seg = ab >> 8;
+    short tq = (short)((ab & 255) << 7);
+    short inner = (short)(tq_coef[1][seg] + tq_mulhrs(tq, tq_coef[2][seg]));
+    short y = (short)(tq_coef[0][seg] + tq_mulhrs(tq, inner));
+    return h < 0 ? (short)(TQ_ONE - y) : y;
+}
+
+static void tq_forward_scalar(const short* init, const short* q1, int hp, const tf_rows* r,
+                              const short* q2, const float* s2inv, const float* b2, double* out) {
+    tq_rows t;
+    float acc[5][8] = {{0}};
+    short h[32];
+    tq_prepare(q1, hp, r, &t);
+    for (int j = 0; j < hp; j += 32) {
+        for (int u = 0; u < 32; u++) {
+            int j1 = j + u;
+            short x = init[j1];
+            for (int a = 0; a < t.n_add; a++) x = tq_sat(x + t.add[a][j1]);
+            for (int a = 0; a < t.n_sub; a++) x = tq_sat(x - t.sub[a][j1]);
+            for (int a = 0; a < t.n_plain; a++) x = tq_sat(x + tq_mulhrs(t.plain[a][j1], t.vplain[a]));
+            for (int a = 0; a < t.n_shifted; a++)
+                x = tq_sat(x + (short)(unsigned short)((unsigned)(unsigned short)
+                               tq_mulhrs(t.shifted[a][j1], t.vshifted[a]) << t.shift[a]));
+            h[u] = tq_act(x);
+        }
+        /* lane l of the 8: units 2l, 2l + 1, 16 + 2l, 17 + 2l of the 32 */
+        for (int o = 0; o < 5; o++) {
+            const short* w = q2 + o * hp + j;
+            for (int l = 0; l < 8; l++) {
+                int s = h[2 * l] * w[2 * l] + h[2 * l + 1] * w[2 * l + 1]
+                        + h[16 + 2 * l] * w[16 + 2 * l] + h[17 + 2 * l] * w[17 + 2 * l];
+                acc[o][l] += (float)s;
+            }
+        }
+    }
+    tq_finish(acc, s2inv, b2, out);
+}
+
+#if TF_HAVE_AVX2
+/* ---- AVX2: 64 units (four registers of 16) at a time. */
+#pragma GCC push_options
+#pragma GCC target("avx2")
+#define TQ_LOAD(p) _mm256_loadu_si256((const __m256i*)(p))
+
+static inline __m256i tq_lookup(int q, __m256i ilo, __m256i ihi) {
+    return _mm256_or_si256(_mm256_shuffle_epi8(*(const __m256i*)tq_bytes[2 * q], ilo),
+                           _mm256_shuffle_epi8(*(const __m256i*)tq_bytes[2 * q + 1], ihi));
+}
+
+static inline __m256i tq_act_avx2(__m256i h) {
+    __m256i big = _mm256_min_epu16(_mm256_abs_epi16(h), _mm256_set1_epi16(4096));
+    __m256i beyond = _mm256_cmpeq_epi16(big, _mm256_set1_epi16(4096));
+    __m256i ax = _mm256_min_epu16(big, _mm256_set1_epi16(4095));
+    __m256i seg = _mm256_srli_epi16(ax, 8);
+    /* pshufb indexes bytes: the low byte of a lane looks up the low-byte table, the high
+       byte (index | 0x80 in the other: zero) the high-byte one */
+    __m256i ilo = _mm256_or_si256(seg, _mm256_set1_epi16((short)0x8000));
+    __m256i ihi = _mm256_or_si256(_mm256_slli_epi16(seg, 8), _mm256_set1_epi16(0x0080));
+    __m256i tq = _mm256_slli_epi16(_mm256_and_si256(ax, _mm256_set1_epi16(255)), 7);
+    __m256i inner = _mm256_add_epi16(tq_lookup(1, ilo, ihi), _mm256_mulhrs_epi16(tq, tq_lookup(2, ilo, ihi)));
+    __m256i y = _mm256_add_epi16(tq_lookup(0, ilo, ihi), _mm256_mulhrs_epi16(tq, inner));
+    y = _mm256_blendv_epi8(y, _mm256_set1_epi16(TQ_ONE), beyond);
+    __m256i neg = _mm256_cmpgt_epi16(_mm256_setzero_si256(), h);
+    return _mm256_blendv_epi8(y, _mm256_sub_epi16(_mm256_set1_epi16(TQ_ONE), y), neg);
+}
+
+static inline __attribute__((always_inline)) void tq_block_avx2(
+        const short* init, const tq_rows* t, const short* q2, int hp, int j, int nv, __m256* acc) {
+    __m256i h[4];
+    for (int q = 0; q < nv; q++) h[q] = TQ_LOAD(init + j + 16 * q);
+    for (int a = 0; a < t->n_add; a++) {
+        const short* row = t->add[a] + j;
+        for (int q = 0; q < nv; q++) h[q] = _mm256_adds_epi16(h[q], TQ_LOAD(row + 16 * q));
+    }
+    for (int a = 0; a < t->n_sub; a++) {
+        const short* row = t->sub[a] + j;
+        for (int q = 0; q < nv; q++) h[q] = _mm256_subs_epi16(h[q], TQ_LOAD(row + 16 * q));
+    }
+    for (int a = 0; a < t->n_plain; a++) {
+        const short* row = t->plain[a] + j;
+        __m256i m = _mm256_set1_epi16(t->vplain[a]);
+        for (int q = 0; q < nv; q++)
+            h[q] = _mm256_adds_epi16(h[q], _mm256_mulhrs_epi16(TQ_LOAD(row + 16 * q), m));
+    }
+    for (int a = 0; a < t->n_shifted; a++) {
+        const short* row = t->shifted[a] + j;
+        __m256i m = _mm256_set1_epi16(t->vshifted[a]);
+        __m128i s = _mm_cvtsi32_si128(t->shift[a]);
+        for (int q = 0; q < nv; q++)
+            h[q] = _mm256_adds_epi16(h[q], _mm256_sll_epi16(_mm256_mulhrs_epi16(TQ_LOAD(row + 16 * q), m), s));
+    }
+    for (int q = 0; q < nv; q++) h[q] = tq_act_avx2(h[q]);
+    for (int o = 0; o < 5; o++) {
+        const short* w = q2 + o * hp + j;
+        for (int q = 0; q < nv; q += 2) {       /* each 32 units' sum on its own */
+            __m256i p = _mm256_add_epi32(_mm256_madd_epi16(h[q], TQ_LOAD(w + 16 * q)),
+                                         _mm256_madd_epi16(h[q + 1], TQ_LOAD(w + 16 * q + 16)));
+            acc[o] = _mm256_add_ps(acc[o], _mm256_cvtepi32_ps(p));
+        }
+    }
+}
+
+static void tq_forward_avx2(const short* init, const short* q1, int hp, const tf_rows* r,
+                            const short* q2, const float* s2inv, const float* b2, double* out) {
+    tq_rows t;
+    __m256 acc[5];
+    float sums[5][8];
+    int j = 0;
+    tq_prepare(q1, hp, r, &t);
+    for (int o = 0; o < 5; o++) acc[o] = _mm256_setzero_ps();
+    for (; j + 64 <= hp; j += 64) tq_block_avx2(init, &t, q2, hp, j, 4, acc);
+    for (; j < hp; j += 32) tq_block_avx2(init, &t, q2, hp, j, 2, acc);
+    for (int o = 0; o < 5; o++) _mm256_storeu_ps(sums[o], acc[o]);
+    tq_finish((const float (*)[8])sums, s2inv, b2, out);
+}
+#undef TQ_LOAD
+#pragma GCC pop_options
+
+/* ---- AVX-512BW: every hidden unit (at most TQ_MAX_ZMM * 32) in registers. */
+#define TQ_MAX_ZMM 16
+#pragma GCC push_options
+#pragma GCC target("avx512bw,avx512vl,avx512f,avx2")
+#define TQ_LOAD512(p) _mm512_loadu_si512((const void*)(p))
+
+static inline __m512i tq_act_avx512(__m512i h) {
+    __m512i ab = _mm512_abs_epi16(h);
+    __mmask32 beyond = _mm512_cmpge_epu16_mask(ab, _mm512_set1_epi16(4096));
+    __m512i ax = _mm512_min_epu16(ab, _mm512_set1_epi16(4095));
+    __m512i seg = _mm512_srli_epi16(ax, 8);
+    __m512i tq = _mm512_slli_epi16(_mm512_and_si512(ax, _mm512_set1_epi16(255)), 7);
+    __m512i c0 = _mm512_permutexvar_epi16(seg, *(const __m512i*)tq_coef[0]);
+    __m512i c1 = _mm512_permutexvar_epi16(seg, *(const __m512i*)tq_coef[1]);
+    __m512i c2 = _mm512_permutexvar_epi16(seg, *(const __m512i*)tq_coef[2]);
+    __m512i y = _mm512_add_epi16(c0, _mm512_mulhrs_epi16(tq, _mm512_add_epi16(c1, _mm512_mulhrs_epi16(tq, c2))));
+    y = _mm512_mask_mov_epi16(y, beyond, _mm512_set1_epi16(TQ_ONE));
+    __mmask32 neg = _mm512_cmpgt_epi16_mask(_mm512_setzero_si512(), h);
+    return _mm512_mask_sub_epi16(y, neg, _mm512_set1_epi16(TQ_ONE), y);
+}
+
+static inline __attribute__((always_inline)) void tq_all_avx512(
+        const short* init, const tq_rows* t, const short* q2, int hp, int nz, __m256* acc) {
+    __m512i h[TQ_MAX_ZMM];
+    for (int q = 0; q < nz; q++) h[q] = TQ_LOAD512(init + 32 * q);
+    for (int a = 0; a < t->n_add; a++) {
+        const short* row = t->add[a];
+        for (int q = 0; q < nz; q++) h[q] = _mm512_adds_epi16(h[q], TQ_LOAD512(row + 32 * q));
+    }
+    for (int a = 0; a < t->n_sub; a++) {
+        const short* row = t->sub[a];
+        for (int q = 0; q < nz; q++) h[q] = _mm512_subs_epi16(h[q], TQ_LOAD512(row + 32 * q));
+    }
+    for (int a = 0; a < t->n_plain; a++) {
+        const short* row = t->plain[a];
+        __m512i m = _mm512_set1_epi16(t->vplain[a]);
+        for (int q = 0; q < nz; q++)
+            h[q] = _mm512_adds_epi16(h[q], _mm512_mulhrs_epi16(TQ_LOAD512(row + 32 * q), m));
+    }
+    for (int a = 0; a < t->n_shifted; a++) {
+        const short* row = t->shifted[a];
+        __m512i m = _mm512_set1_epi16(t->vshifted[a]);
+        __m128i s = _mm_cvtsi32_si128(t->shift[a]);
+        for (int q = 0; q < nz; q++)
+            h[q] = _mm512_adds_epi16(h[q], _mm512_sll_epi16(_mm512_mulhrs_epi16(TQ_LOAD512(row + 32 * q), m), s));
+    }
+    for (int q = 0; q < nz; q++) h[q] = tq_act_avx512(h[q]);
+    for (int q = 0; q < nz; q++)
+        for (int o = 0; o < 5; o++) {
+            __m512i p = _mm512_madd_epi16(h[q], TQ_LOAD512(q2 + o * hp + 32 * q));
+            /* lanes l and l + 8 of the 16: the AVX2 instance's lane l (an exact integer) */
+            __m256i s = _mm256_add_epi32(_mm512_castsi512_si256(p), _mm512_extracti64x4_epi64(p, 1));
+            acc[o] = _mm256_add_ps(acc[o], _mm256_cvtepi32_ps(s));
+        }
+}
+
+static void tq_forward_avx512(const short* init, const short* q1, int hp, const tf_rows* r,
+                              const short* q2, const float* s2inv, const float* b2, double* out) {
+    tq_rows t;
+    __m256 acc[5];
+    float sums[5][8];
+    tq_prepare(q1, hp, r, &t);
+    for (int o = 0; o < 5; o++) acc[o] = _mm256_setzero_ps();
+    /* the usual widths as constants, so that the registers are named at compile time */
+    if (hp == 320) tq_all_avx512(init, &t, q2, hp, 10, acc);
+    else if (hp == 128) tq_all_avx512(init, &t, q2, hp, 4, acc);
+    else tq_all_avx512(init, &t, q2, hp, hp / 32, acc);
+    for (int o = 0; o < 5; o++) _mm256_storeu_ps(sums[o], acc[o]);
+    tq_finish((const float (*)[8])sums, s2inv, b2, out);
+}
+#undef TQ_LOAD512
+#pragma GCC pop_options
+#endif
+
+/* Which instance the int16 evaluator uses: 2 AVX-512BW, 1 AVX2, 0 scalar (tq_init). */
+static int tq_level = 0;
+
+static int tq_init(int allowed) {
+    tq_init_tables();
+#if TF_HAVE_AVX2
+    __builtin_cpu_init();
+    if (allowed >= 1 && __builtin_cpu_supports("avx2")) tq_level = 1;
+    if (allowed >= 2 && __builtin_cpu_supports("avx512bw") && __builtin_cpu_supports("avx512vl"))
+        tq_level = 2;
+#endif
+    return tq_level;
+}
+
+/* The 5 outputs from int16 sums `init` (hp units, a multiple of 32, at most 512) plus the
+   rows of `r` in the int16 rows q1 ([inputs][hp]); q2 [5][hp]: w2 times 1 / (s2inv[o] *
+   TQ_ONE). */
+static void tq_forward(const short* init, const short* q1, int hp, const tf_rows* r,
+                       const short* q2, const float* s2inv, const float* b2, double* out) {
+#if TF_HAVE_AVX2
+    if (tq_level == 2) { tq_forward_avx512(init, q1, hp, r, q2, s2inv, b2, out); return; }
+    if (tq_level == 1) { tq_forward_avx2(init, q1, hp, r, q2, s2inv, b2, out); return; }
+#endif
+    tq_forward_scalar(init, q1, hp, r, q2, s2inv, b2, out);
+}
