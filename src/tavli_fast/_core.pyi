@@ -85,6 +85,7 @@ def run_games(
     moments_into: npt.NDArray[np.float64] | None = ...,
     reply_filter: tuple[int, float] | tuple[tuple[int, float], tuple[int, float]] | None = ...,
     luck_filter: tuple[int, float] | None = ...,
+    player_nets: tuple[NeuralNet, NeuralNet] | None = ...,
 ) -> tuple[npt.NDArray[np.int64], npt.NDArray[np.float64]]: ...
 def choose(
     board: Board,
@@ -184,7 +185,11 @@ class NeuralNet:
         race: NeuralNet | None = ...,
         bearoff: BearoffTables | None = ...,
         prune: NeuralNet | None = ...,
+        quantised: bool = ...,
     ) -> None: ...
+    @property
+    def quantised(self) -> bool: ...
+    def as_quantised(self) -> NeuralNet: ...
     @property
     def race(self) -> NeuralNet | None: ...
     @property
@@ -278,6 +283,7 @@ def rng_state(seed: int) -> npt.NDArray[np.uint64]: ...
 def fast_sigmoid(x: npt.ArrayLike) -> npt.NDArray[np.float32]: ...
 
 SIMD_KERNELS: str  # "avx2" or "baseline": the fast evaluator's kernels in this process
+INT16_KERNELS: str  # "avx512", "avx2" or "baseline": the int16 evaluator's instance
 
 # The doubling cube and matches (kernels/_cube_api.pxi, _match_api.pxi).
 

@@ -48,6 +48,8 @@ ctypedef struct GameOptions:
     ReplyFilter luck            # the luck tables' pre-filter of the plays (opt.vr)
     NNCache* cache              # the 2-ply player's cache of evaluated positions, or NULL
     const NeuralNetC* net       # the neural players' net, or NULL
+    const NeuralNetC* nets[2]   # per side: the net its neural players choose cubeless plays
+                                # by (NULL: net; run_games' player_nets, to pit two nets)
     MoveGen* scratch            # a second generator for the look-ahead and the luck, or NULL
     # The doubling cube (R21-R25).  One game carries several cube histories at once
     # ("branches": a cubeful rollout follows no double and double/take on the same dice);
@@ -116,6 +118,10 @@ cdef inline int choose_play(MoveGen* g, const Board* before, int n, int player,
     cdef int i, best = 0
     cdef double v, best_v
     cdef bint race
+    cdef const NeuralNetC* net = opt.nets[side] if opt.nets[side] != NULL else opt.net
+    if net != opt.net:          # the luck's table and memo are opt.net's values
+        next_table = NULL
+        memo = NULL
     if next_table != NULL:
         next_table[0] = -1.0
     if n == 1:
@@ -140,12 +146,12 @@ cdef inline int choose_play(MoveGen* g, const Board* before, int n, int player,
     if player == PLAYER_NEURAL and cube != NULL:
         return neural_choose_cubeful(opt, g, n, cube)
     if player == PLAYER_NEURAL:
-        return neural_choose(opt.net, g, n, prices, memo)
+        return neural_choose(net, g, n, prices, memo)
     if player == PLAYER_NEURAL_1PLY:
-        return neural_choose_1ply(opt.net, g, n, opt.scratch, &opt.filter, next_table, prices,
+        return neural_choose_1ply(net, g, n, opt.scratch, &opt.filter, next_table, prices,
                                   reply_prices, &opt.look[side])
     if player == PLAYER_NEURAL_2PLY:
-        return neural_choose_2ply(opt.net, g, n, opt.scratch, opt.filter, opt.filter2, opt.cache,
+        return neural_choose_2ply(net, g, n, opt.scratch, opt.filter, opt.filter2, opt.cache,
                                   prices, reply_prices)
     # Tesauro's rule (and gnubg's): race or contact weights by the position
     # before the move, the same for every candidate.

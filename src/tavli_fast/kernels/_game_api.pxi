@@ -81,7 +81,8 @@ def run_games(const int8_t[:, ::1] board, Py_ssize_t n_games, int player0, int p
               bint cube_first_turn=False, cubeful_play=(False, False),
               MatchBearoffRegion match_region=None,
               int64_t[::1] control=None, uint64_t[::1] rng_state=None,
-              double[::1] moments_into=None, reply_filter=None, luck_filter=None):
+              double[::1] moments_into=None, reply_filter=None, luck_filter=None,
+              player_nets=None):
     """Play n_games games from `board`; player0 is on roll first.
 
     Returns (counts int64[9], moments float64[12]):
@@ -115,6 +116,10 @@ def run_games(const int8_t[:, ::1] board, Py_ssize_t n_games, int player0, int p
     first-order estimate; without one, REPLY_ESTIMATOR, LUCK_ESTIMATOR), and those within
     `margin` of the keep-th, are valued by the net; keep 0 values every play (exact).
     `reply_filter` may also be a pair of them, player 0's then player 1's.
+    `player_nets` (a pair of NeuralNets, player 0's then player 1's; cubeless games only):
+    the nets each side's neural players choose their plays by (the luck and truncation stay
+    `net`'s): two nets, or a net's two evaluators (NeuralNet.as_quantised), played against
+    each other on the same dice.
     `per_game_equity`, if given (float64[n_games]), receives each game's
     cubeless equity for player 0: paired comparisons (common random numbers)
     need the games one by one, not only their sums.
@@ -152,6 +157,14 @@ def run_games(const int8_t[:, ::1] board, Py_ssize_t n_games, int player0, int p
     for p in (player0, player1):
         _check_player(p, bearoff, net)
     opt.net = _net_c(net)
+    opt.nets[0] = opt.nets[1] = NULL
+    if player_nets is not None:
+        if len(player_nets) != 2 or not all(isinstance(x, NeuralNet) for x in player_nets):
+            raise ValueError("player_nets is a pair of NeuralNets: player 0's, then player 1's")
+        if cube_branches is not None:
+            raise ValueError("player_nets are for cubeless games")
+        opt.nets[0] = _net_c(player_nets[0])
+        opt.nets[1] = _net_c(player_nets[1])
     opt.scratch = NULL
     opt.first_roll_no_doubles = first_roll_no_doubles
     opt.backgammons = backgammons
@@ -311,6 +324,7 @@ def choose(const int8_t[:, ::1] board, int die1, int die2, int player, uint64_t 
     _check_die(die1)
     _check_die(die2)
     _check_player(player, bearoff, net)
+    opt.nets[0] = opt.nets[1] = NULL
     opt.bearoff = _tables_db(bearoff)
     opt.bearoff_play = bearoff_play
     opt.truncate = False

@@ -63,6 +63,7 @@ def run_matches(const int8_t[:, ::1] board, Py_ssize_t n_matches, int length, in
     players[0] = player_a
     players[1] = player_b
     opt.net = _net_c(net)
+    opt.nets[0] = opt.nets[1] = NULL
     opt.scratch = NULL
     opt.region = NULL                   # play_match sets it for each game
     opt.first_roll_no_doubles = first_roll_no_doubles

@@ -5,9 +5,10 @@
      load), added with int16 saturation (+-64, where the sigmoid is 0 or 1 to 1e-27).
    - A row times v: pmulhrsw of the row by v in Q(15 - s), shifted left by s (s = 0 for
      |v| < 1, the usual case, then the shift is skipped).
-   - The activation, in Q14: sigmoid(|x|) on [0, 8) in 16 segments of width 1/2, each a
-     quadratic through the sigmoid at its 3 Chebyshev nodes (coefficients in Q14), mirrored
-     for x < 0 (1 - sigmoid), and 1 from |x| >= 8 (the sigmoid is 0.99966 there).
+   - The activation, in Q14: sigmoid(|x|) on [0, 8) in 16 segments of width 1/2, each the
+     quadratic through the sigmoid at its ends and middle (coefficients in Q14: so 1/2 at 0,
+     and continuous), mirrored for x < 0 (1 - sigmoid), and 1 from |x| >= 8 (the sigmoid is
+     0.99966 there).
    - The output layer: the activations times w2 in int16 (each output at its own scale,
      the largest that keeps a 32 units' int32 sum from overflowing) by pmaddwd; each 32
      units' integer sum converted to float and added, lane by lane (8 lanes), in unit order.
@@ -30,8 +31,8 @@ static unsigned char tq_bytes[6][32] __attribute__((aligned(32)));
 static void tq_init_tables(void) {
     for (int k = 0; k < 16; k++) {
         double tn[3], yn[3], c[3] = {0, 0, 0};
-        for (int i = 0; i < 3; i++) {       /* sigmoid((k + t) / 2), t in [0, 1]: 3 nodes */
-            tn[i] = 0.5 - 0.5 * cos((2 * i + 1) * M_PI / 6);
+        for (int i = 0; i < 3; i++) {       /* sigmoid((k + t) / 2) at t = 0, 1/2, 1 */
+            tn[i] = 0.5 * i;
             yn[i] = 1.0 / (1.0 + exp(-(k + tn[i]) / 2.0));
         }
         for (int i = 0; i < 3; i++) {       /* the Lagrange basis, in monomials */
