@@ -5,8 +5,9 @@
 Printed, each a median over ``--repeats`` rounds in which the two evaluators take turns
 (CPU time): the plays of one roll of ``--positions`` positions (``bench/plays_speed.py``'s
 workload, ``play_equities``) a second, and neural 0-ply and ``neural-1ply`` rollout games
-from the start (bear-offs by the databases, truncated in the two-sided one, no luck
-adjustment, as ``tavli-rollout`` plays them) a second; and the ratio int16 / float32 of each.
+from the start (bear-offs by the databases, truncated in the two-sided one, as
+``tavli-rollout`` plays them; 0-ply with luck adjustment too, a fifteenth of the games) a
+second; and the ratio int16 / float32 of each.
 ``INT16_KERNELS`` says which instance ran (TAVLI_FAST_SIMD=avx2 or baseline to choose).
 """
 
@@ -38,12 +39,12 @@ def plays_rate(net, items, n: int) -> float:
     return n / (time.process_time() - start)
 
 
-def games_rate(net, player: str, games: int) -> float:
+def games_rate(net, player: str, games: int, vr: bool = False) -> float:
     who = player_id(player)
     board = np.ascontiguousarray(Position.initial().board)
     start = time.process_time()
     _core.run_games(board, games, who, who, 1, True, True, bearoff=net.bearoff, truncate=True,
-                    net=net)
+                    net=net, vr_moments=np.zeros(12) if vr else None)
     return games / (time.process_time() - start)
 
 
@@ -59,6 +60,8 @@ def main(argv: list[str] | None = None) -> int:
     n = sum(len(p) for _, p in items)
     work = {"plays of a roll / s": lambda net: plays_rate(net, items, n),
             "0-ply games / s": lambda net: games_rate(net, "neural", args.games0),
+            "0-ply luck-adjusted games / s": lambda net: games_rate(net, "neural", args.games0 // 15,
+                                                                    vr=True),
             "1-ply games / s": lambda net: games_rate(net, "neural-1ply", args.games1)}
     for net in nets.values():       # warm up: the databases, the caches
         games_rate(net, "neural-1ply", 2)

@@ -25,7 +25,9 @@ cdef extern from *:
         double val[256];
     } tf_rows;
 
-    #include <immintrin.h>
+    #if defined(__GNUC__) && !defined(__clang__) && defined(__x86_64__)
+    #include <immintrin.h>      /* before any target pragma: the int16 evaluator's intrinsics */
+    #endif
     #include <math.h>
 
     static const float tf_zeros[8] = {0};
