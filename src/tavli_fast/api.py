@@ -42,7 +42,7 @@ from .jobs.match_record import DEFAULT_NAMES, save_paths, write_saved
 from .matchfile.model import MatchRecord
 from .jobs.openings_report import openings as _openings, replies as _replies
 from .jobs.plays_report import rollout_plays as _rollout_plays
-from .jobs.rollout_request import saved_reply_filter
+from .jobs.rollout_request import resumed_evaluator, saved_reply_filter
 from .jobs.rollout_result import RolloutResult
 from .jobs.targets import make_targets as _make_targets
 from .play.simulate import simulate as _simulate
@@ -120,6 +120,7 @@ def _rollout(
     force: bool = False,
     cancel: Cancel | None = None,
     reply_filter: int | tuple[int, float] | None = None,
+    evaluator: str | None = None,
 ) -> RolloutResult:
     """Roll out ``position`` for ``trials`` games and return a ``RolloutResult``.
 
@@ -193,21 +194,32 @@ def _rollout(
       the checkpoint (a resumed run must find the same weights there) and the result names
       the net (``result.net``). On a Dask cluster the file must be at the same path on the
       workers.
+    - evaluator: how the net (of the neural players, variance reduction and truncation)
+      values positions: ``"float32"`` (None: the default, the reference) or ``"int16"``
+      (``neural.EVALUATORS``): integer arithmetic, about 1.2 times as fast in 0-ply rollouts
+      on AVX2 / AVX-512 machines (much slower on processors without AVX2), its probabilities
+      within about 0.005 of float32's (about 1e-3 typically; docs/performance.md); the same
+      seed gives the same numbers on every machine. Kept in the checkpoint (a resume without
+      it keeps the saved one; one that asks for another is refused), named with the net and
+      noted in the result. Not for Plakoto / Fevga (their nets have no int16 evaluator).
 
     Raises ValueError for bad arguments (trials <= 0 or not whole, jobs < 1, unknown player or
     rules, jobs together with a cluster, a bad ply, move filter or truncate_plies, weights that
-    are not a usable weights file or that no player uses), InvalidPositionError for a bad position;
+    are not a usable weights file or that no player uses, an unknown evaluator or the int16 one
+    for a run without a net), InvalidPositionError for a bad position;
     executors.dask.DaskMissingError (an ImportError) without Dask, ClusterError (an OSError) for
     a scheduler out of reach or a worker that differs.
     """
     check_jobs(jobs)
     check_cancel(cancel)
     doc = read_checkpoint(os.fspath(resume)) if resume is not None else None
+    if doc is not None:  # the saved evaluator; another is refused
+        evaluator = resumed_evaluator(doc["request"], evaluator, resume)
     request = make_request(
         position, trials, players, _seed_or_saved(seed, doc), rules, stratify, chunk_size,
         target_se, min_trials, bearoff, truncate, cache_dir, cubeful, max_cube, game, game_rules,
         ply=ply, vr=vr, truncate_plies=truncate_plies, move_filter=move_filter,
-        weights=weights, reply_filter=reply_filter,
+        weights=weights, reply_filter=reply_filter, evaluator=evaluator,
     )
     job, checkpoint, previous_elapsed = _start_or_resume(
         RolloutJob, request, doc, resume, checkpoint, read_checkpoint, force)
@@ -303,6 +315,7 @@ def _play_matches(
     save: str | os.PathLike | None = None,
     names: object = DEFAULT_NAMES,
     reply_filter: int | tuple[int, float] | None = None,
+    evaluator: str | None = None,
 ) -> MatchResult:
     """Play ``matches`` whole matches to ``length`` points and return a ``MatchResult``.
 
@@ -335,9 +348,14 @@ def _play_matches(
     ``neural-1ply`` (a checkpoint from before the pre-filter became the default has none, and
     resumes with the exact search it played; a resume that asks for another filter is
     refused).
+    evaluator: how the neural players' net values positions, ``"float32"`` (None: the
+    default; on resume: the checkpoint's) or ``"int16"`` (faster, probabilities within about
+    0.005), as for ``rollout``; kept in the checkpoint (a resume that asks for another is
+    refused) and noted in the result. In a tavli match it applies to the Portes games (the
+    Plakoto and Fevga nets are valued by float32).
     Raises ValueError for bad arguments (length < 1, a score that has already won,
     post_crawford with no player 1-away, a score or rules other than portes with tavli, weights
-    and no neural player, a bad reply_filter, ...).
+    or the int16 evaluator and no neural player, a bad reply_filter or evaluator, ...).
     """
     check_jobs(jobs)
     check_cancel(cancel)
@@ -348,10 +366,12 @@ def _play_matches(
     doc = read_match_checkpoint(os.fspath(resume)) if resume is not None else None
     if doc is not None and reply_filter is None:
         reply_filter = saved_reply_filter(doc["request"])  # an older one's: the exact search
+    if doc is not None:  # the saved evaluator; another is refused
+        evaluator = resumed_evaluator(doc["request"], evaluator, resume)
     request = make_match_request(length, matches, players, score, post_crawford, rules, cube,
                                  max_cube, _seed_or_saved(seed, doc), chunk_size, bearoff,
                                  cache_dir, tavli, game_rules, weights, record, names,
-                                 reply_filter=reply_filter)
+                                 reply_filter=reply_filter, evaluator=evaluator)
     if save is not None:
         save_paths(save, request.matches)   # ValueError before the run if one cannot be written
     job, path, previous_elapsed = _start_or_resume(MatchJob, request, doc, resume, checkpoint,
@@ -372,7 +392,8 @@ def play_match_record(length: int = 7, *, seed: int, names: object = DEFAULT_NAM
                       **options: Any) -> MatchRecord:
     """One match played as ``play_matches(length, 1, players, seed=seed, record=True,
     names=names, **options)`` plays it, as a ``MatchRecord`` (the left player A). ``source``
-    names it in messages."""
+    names it in messages. ``options``: those of ``play_matches`` (``rules``, ``weights``,
+    ``reply_filter``, ``evaluator="int16"`` for the int16 evaluator, ...)."""
     result = play_matches(length, 1, players, seed=seed, record=True, names=names, jobs=1, **options)
     return replace(result.records()[0], source=source)
 

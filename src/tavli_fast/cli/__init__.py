@@ -24,6 +24,7 @@ from ..checks import MAX_COUNT, MAX_COUNT_TEXT, check_count
 from ..jobs.plays import parse_dice as parse_roll
 from ..run.atomic import output_target
 from ..jobs.options import fill_defaults, players_option
+from ..play.neural import EVALUATORS
 from ..play.reports import NET_OUTPUTS  # the names the commands print and take
 
 __all__ = [
@@ -40,6 +41,7 @@ __all__ = [
     "stop_requests",
     "add_executor_options",
     "add_reply_filter_option",
+    "add_evaluator_option",
     "executor_settings",
     "public_settings",
     "fill_defaults",
@@ -171,6 +173,17 @@ def add_reply_filter_option(p: argparse.ArgumentParser) -> None:
                    help="1-ply look-ahead: value with the net only the best KEEP replies of each "
                    "roll by the pruning net (default 8: about 1.6 x faster than 0, as strong "
                    "within its SE; 0: every reply, the exact search)")
+
+
+def add_evaluator_option(p: argparse.ArgumentParser) -> None:
+    """``--evaluator {float32,int16}``: how the backgammon / Portes net values positions (the
+    command's ``evaluator``; argparse checks the choice, so a bad value is one line and exit
+    status 2; ``--game plakoto|fevga`` refuses int16 there, those nets have float32 only)."""
+    p.add_argument("--evaluator", choices=EVALUATORS, default=None,
+                   help="how the net values positions: float32 (default, the reference) or "
+                   "int16 (about 1.2 x faster rollouts on AVX2 / AVX-512 machines, much slower "
+                   "without AVX2; probabilities within about 0.005 of float32's; kept in "
+                   "checkpoints; backgammon / Portes only)")
 
 
 def positive_int(text: str) -> int:

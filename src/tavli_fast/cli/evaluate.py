@@ -20,7 +20,8 @@ them in a match (also the plays chosen inside the look-ahead).
 ``--rollout [TRIALS]`` rolls the candidate plays out side by side on common dice instead, as
 ``tavli-rollout --dice`` does (``cli/plays.py``; ``--reply-filter KEEP``: its ``neural-1ply``
 players' pre-filter of replies, as there).
-``--weights FILE`` uses another weights file than the shipped one. ``--game plakoto|fevga``
+``--weights FILE`` uses another weights file than the shipped one; ``--evaluator int16``
+values positions by the int16 evaluator (the hint and ``--rollout`` alike; backgammon only). ``--game plakoto|fevga``
 values a position of that game by its net instead (``cli/variant_evaluate.py``).
 
 Exit status: 0 ok; 2 bad usage or bad input, an unusable weights file included (one line on
@@ -38,7 +39,7 @@ from ..jobs.plays import DEFAULT_TRIALS
 from ..play.reports import NET_OUTPUTS as FIGURES
 from ..play.reports import eval_report, hint_report
 from . import (OneLineParser, UsageError, add_executor_options, add_force_option,
-               add_reply_filter_option, entry_point, executor_settings, parse_count, parse_dice,
+               add_evaluator_option, add_reply_filter_option, entry_point, executor_settings, parse_count, parse_dice,
                print_error, print_plays, run_command)
 from .plays import add_plays_options, run_plays
 from .rollout import _seed
@@ -51,6 +52,7 @@ def _parser(prog: str, description: str) -> OneLineParser:
                    help="'start', a gnubg Position ID, PositionID:MatchID or an XGID (the 'XGID=' "
                    "prefix may be left out; write --position=-b---... when the id starts with '-')")
     p.add_argument("--weights", metavar="FILE", help="a weights file (default: the shipped net)")
+    add_evaluator_option(p)
     p.add_argument("--game", choices=("plakoto", "fevga"), default=None,
                    help="a Plakoto or Fevga position (start, its text id or 'x 24:14 13:1; o "
                    "24:15'), valued by that game's net (cli/variant_evaluate.py)")
@@ -85,7 +87,7 @@ def _report(prog: str, build, *args, **kwargs):
 def eval_main(argv: Sequence[str] | None = None) -> int:
     args = build_eval_parser().parse_args(argv)
     report = _report("tavli-eval", eval_report, args.position, weights=args.weights,
-                     game=args.game, ply=args.ply)
+                     game=args.game, ply=args.ply, evaluator=args.evaluator)
     if isinstance(report, int):
         return report
     if args.json:
@@ -176,7 +178,8 @@ def hint_main(argv: Sequence[str] | None = None) -> int:
     except ValueError as e:
         return print_error("tavli-hint", e)
     report = _report("tavli-hint", hint_report, args.position, dice, top=args.top,
-                     weights=args.weights, game=args.game, ply=args.ply)
+                     weights=args.weights, game=args.game, ply=args.ply,
+                     evaluator=args.evaluator)
     if isinstance(report, int):
         return report
     if args.json:
@@ -205,7 +208,8 @@ def _print_hint_first(args) -> None:
     hint cannot read is left to the rollout, which reports it (one line, exit status 2)."""
     try:
         dice = parse_dice(args.dice) if args.dice is not None else None
-        report = hint_report(args.position, dice, top=args.top, weights=args.weights)
+        report = hint_report(args.position, dice, top=args.top, weights=args.weights,
+                             evaluator=args.evaluator)
     except ValueError:
         return
     if "plays" not in report:           # no roll: the rollout reports it
@@ -223,7 +227,8 @@ def _hint_rollout(args) -> int:
         raise UsageError("--rollout: the candidate plays are rolled out for backgammon and Portes")
     settings = {"position": args.position, "dice": args.dice, "trials": args.rollout,
                 "seed": args.seed, "cubeful": True if args.cubeful else None,
-                "weights": args.weights, "reply_filter": args.reply_filter}
+                "weights": args.weights, "reply_filter": args.reply_filter,
+                "evaluator": args.evaluator}
     first = None if args.resume is not None or args.json else (lambda: _print_hint_first(args))
     return run_plays("tavli-hint", args, settings, executor_settings(args), preface=first)
 

@@ -27,6 +27,7 @@ from . import (
     UsageError,
     add_executor_options,
     add_reply_filter_option,
+    add_evaluator_option,
     check_writable,
     executor_settings,
     fill_defaults,
@@ -116,6 +117,7 @@ def build_parser() -> OneLineParser:
                    help="a weights file (tavli-train --export) for the neural players' net "
                    "(default: the shipped net)")
     add_reply_filter_option(p)
+    add_evaluator_option(p)
     p.add_argument("-v", "--verbose", action="count", default=0, help="more log output (-vv debug)")
     p.add_argument("-q", "--quiet", action="count", default=0, help="only errors in the log")
     p.add_argument("--version", action=_VersionAction)
@@ -150,6 +152,8 @@ def run(args: argparse.Namespace) -> int:
         "weights": args.weights,
         # None: the default, or with --resume the checkpoint's (an older one: every reply).
         "reply_filter": args.reply_filter,
+        # None: float32, or with --resume the checkpoint's.
+        "evaluator": args.evaluator,
     }
     settings_from_checkpoint(args, settings, lambda path: read_match_checkpoint(path)["request"],
                              tuples=("players", "score"))

@@ -26,6 +26,7 @@ from . import (
     UsageError,
     add_executor_options,
     add_reply_filter_option,
+    add_evaluator_option,
     executor_settings,
     parse_count,
     players_from_args,
@@ -112,6 +113,7 @@ def build_parser() -> OneLineParser:
                     "every command: the smallest SE per CPU-second, bench/vr_default.py)")
     vr.add_argument("--no-vr", dest="vr", action="store_false", help="no variance reduction")
     add_reply_filter_option(p)
+    add_evaluator_option(p)
     p.add_argument("--cache-dir", default=None, metavar="DIR", help="where the bear-off databases are kept")
     p.add_argument("--weights", default=None, metavar="FILE",
                    help="a weights file (tavli-train --export) for the neural players' net and "
@@ -137,7 +139,8 @@ def run(args: argparse.Namespace) -> int:
                                 ("--screen", args.screen), ("--no-screen", args.no_screen or None),
                                 ("--screen-trials", args.screen_trials), ("--chunk-size", args.chunk_size),
                                 ("--vr/--no-vr", args.vr), ("--weights", args.weights),
-                                ("--reply-filter", args.reply_filter))
+                                ("--reply-filter", args.reply_filter),
+                                ("--evaluator", args.evaluator))
                  if v is not None]
         if given:
             raise UsageError(f"--resume takes its settings from the checkpoint; do not give {', '.join(given)}")
@@ -182,6 +185,7 @@ def _run_replies(args: argparse.Namespace, executor: dict) -> int:
         trials=trials, players=players_from_args(args), seed=args.seed, rules=args.rules or "backgammon",
         stratify=not args.no_stratify, bearoff=not args.no_bearoff, truncate=not args.no_truncate,
         cache_dir=args.cache_dir, vr=args.vr, weights=args.weights, reply_filter=args.reply_filter,
+        evaluator=args.evaluator,
     )
     if args.chunk_size is not None:
         settings["chunk_size"] = args.chunk_size

@@ -88,8 +88,9 @@ def run_plays(prog: str, args: argparse.Namespace, settings: dict[str, Any],
     if args.resume is not None:
         read_checkpoint(args.resume)  # a plays checkpoint: its settings are the run's
         check_writable(args.checkpoint or args.resume, "--checkpoint")
-        # A reply filter given must be the run's (rollout_plays refuses another).
-        settings = {"position": None, "reply_filter": settings.get("reply_filter")}
+        # A reply filter or evaluator given must be the run's (rollout_plays refuses another).
+        settings = {"position": None, "reply_filter": settings.get("reply_filter"),
+                    "evaluator": settings.get("evaluator")}
     else:
         settings = _options.finish_plays_settings(settings, vars(args))
     if preface is not None:

@@ -29,6 +29,7 @@ from . import (
     OneLineParser,
     add_executor_options,
     add_reply_filter_option,
+    add_evaluator_option,
     compiled_core_status,
     executor_settings,
     parse_count,
@@ -111,6 +112,7 @@ def build_parser() -> OneLineParser:
                    help="1-ply move filter: only plays within X equity of the best 0-ply play "
                    "(default 0.16)")
     add_reply_filter_option(p)
+    add_evaluator_option(p)
     vr = p.add_mutually_exclusive_group()
     vr.add_argument("--vr", dest="vr", action="store_true", default=None,
                     help="variance reduction: also report figures with each roll's luck taken off "

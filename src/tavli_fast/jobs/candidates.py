@@ -121,6 +121,8 @@ def check_same_run(saved: dict[str, Any], identity: dict[str, Any], path: str) -
     ``saved_identity``)."""
     saved = saved_identity(saved)
     differ = [k for k, v in identity.items() if saved.get(k) != v]
+    # Saved only when not the default (float32): a run of the default must not take it on.
+    differ += [k for k in ("evaluator",) if k in saved and k not in identity]
     if differ:
         raise ValueError(f"checkpoint {path}: {', '.join(differ)} differ from the run's")
 

@@ -511,7 +511,8 @@ class MatchJob:
         doc = {**doc, "request": saved_identity(doc["request"])}
         mine = request.identity()
         # Keys that only some requests carry must match when either side has them.
-        mine.update({k: None for k in ("tavli", "game_rules", "weights_sha256", "reply_filter")
+        mine.update({k: None for k in ("tavli", "game_rules", "weights_sha256", "reply_filter",
+                                       "evaluator")
                      if k in doc["request"] and k not in mine})
         return cls(request, completed_units(doc, mine, partial(match_chunk_size, request),
                                             MatchChunkResult.from_list, lambda r: r.matches, path))

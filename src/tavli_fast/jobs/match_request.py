@@ -23,7 +23,8 @@ from ..variants.games import NEURAL_VARIANT_PLAYERS, VARIANT_PLAYERS
 from .cubeful import DEFAULT_MAX_CUBE, check_max_cube
 from .match_record import DEFAULT_NAMES
 from .rollout_chunks import DEFAULT_REPLY_FILTER
-from .rollout_request import check_reply_filter, reply_filter_identity, reply_filter_notes
+from .rollout_request import (check_reply_filter, evaluator_notes, reply_filter_identity,
+                              reply_filter_notes)
 
 __all__ = ["DEFAULT_MATCH_CHUNK", "MAX_RECORDED_MATCHES", "MatchRequest", "make_match_request",
            "check_names", "tavli_rules", "variant_player", "variant_player_name"]
@@ -139,6 +140,7 @@ def make_match_request(
     record: bool = False,
     names: object = DEFAULT_NAMES,
     reply_filter: object = None,
+    evaluator: str | None = None,
 ) -> MatchRequest:
     """Validate the arguments of a match run; raise ValueError saying precisely what is wrong.
 
@@ -152,6 +154,9 @@ def make_match_request(
     ``reply_filter``: the ``neural-1ply`` players' pre-filter of replies
     (``check_reply_filter``; None: the default); in a tavli match it applies to the Portes
     games (the Plakoto and Fevga players have no such look-ahead).
+    ``evaluator``: how the neural players' net values positions (``neural.EVALUATORS``;
+    None: float32, the reference; ``"int16"``: faster); in a tavli match, in the Portes games
+    (the Plakoto and Fevga nets are valued by float32).
     """
     if game_rules is not None and not tavli:
         raise ValueError("game_rules are the options of Plakoto and Fevga: they need tavli")
@@ -198,6 +203,9 @@ def make_match_request(
     if tavli:
         notes = [f"{note}; in the Portes games only (the Plakoto and Fevga players have no "
                  "pre-filter)" for note in notes]
+    net = choose_net(weights, needed=needs_net(ids), evaluator=evaluator)
+    notes += [f"{note}; in the Portes games only (the Plakoto and Fevga nets are valued by "
+              "float32)" if tavli else note for note in evaluator_notes(net)]
     return MatchRequest(
         length=n,
         matches=count,
@@ -215,7 +223,7 @@ def make_match_request(
         tavli=bool(tavli),
         variant_ids=(variant_player(names[0]), variant_player(names[1])),
         game_rules=tuple(sorted(name for rules in tavli_rules(game_rules) for name in option_names(rules))),
-        net=choose_net(weights, needed=needs_net(ids)),
+        net=net,
         record=bool(record),
         names=record_names,
         reply_filter=replies,

@@ -40,12 +40,13 @@ from ..run.checkpoint import read_checkpoint as _read_checkpoint
 from ..run.plans import ChainedPlan, UnitPlan, part_size, parts
 from ..run.progress import RolloutProgress
 from .rollout_chunks import DEFAULT_REPLY_FILTER, FIGURES, chunk_seed
-from .rollout_request import (check_reply_filter, reply_filter_identity, reply_filter_notes,
+from .rollout_request import (check_reply_filter, evaluator_notes,
+                              reply_filter_identity, reply_filter_notes, resumed_evaluator,
                               saved_reply_filter)
 from ..rules import Rules, game_rules as make_rules, get_rules, option_names
 from ..variants.games import uses_variant_net, variant_player_ids
 from ..variants.movegen import GAME_CODES, core_options, variant_play_notation
-from ..variants.neural import choose_variant_net
+from ..variants.neural import check_variant_evaluator, choose_variant_net
 from .candidates import (FORCED_ROLLS, CandidateTally, CandidateUnit, UnitResult,
                          check_same_run, prepare_unit, run_unit)
 
@@ -329,6 +330,7 @@ def make_openings_request(
     vr: bool | None = None,
     weights: str | os.PathLike | None = None,
     reply_filter: object = None,
+    evaluator: str | None = None,
 ) -> OpeningsRequest:
     """Validate the arguments of an openings run; raise ValueError precisely.
 
@@ -340,7 +342,9 @@ def make_openings_request(
     Fevga). ``weights``: a weights file for the net of the neural players and variance
     reduction instead of the shipped one (``parallel.rollout``); for Plakoto / Fevga, a file
     of that game's net. ``reply_filter``: the 1-ply players' pre-filter of replies
-    (``check_reply_filter``; None: the default); not for Plakoto / Fevga."""
+    (``check_reply_filter``; None: the default); not for Plakoto / Fevga. ``evaluator``: how
+    the net values positions (``neural.EVALUATORS``; None: float32, the reference;
+    ``"int16"``: faster); not for Plakoto / Fevga (their nets are valued by float32)."""
     n = check_count(trials)
     options: tuple[str, ...] = ()
     bits = 0
@@ -357,6 +361,7 @@ def make_openings_request(
                              f"Portes net, not in {game}")
         if reply_filter is not None:
             raise ValueError(f"reply_filter: a setting of the Portes neural players, not of {game}'s")
+        check_variant_evaluator(game, evaluator)
         names, ids = variant_player_ids(game, players if players is not None else "neural")
         rules, bearoff, truncate = "portes", False, False  # T3 rolls; no databases there
     else:
@@ -384,7 +389,7 @@ def make_openings_request(
         raise ValueError("screen_trials needs screen (the equity threshold)")
     use_vr = game is None and (needs_net(ids) if vr is None else bool(vr))
     if game is None:
-        net = choose_net(weights, needed=needs_net(ids) or use_vr)
+        net = choose_net(weights, needed=needs_net(ids) or use_vr, evaluator=evaluator)
     else:
         net = choose_variant_net(game, weights, needed=uses_variant_net(ids))
     return OpeningsRequest(
@@ -407,7 +412,7 @@ def make_openings_request(
         variant_options=bits,
         net=net,
         reply_filter=replies,
-        notes=tuple(reply_filter_notes(replies)),
+        notes=tuple(reply_filter_notes(replies) + evaluator_notes(net)),
     )
 
 
@@ -466,10 +471,15 @@ def read_checkpoint(path: str | Any) -> dict[str, Any]:
                             {"request": dict, "rolls": list}, _REQUEST_KEYS)
 
 
-def request_from_checkpoint(doc: dict[str, Any], reply_filter: object = None) -> OpeningsRequest:
+def request_from_checkpoint(doc: dict[str, Any], reply_filter: object = None,
+                            evaluator: str | None = None,
+                            path: str | os.PathLike | None = None) -> OpeningsRequest:
     """The request saved in an openings checkpoint document; ``reply_filter``: the pre-filter
-    asked for (None: the one saved; ``OpeningsJob.from_checkpoint`` refuses another)."""
+    asked for (None: the one saved; ``OpeningsJob.from_checkpoint`` refuses another);
+    ``evaluator``: the one asked for (None: the one saved; another is refused,
+    ``resumed_evaluator``; ``path`` names the checkpoint in that message)."""
     saved = doc["request"]
+    kind = resumed_evaluator(saved, evaluator, path)
     return make_openings_request(
         trials=saved["trials"], players=tuple(saved["players"]), seed=saved["seed"],
         rules=saved["rules"], rolls=",".join(saved["rolls"]), screen=saved["screen"],
@@ -480,6 +490,7 @@ def request_from_checkpoint(doc: dict[str, Any], reply_filter: object = None) ->
         vr=saved.get("vr", False),  # checkpoints from before variance reduction have none
         weights=saved.get("weights"),
         reply_filter=saved_reply_filter(saved) if reply_filter is None else reply_filter,
+        evaluator=kind,
     )
 
 

@@ -373,6 +373,7 @@ def openings(
     weights: str | os.PathLike | None = None,
     cancel: Cancel | None = None,
     reply_filter: int | tuple[int, float] | None = None,
+    evaluator: str | None = None,
 ) -> OpeningsResult:
     """Roll out every legal play of every opening roll; rank the plays; the first mover's odds.
 
@@ -401,13 +402,17 @@ def openings(
     default, and kept in the checkpoint whenever a player is ``neural-1ply`` (a checkpoint
     from before the pre-filter became the default has none, and resumes with the exact search
     it played; a resume that asks for another filter is refused). Not for Plakoto / Fevga.
+    evaluator: how the net values positions, ``"float32"`` (None: the default; on resume, the
+    checkpoint's) or ``"int16"`` (faster, probabilities within about 0.005), as for
+    ``tavli_fast.rollout``; kept in the checkpoint (a resume that asks for another is refused)
+    and noted in the result. Not for Plakoto / Fevga (their nets are valued by float32).
     """
     check_jobs(jobs)
     check_cancel(cancel)
     previous = 0.0
     if resume is not None:
         doc = read_checkpoint(resume)
-        request = request_from_checkpoint(doc, reply_filter)
+        request = request_from_checkpoint(doc, reply_filter, evaluator, resume)
         job = OpeningsJob.from_checkpoint(doc, request, os.fspath(resume))
         previous = float(doc.get("elapsed_s") or 0.0)
         if checkpoint is None:
@@ -416,7 +421,7 @@ def openings(
         request = make_openings_request(
             trials, players, seed, rules, rolls, screen, screen_trials, chunk_size, stratify,
             bearoff, truncate, cache_dir, game, game_rules, vr=vr, weights=weights,
-            reply_filter=reply_filter,
+            reply_filter=reply_filter, evaluator=evaluator,
         )
         job = OpeningsJob(request)
     path = None if checkpoint is None else claim_checkpoint(
@@ -491,6 +496,7 @@ class RepliesResult(TableExport):
     elapsed_s: float
     interrupted: bool = False
     net: NetChoice | None = None  # the net the run used (None: it used none)
+    notes: tuple[str, ...] = ()  # what to know about the settings (the reply filter, ...)
 
     def overall(self) -> dict[str, float]:
         out = {}
@@ -509,6 +515,7 @@ class RepliesResult(TableExport):
             "seed": self.seed, "trials": self.trials, "jobs": self.jobs, "elapsed_s": self.elapsed_s,
             "interrupted": self.interrupted,
             "net": self.net.to_dict() if self.net is not None else None,
+            "notes": list(self.notes),
         }
 
     def to_records(self) -> list[dict[str, Any]]:
@@ -544,6 +551,7 @@ class RepliesResult(TableExport):
                    f"not available: {waiting} of {len(self.replies)} reply rolls not started")
         lines += ["", f"Over the 36 rolls: {overall}",
                   f"{sum(r.trials for r in self.replies):,} trials in {self.elapsed_s:.1f} s, {self.jobs} job(s)"]
+        lines += [f"Note: {n}" for n in self.notes]
         if self.interrupted:
             lines.append("INTERRUPTED: partial result from the trials completed")
         return "\n".join(lines)
@@ -580,19 +588,21 @@ def replies(
     weights: str | os.PathLike | None = None,
     cancel: Cancel | None = None,
     reply_filter: int | tuple[int, float] | None = None,
+    evaluator: str | None = None,
 ) -> RepliesResult:
     """Roll out one opening play against each of the opponent's 21 reply rolls.
 
     roll: ``"31"`` or (3, 1); play: its notation as listed by ``Position.plays`` (e.g.
-    ``"8/5 6/5"``). ``trials`` per reply roll; ``vr``, ``weights`` and ``reply_filter`` as for
-    ``openings``.
+    ``"8/5 6/5"``). ``trials`` per reply roll; ``vr``, ``weights``, ``reply_filter`` and
+    ``evaluator`` (``"int16"``: the int16 evaluator, noted in the result) as for ``openings``.
     cancel: as for ``openings``. Raises ValueError for a play that is not legal.
     """
     check_jobs(jobs)
     check_cancel(cancel)
     request = make_openings_request(trials, players, seed, rules, [roll] if not isinstance(roll, str) else roll,
                                     None, None, chunk_size, stratify, bearoff, truncate, cache_dir,
-                                    vr=vr, weights=weights, reply_filter=reply_filter)
+                                    vr=vr, weights=weights, reply_filter=reply_filter,
+                                    evaluator=evaluator)
     if len(request.rolls) != 1:
         raise ValueError("reply statistics are for one opening roll")
     rp = request.rolls[0]
@@ -614,6 +624,6 @@ def replies(
         stats.append(ReplyStats(reply, weight, text, int(t.games[0]), value, se))
     return RepliesResult(rp.roll, play, request.players, request.rules.name, request.seed,
                          request.trials, stats, executor.workers, outcome.elapsed_s,
-                         outcome.interrupted, request.net)
+                         outcome.interrupted, request.net, request.notes)
 
 __all__ += ["ReplyStats", "RepliesResult", "replies"]

@@ -116,7 +116,7 @@ def _common(options: Mapping[str, Any]) -> dict[str, Any]:
         "cubeful": True if _flag(options, "cubeful") else None,
         "max_cube": options.get("max_cube"), "ply": ply_option(options.get("ply")),
         "vr": options.get("vr"), "weights": options.get("weights"),
-        "reply_filter": options.get("reply_filter"),
+        "reply_filter": options.get("reply_filter"), "evaluator": options.get("evaluator"),
     }
 
 
@@ -203,6 +203,7 @@ def openings_settings(options: Mapping[str, Any]) -> dict[str, Any]:
         bearoff=not _flag(options, "no_bearoff"), truncate=not _flag(options, "no_truncate"),
         cache_dir=options.get("cache_dir"), game=game, game_rules=options.get("option"), vr=vr,
         weights=options.get("weights"), reply_filter=options.get("reply_filter"),
+        evaluator=options.get("evaluator"),
     )
     if options.get("chunk_size") is not None:
         settings["chunk_size"] = options["chunk_size"]

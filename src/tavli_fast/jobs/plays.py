@@ -40,7 +40,7 @@ from ..game.resolve import resolve_position
 from ..play.cube import default_match_table
 from ..play.hint import hint
 from ..play.match_bearoff import REGION_CHECKERS
-from ..play.neural import NetChoice, choose_net, net_of_choice
+from ..play.neural import NetChoice, choose_net, evaluator as shipped_evaluator, net_of_choice
 from ..play.players import needs_net, player_kinds
 from ..rules import Rules, get_rules
 from ..run.checkpoint import read_checkpoint as _read_checkpoint
@@ -51,8 +51,9 @@ from .candidates import (CandidateTally, CandidateUnit, UnitResult, check_same_r
 from .cubeful import DEFAULT_MAX_CUBE, check_max_cube, cube_of
 from .openings import default_player
 from .rollout_chunks import DEFAULT_REPLY_FILTER, chunk_seed
-from .rollout_request import (apply_ply, check_reply_filter, reply_filter_identity,
-                              reply_filter_notes, saved_reply_filter)
+from .rollout_request import (apply_ply, check_reply_filter, evaluator_notes,
+                              reply_filter_identity, reply_filter_notes, resumed_evaluator,
+                              saved_reply_filter)
 
 __all__ = [
     "DEFAULT_CANDIDATES",
@@ -298,8 +299,7 @@ def _screened(position: Position, dice: tuple[int, int], count: int | None, wind
     best two and the others within ``window`` of the best at 1 ply, DEFAULT_CANDIDATES at most
     (a play is always compared with the runner-up, however clear the net thinks it is)."""
     top = DEFAULT_CANDIDATES if count is None else count
-    custom = net_of_choice(net) if net is not None and net.file is not None else None
-    ranked = hint(position, *dice, top=max(top, DEFAULT_CANDIDATES), net=custom)
+    ranked = hint(position, *dice, top=max(top, DEFAULT_CANDIDATES), net=_screening_net(net))
     plays = {p.position.sides_switched().position_id(): p for p in position.plays(*dice)}
     best = ranked[0].equity_1ply
     chosen = []
@@ -309,6 +309,18 @@ def _screened(position: Position, dice: tuple[int, int], count: int | None, wind
             break
         chosen.append((plays[r.position_id], r.equity_1ply))
     return chosen
+
+
+def _screening_net(net: NetChoice | None) -> _core.NeuralNet | None:
+    """The net that screens the candidates for a run whose net is ``net``: None (``hint``'s
+    default, the shipped net with the bear-off databases) for the shipped net valued by
+    float32; the shipped net valued by the int16 evaluator with the databases, as the
+    commands' hint values it; a weights file's net (by its evaluator) as it is."""
+    if net is None or (net.file is None and net.evaluator == "float32"):
+        return None
+    if net.file is None:
+        return shipped_evaluator(None, kind=net.evaluator)
+    return net_of_choice(net)
 
 
 def make_plays_request(
@@ -336,10 +348,13 @@ def make_plays_request(
     vr: bool | None = None,
     weights: str | os.PathLike | None = None,
     reply_filter: object = None,
+    evaluator: str | None = None,
 ) -> PlaysRequest:
     """Validate the arguments of a candidate-play rollout; raise ValueError (InvalidDiceError,
     InvalidPlayError, InvalidPositionError, InvalidCountError) precisely. ``reply_filter``:
-    the 1-ply players' pre-filter of replies (``check_reply_filter``; None: the default)."""
+    the 1-ply players' pre-filter of replies (``check_reply_filter``; None: the default).
+    ``evaluator``: how the net values positions, in the games and in the screening of the
+    candidates (``neural.EVALUATORS``; None: float32, the reference; ``"int16"``: faster)."""
     pos, _ = resolve_position(position)  # type: ignore[arg-type]
     if dice is None:
         if pos.context.dice is None:
@@ -371,7 +386,8 @@ def make_plays_request(
     # time and cuts the variance of a paired difference about 30 times (bench/plays_variance.py).
     use_vr = (neural and not cubeful) if vr is None else bool(vr)
     # The net screens the candidates too: weights given for that alone are used there.
-    net = choose_net(weights, needed=neural or use_vr or (weights is not None and plays is None))
+    net = choose_net(weights, evaluator=evaluator, needed=neural or use_vr or (
+        (weights is not None or evaluator not in (None, "float32")) and plays is None))
     if plays is not None and candidates is not None:
         raise ValueError("name the plays or say how many candidates, not both")
     legal = pos.plays(*rolled)
@@ -397,6 +413,7 @@ def make_plays_request(
         notes.append("cubeful: the plays are ranked by their cubeful results, which are not "
                      "luck-adjusted; the cubeless figures are")
     notes += reply_filter_notes(replies)
+    notes += evaluator_notes(net)
     with_dice = Position(pos.board, replace(pos.context, dice=rolled))
     return PlaysRequest(
         position=with_dice,
@@ -462,11 +479,15 @@ def read_checkpoint(path: str | os.PathLike) -> dict[str, Any]:
                             {"request": dict, "tally": dict, "dropped": dict}, _REQUEST_KEYS)
 
 
-def request_from_checkpoint(doc: dict[str, Any], reply_filter: object = None) -> PlaysRequest:
+def request_from_checkpoint(doc: dict[str, Any], reply_filter: object = None,
+                            evaluator: str | None = None,
+                            path: str | os.PathLike | None = None) -> PlaysRequest:
     """The request saved in a checkpoint: the same candidates, without screening them again.
     ``reply_filter``: the pre-filter asked for (None: the one saved; ``PlaysJob.from_checkpoint``
-    refuses another)."""
+    refuses another). ``evaluator``: the one asked for (None: the one saved; another is
+    refused, ``resumed_evaluator``; ``path`` names the checkpoint in that message)."""
     saved = doc["request"]
+    kind = resumed_evaluator(saved, evaluator, path)
     request = make_plays_request(
         saved["position"], saved["dice"], saved["trials"], tuple(saved["players"]), saved["seed"],
         saved["rules"], plays=saved["plays"], stop_when_decided=saved["stop"],
@@ -475,6 +496,7 @@ def request_from_checkpoint(doc: dict[str, Any], reply_filter: object = None) ->
         truncate=saved["truncate"], cache_dir=saved.get("cache_dir"), cubeful=saved["cubeful"],
         max_cube=saved["max_cube"], vr=saved["vr"], weights=saved.get("weights"),
         reply_filter=saved_reply_filter(saved) if reply_filter is None else reply_filter,
+        evaluator=kind,
     )
     equities = saved.get("screen_equities") or [None] * len(request.candidates)
     candidates = tuple(Candidate(c.play, c.board, c.position_id, e)

@@ -25,7 +25,7 @@ from ..run.driver import ProgressCallback, run_job
 from .rollout_result import RolloutResult, build_result
 from ..run.progress import RolloutProgress
 from .rollout_chunks import ChunkResult, DEFAULT_CHUNK_SIZE, DEFAULT_MOVE_FILTER, FIGURES, RolloutChunk, Tally, Totals, chunk_seed, figures, figures_from_moments, merge, prepare_chunk, run_chunk
-from .rollout_request import RolloutRequest, chunk_games, make_chunk, make_request, plan_chunks, saved_identity, saved_reply_filter
+from .rollout_request import RolloutRequest, chunk_games, make_chunk, make_request, plan_chunks, resumed_evaluator, saved_identity, saved_reply_filter
 
 __all__ = [
     "run_rollout",
@@ -67,8 +67,10 @@ def read_checkpoint(path: str | os.PathLike) -> dict[str, Any]:
 
 
 def request_from_checkpoint(doc: dict[str, Any], **overrides: Any) -> RolloutRequest:
-    """The request saved in a checkpoint document, with the given settings replaced (None: kept)."""
+    """The request saved in a checkpoint document, with the given settings replaced (None: kept);
+    its evaluator is the saved one (``evaluator`` overridden by another: ValueError)."""
     req = doc["request"]
+    overrides["evaluator"] = resumed_evaluator(req, overrides.get("evaluator"))
     args = dict(
         position=req["position"],
         trials=req["trials"],
@@ -113,7 +115,7 @@ def _completed_from_checkpoint(
 #: Identity keys that only some requests carry (so that older checkpoints still match).
 _OPTIONAL_KEYS = ("cubeful", "max_cube", "vr", "truncate_plies", "move_filter", "reply_filter",
                   "game", "game_rules",
-                  "weights_sha256")
+                  "weights_sha256", "evaluator")
 
 
 class RolloutJob:

@@ -25,12 +25,12 @@ from ..run.plans import MissingIndices, UnitPlan, part_size, parts
 from ..play.players import needs_net
 from .cubeful import DEFAULT_MAX_CUBE, check_max_cube, cube_branches
 from ..play.match_bearoff import REGION_CHECKERS
-from ..play.neural import NetChoice, choose_net
+from ..play.neural import NetChoice, check_evaluator, choose_net
 from ..game.position import GameContext, Position
 from ..rules import Rules, game_rules, get_rules, option_names
 from ..variants.games import uses_variant_net, variant_player_ids
 from ..variants.movegen import GAME_CODES, core_options, require_variant_in_progress
-from ..variants.neural import choose_variant_net
+from ..variants.neural import check_variant_evaluator, choose_variant_net
 from ..variants.position import GAMES, variant_position
 from .rollout_chunks import DEFAULT_CHUNK_SIZE, DEFAULT_MOVE_FILTER, DEFAULT_REPLY_FILTER, EXACT_REPLIES, RolloutChunk, chunk_seed, money_branches
 
@@ -173,6 +173,7 @@ def make_request(
     move_filter: object = None,
     weights: str | os.PathLike | None = None,
     reply_filter: object = None,
+    evaluator: str | None = None,
 ) -> RolloutRequest:
     """Validate the arguments of a rollout; raise ValueError / InvalidPositionError precisely.
 
@@ -184,11 +185,15 @@ def make_request(
     ``ply``, ``vr``, ``truncate_plies``, ``move_filter`` and ``reply_filter`` are the expert settings of the
     neural players described in ``parallel.rollout`` (Plakoto and Fevga take ``ply`` and
     ``weights`` only); ``weights``, a weights file for their net instead of the shipped one
-    (a Plakoto / Fevga net for those games; ValueError if the rollout uses no net).
+    (a Plakoto / Fevga net for those games; ValueError if the rollout uses no net);
+    ``evaluator``: how the net values positions, ``"float32"`` (None: the default, the
+    reference) or ``"int16"`` (faster; ``neural.EVALUATORS``), kept in the checkpoint and
+    noted in the result (not for Plakoto / Fevga, whose nets have no int16 evaluator).
     """
     if game is None and game_rules is not None:
         raise ValueError("game_rules are the options of Plakoto or Fevga: give game too")
     if game is not None:
+        check_variant_evaluator(game, evaluator)
         given = [k for k, v in (("vr", vr), ("truncate_plies", truncate_plies),
                                 ("move_filter", move_filter),
                                 ("reply_filter", reply_filter is not None))  # 0: the exact search
@@ -239,7 +244,8 @@ def make_request(
     filt = check_move_filter(move_filter)
     replies = check_reply_filter(reply_filter)
     notes += reply_filter_notes(replies)
-    net = choose_net(weights, needed=neural or use_vr or bool(cut))
+    net = choose_net(weights, needed=neural or use_vr or bool(cut), evaluator=evaluator)
+    notes += evaluator_notes(net)
     if branches is not None and truncate and not money_branches(branches):
         notes.append(f"cubeful in a match: games stop once both sides have at most "
                      f"{REGION_CHECKERS} checkers left, all on points 1-6, and count the exact "
@@ -411,6 +417,41 @@ def reply_filter_notes(replies: tuple[int, float]) -> list[str]:
                 "slower than the default pre-filter)"]
     return [f"the 1-ply players' replies pre-filtered: the best {replies[0]} plays of each roll "
             f"by the pruning net valued by the net (not the default {DEFAULT_REPLY_FILTER[0]})"]
+
+
+#: The note of a run whose net values positions by the int16 evaluator.
+INT16_NOTE = ("positions valued by the int16 evaluator (faster), whose probabilities differ "
+              "from the float32 reference by about 1e-3 (docs/performance.md)")
+
+
+def evaluator_notes(net: NetChoice | None) -> list[str]:
+    """The notes of a run whose net (``choose_net``'s choice) values positions by the int16
+    evaluator; none for the float32 one (the default, the reference) or a run without a net."""
+    return [INT16_NOTE] if net is not None and net.evaluator == "int16" else []
+
+
+def saved_evaluator(saved: dict[str, Any]) -> str:
+    """The evaluator a checkpoint's saved request valued positions by: its ``evaluator``
+    (saved only when not float32, ``NetChoice.checkpoint_keys``), else float32 (checkpoints
+    of float32 runs, and those from before the int16 evaluator, carry none)."""
+    return str(saved.get("evaluator") or "float32")
+
+
+def resumed_evaluator(saved: dict[str, Any], asked: object = None,
+                      path: str | os.PathLike | None = None) -> str:
+    """The evaluator a run resumed from a checkpoint (its saved request ``saved``, read from
+    ``path``) values positions by: the saved one (``saved_evaluator``) when ``asked`` is None;
+    ValueError if another is asked for (the numbers would not be the run's). One rule for
+    rollouts, candidate plays, openings and matches."""
+    kept = saved_evaluator(saved)
+    if asked is None:
+        return kept
+    kind = check_evaluator(asked)
+    if kind != kept:
+        where = f"checkpoint {os.fspath(path)}" if path is not None else "the checkpoint"
+        raise ValueError(f"{where} is of a run valued by the {kept} evaluator, not {kind}: "
+                         f"resume it with evaluator {kept} (or none, which keeps it)")
+    return kind
 
 
 def reply_filter_identity(replies: Sequence[Any], players: Sequence[str],

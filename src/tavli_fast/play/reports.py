@@ -19,7 +19,7 @@ from ..errors import check_dice
 from ..game.position import BAR, OFF, Position
 from ..game.resolve import resolve_position
 from ..variants import require_variant_in_progress, variant_play_notation
-from ..variants.neural import evaluate_variant, variant_net
+from ..variants.neural import check_variant_evaluator, evaluate_variant, variant_net
 from ..variants.position import variant_position
 from ..variants.text import variant_text
 from .cube import CubeDecision, cube_decision, gammon_prices
@@ -35,14 +35,17 @@ NET_OUTPUTS = ("win", "win_gammon", "win_backgammon", "lose_gammon", "lose_backg
 VARIANT_OUTPUTS = ("win", "win_double", "win_mother", "lose_double", "lose_mother")
 
 
-def load_position(position: str, weights: str | None = None, game: str | None = None
-                  ) -> tuple[Any, Any]:
+def load_position(position: str, weights: str | None = None, game: str | None = None,
+                  kind: str | None = None) -> tuple[Any, Any]:
     """(position, net): ``position`` read as the commands read ``--position`` (of ``game`` when
-    given) and the net that values it (``weights``: a weights file, None the shipped net).
-    ValueError (InvalidPositionError, VariantIdError, NeuralNetError) for bad input."""
+    given) and the net that values it (``weights``: a weights file, None the shipped net),
+    by the evaluator ``kind`` (``neural.EVALUATORS``; None: float32; the Plakoto and Fevga
+    nets have float32 only). ValueError (InvalidPositionError, VariantIdError,
+    NeuralNetError) for bad input."""
+    check_variant_evaluator(game, kind)
     if game is None:
         pos, _ = resolve_position(position)
-        return pos, evaluator(weights)
+        return pos, evaluator(weights, kind=kind)
     text = None if position.strip().lower() == "start" else position
     pos = variant_position(game, text)
     require_variant_in_progress(pos)
@@ -80,14 +83,15 @@ def _cube(position: Position, probabilities: Probabilities) -> CubeDecision | No
 
 
 def eval_report(position: str, *, weights: str | None = None, game: str | None = None,
-                ply: int = 0) -> dict[str, Any]:
+                ply: int = 0, evaluator: str | None = None) -> dict[str, Any]:
     """``tavli-eval --json``: the net's five probabilities for the side on roll before it rolls
     (at ``ply``: 0, 1 or 2 rolls ahead), the cubeless equity and (backgammon) the cube analysis
-    and cubeful equity on them."""
+    and cubeful equity on them; ``evaluator``: how the net values positions (None: float32;
+    ``"int16"``: the int16 evaluator, backgammon only)."""
     ply = check_ply(ply)
     if game is not None and ply:
         raise ValueError(f"--ply {ply}: the {game} net evaluates at 0 ply")
-    pos, net = load_position(position, weights, game)
+    pos, net = load_position(position, weights, game, evaluator)
     if game is not None:
         p = evaluate_variant(game, pos, net)
         return {"game": game, "position_id": pos.variant_id(), "position": variant_text(pos),
@@ -104,13 +108,14 @@ def eval_report(position: str, *, weights: str | None = None, game: str | None =
 
 def hint_report(position: str, dice: tuple[int, int] | None = None, *, top: int = 5,
                 weights: str | None = None, game: str | None = None,
-                ply: int | None = None) -> dict[str, Any]:
+                ply: int | None = None, evaluator: str | None = None) -> dict[str, Any]:
     """``tavli-hint --json``: with dice (given, or an XGID's), the plays of the roll best first
     (``plays``: 0-ply equity of each, 1-ply of the ``top`` best, at ``ply`` 2 the 2-ply equity
     of the best of those, and each play's 0-ply probabilities for the mover); before the roll,
     the cube analysis (``cube``) on the probabilities at ``ply``. ``ply`` None: 1 for the
-    plays, 0 for the cube. ValueError for bad input (a finished game, top < 0, a bad ply, no
-    dice in Plakoto or Fevga)."""
+    plays, 0 for the cube. ``evaluator``: how the net values positions (None: float32;
+    ``"int16"``: the int16 evaluator, backgammon only). ValueError for bad input (a finished
+    game, top < 0, a bad ply, no dice in Plakoto or Fevga, an unknown evaluator)."""
     top = check_top(top)
     if ply is not None:
         ply = check_ply(ply)
@@ -119,7 +124,7 @@ def hint_report(position: str, dice: tuple[int, int] | None = None, *, top: int 
     if game is not None and ply not in (None, 1):
         raise ValueError(f"--ply {ply}: the {game} hint looks 0 and 1 ply ahead "
                          "(--ply is for backgammon)")
-    pos, net = load_position(position, weights, game)
+    pos, net = load_position(position, weights, game, evaluator)
     if game is not None:
         return _variant_hint(game, pos, net, dice, top)
     if dice is None and pos.context.dice is not None:

@@ -329,8 +329,9 @@ def create_app(config: ServeConfig | None = None) -> FastAPI:
         """``tavli-eval --json``: the net's probabilities, equity and cube analysis."""
         game = _game(body)
         ply = {} if body.ply is None else {"ply": body.ply}
-        return JSONResponse(await _computed(lambda: eval_report(body.position, game=game, **ply),
-                                            inline=not body.ply))
+        return JSONResponse(await _computed(
+            lambda: eval_report(body.position, game=game, evaluator=body.evaluator, **ply),
+            inline=not body.ply))
 
     @app.post("/v1/hint", response_class=JSONResponse)
     async def hint(body: HintBody) -> JSONResponse:
@@ -339,7 +340,8 @@ def create_app(config: ServeConfig | None = None) -> FastAPI:
         dice = parse_dice(body.dice) if body.dice is not None else None
         top = {} if body.top is None else {"top": body.top}
         return JSONResponse(await _computed(
-            lambda: hint_report(body.position, dice, game=game, ply=body.ply, **top),
+            lambda: hint_report(body.position, dice, game=game, ply=body.ply,
+                                evaluator=body.evaluator, **top),
             inline=body.ply == 0 and game is None))
 
     @app.post("/v1/rollouts", status_code=202)

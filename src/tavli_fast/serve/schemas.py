@@ -15,6 +15,10 @@ from pydantic import BaseModel, ConfigDict, Field, StrictInt
 __all__ = ["EvalBody", "HintBody", "RolloutBody", "OpeningsBody"]
 
 Rules = Literal["backgammon", "portes", "plakoto", "fevga"]
+#: ``--evaluator``: how the backgammon / Portes net values positions (``neural.EVALUATORS``,
+#: checked by the API it is passed to: another value is a 400 with its one-line message).
+_EVALUATOR = ("as --evaluator: float32 (default, the reference) or int16 (faster, "
+              "probabilities within about 0.005; backgammon / Portes only)")
 Dice = str | list[int]
 Count = int | float
 
@@ -33,6 +37,7 @@ class EvalBody(_Body):
     game: Literal["plakoto", "fevga"] | None = Field(None, description="as tavli-eval --game")
     ply: StrictInt | None = Field(None, description="as tavli-eval --ply: rolls the net looks "
                                   "ahead, 0 (default), 1 or 2 (backgammon; Plakoto and Fevga: 0)")
+    evaluator: str | None = Field(None, description=_EVALUATOR)
 
 
 class HintBody(EvalBody):
@@ -73,6 +78,7 @@ class RolloutBody(_Body):
     filter_candidates: int | None = None
     filter_window: float | None = None
     reply_filter: int | None = None
+    evaluator: str | None = Field(None, description=_EVALUATOR)
     candidates: int | None = None
     plays: str | None = None
     stop_when_decided: float | None = Field(None, gt=0)
@@ -100,3 +106,4 @@ class OpeningsBody(_Body):
     no_bearoff: bool = False
     no_truncate: bool = False
     vr: bool | None = None
+    evaluator: str | None = Field(None, description=_EVALUATOR)

@@ -31,7 +31,7 @@ import numpy as np
 from .. import _core
 from ..checks import check_regular_file
 from ..run.atomic import atomic_file
-from ..play.neural import NetChoice, NeuralNetError, installed_net, weights_checksum
+from ..play.neural import NetChoice, NeuralNetError, check_evaluator, installed_net, weights_checksum
 from .position import VariantPosition, variant_position
 from .movegen import GAME_CODES, game_name, require_variant_in_progress
 
@@ -46,6 +46,7 @@ __all__ = [
     "default_variant_net",
     "variant_net",
     "choose_variant_net",
+    "check_variant_evaluator",
     "variant_net_of_choice",
     "evaluate_variant",
 ]
@@ -186,6 +187,17 @@ def choose_variant_net(game: str, weights: str | os.PathLike | None = None,
     path = os.path.abspath(variant_weights_file(weights))  # workers may run elsewhere
     meta = load_variant_net(path, game)[1]
     return NetChoice(path, str(meta.get("version")), str(meta["sha256"]))
+
+
+def check_variant_evaluator(game: object, evaluator: object) -> None:
+    """ValueError for an evaluator other than float32 asked of a Plakoto / Fevga run or
+    command (``game``; None: backgammon / Portes, where any of ``neural.EVALUATORS`` goes):
+    the int16 evaluator is for the backgammon / Portes net, these nets have none. An unknown
+    evaluator is refused too (``neural.check_evaluator``)."""
+    kind = check_evaluator(evaluator)
+    if game is not None and kind != "float32":
+        raise ValueError(f"evaluator {kind}: the {kind} evaluator is for the backgammon / Portes "
+                         f"net, not {game}'s (its net is valued by float32 only)")
 
 
 def variant_net_of_choice(game: str, choice: NetChoice | None) -> _core.VariantNet:
