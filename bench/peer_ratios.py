@@ -1,9 +1,10 @@
 """Our net and rollouts side by side with GNU Backgammon's and bgsage's, as ratios in one run.
 
-    python bench/peer_ratios.py [--repeats 3] [--trials0 1296] [--trials0-vr 144]
+    python bench/peer_ratios.py [--repeats 3] [--trials0 1296] [--trials0-vr 576]
                                 [--trials1 72] [--trials1-vr 72] [--positions 100000]
                                 [--parts evals,0ply,1ply] [--peer-filter default|ours]
                                 [--gnubg-onesided] [--skip gnubg|bgsage]
+                                [--evaluator float32|int16]
 
 Issue 54's targets, measured in one run on one machine: neural 0-ply rollouts >= 8 x GNU
 Backgammon's 0-ply rollouts and neural-1ply >= 20 x its 1-ply; against bgsage (a peer engine
@@ -104,21 +105,25 @@ def cpu_timed(run: Callable[[], object]) -> tuple[object, dict]:
 class Ours:
     def __init__(self, options: dict):
         import tavli_fast
-        from tavli_fast.play.neural import default_net
+        from tavli_fast.play.neural import evaluator
 
         self.tf = tavli_fast
-        self.net = default_net()
+        self.kind = options.get("evaluator", "float32")
+        self.net = evaluator(kind=self.kind)
 
     def info(self) -> dict:
-        r = self.tf.rollout(START_ID, 2, players="neural", seed=1, jobs=1, vr=False)
-        return {"version": f"{self.tf.__version__} (net {getattr(r.net, 'version', r.net)})",
+        r = self.tf.rollout(START_ID, 2, players="neural", seed=1, jobs=1, vr=False,
+                            evaluator=self.kind)
+        return {"version": f"{self.tf.__version__} (net {getattr(r.net, 'version', r.net)}, "
+                           f"{self.kind} evaluator)",
                 "settings": "rollout(..., players='neural', jobs=1), quasi-random first two rolls, "
                             "truncation at the two-sided bear-off database (9 checkers), "
                             f"1-ply move filter {OUR_FILTER}, vr: the 0-ply net over the 21 rolls"}
 
     def rollout(self, ply: int, vr: bool, trials: int, seed: int) -> dict:
         r, out = cpu_timed(lambda: self.tf.rollout(START_ID, trials, players="neural", ply=ply,
-                                                    vr=vr, seed=seed, jobs=1))
+                                                    vr=vr, seed=seed, jobs=1,
+                                                    evaluator=self.kind))
         equity, se = (r.vr["equity"], r.vr["se"]["equity"]) if vr else (r.equity, r.se["equity"])
         out.update(games=r.games, equity=equity, se=se, plies=r.mean_plies)
         return out
@@ -387,8 +392,9 @@ def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--repeats", type=int, default=3, help="timed runs per figure (median)")
     ap.add_argument("--trials0", type=int, default=1296, help="games of a 0-ply rollout, plain")
-    ap.add_argument("--trials0-vr", type=int, default=144,
-                    help="games of a 0-ply rollout, luck-adjusted")
+    ap.add_argument("--trials0-vr", type=int, default=576,
+                    help="games of a 0-ply rollout, luck-adjusted (144 was too few for a "
+                    "stable ratio: about a CPU-second of ours)")
     ap.add_argument("--trials1", type=int, default=72, help="games of a 1-ply rollout, plain")
     ap.add_argument("--trials1-vr", type=int, default=72,
                     help="games of a 1-ply rollout, luck-adjusted")
@@ -403,6 +409,8 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--gnubg-onesided", action="store_true",
                     help="let gnubg stop cubeless games at its one-sided bear-off database "
                          "(its default)")
+    ap.add_argument("--evaluator", choices=("float32", "int16"), default="float32",
+                    help="our net's evaluator (docs/performance.md, the int16 evaluator)")
     ap.add_argument("--skip", action="append", default=[], choices=("gnubg", "bgsage"),
                     help="leave an engine out")
     ap.add_argument("--worker", choices=ENGINES, help=argparse.SUPPRESS)
@@ -424,7 +432,8 @@ def main(argv: list[str] | None = None) -> int:
 
     command = shlex.join(["python", "bench/peer_ratios.py",
                           *(sys.argv[1:] if argv is None else argv)])
-    options = {"peer_filter": args.peer_filter, "gnubg_onesided": args.gnubg_onesided}
+    options = {"peer_filter": args.peer_filter, "gnubg_onesided": args.gnubg_onesided,
+               "evaluator": args.evaluator}
     names, skipped = [], {}
     for name in ENGINES:
         if name in args.skip:
