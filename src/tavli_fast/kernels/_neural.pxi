@@ -151,7 +151,7 @@ ctypedef struct NeuralNetC:
     # pre-filter may rank a roll's plays by (_nn_prefilter.pxi).  It has no race net,
     # databases or pruning net of its own.
     const NeuralNetC* prune
-    # The int16 evaluator's weights (_nnquant.h; NeuralNet.quantised()), or NULL: the rows of
+    # The int16 evaluator's weights (_nnquant.h; NeuralNet.as_quantised()), or NULL: the rows of
     # fw1 at TQ_SCALE, and w2 as int16 with out = sigmoid(qs2inv[o] * sum + b2[o]).
     const short* qw1
     const short* qw2

@@ -1,7 +1,8 @@
 # Single-precision vector kernels of the fast neural evaluator (_neural.pxi): the
 # hidden-layer row sums, a fast sigmoid, and the output layer fused with the hidden
 # sigmoids; and the hand features' counts over the 21 rolls (integers, one roll a lane
-# with AVX2).  Included by _neural.pxi; the kernels themselves are in _nnkernel.h.
+# with AVX2).  Included by _neural.pxi; the kernels themselves are in _nnkernel.h, and the
+# opt-in int16 evaluator's (NeuralNet.as_quantised) in _nnquant.h.
 #
 # The hidden units are taken 32 at a time (16 for a remainder), their sums held in
 # registers while the rows of all the active inputs are added, then passed through the
