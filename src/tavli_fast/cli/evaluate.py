@@ -21,8 +21,9 @@ them in a match (also the plays chosen inside the look-ahead).
 ``tavli-rollout --dice`` does (``cli/plays.py``; ``--reply-filter KEEP``: its ``neural-1ply``
 players' pre-filter of replies, as there).
 ``--weights FILE`` uses another weights file than the shipped one; ``--evaluator int16``
-values positions by the int16 evaluator (the hint and ``--rollout`` alike; backgammon only). ``--game plakoto|fevga``
-values a position of that game by its net instead (``cli/variant_evaluate.py``).
+values positions by the int16 evaluator (the hint and ``--rollout`` alike; backgammon
+only). ``--game plakoto|fevga`` values a position of that game by its net instead
+(``cli/variant_evaluate.py``).
 
 Exit status: 0 ok; 2 bad usage or bad input, an unusable weights file included (one line on
 stderr).
@@ -39,8 +40,8 @@ from ..jobs.plays import DEFAULT_TRIALS
 from ..play.reports import NET_OUTPUTS as FIGURES
 from ..play.reports import eval_report, hint_report
 from . import (OneLineParser, UsageError, add_executor_options, add_force_option,
-               add_evaluator_option, add_reply_filter_option, entry_point, executor_settings, parse_count, parse_dice,
-               print_error, print_plays, run_command)
+               add_evaluator_option, add_reply_filter_option, entry_point, executor_settings,
+               parse_count, parse_dice, print_error, print_plays, run_command)
 from .plays import add_plays_options, run_plays
 from .rollout import _seed
 from .variant_evaluate import print_variant_eval, print_variant_hint
