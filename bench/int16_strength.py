@@ -26,10 +26,8 @@ import numpy as np
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 from compare_nets import seed_range  # noqa: E402
-from strength import common_dice  # noqa: E402
+from strength import swapped_seats  # noqa: E402
 
-from tavli_fast import _core  # noqa: E402
-from tavli_fast.game.position import Position  # noqa: E402
 from tavli_fast.play import neural  # noqa: E402
 from tavli_fast.play.players import player_id  # noqa: E402
 
@@ -39,13 +37,9 @@ def play_seed(player: str, seed: int, games: int) -> np.ndarray:
     two seats' results)."""
     float_net, int16_net = neural.evaluator(kind="float32"), neural.evaluator(kind="int16")
     who = player_id(player)
-    dice = common_dice(games, seed)
-    board = Position.initial().board
-    first, second = np.zeros(games), np.zeros(games)
-    for out, nets in ((first, (int16_net, float_net)), (second, (float_net, int16_net))):
-        _core.run_games(board, games, who, who, seed, True, True, dice, float_net.bearoff, True,
-                        per_game_equity=out, net=float_net, player_nets=nets)
-    return (first - second) / 2
+    return swapped_seats(games, seed, ((who, who, {"player_nets": (int16_net, float_net)}),
+                                       (who, who, {"player_nets": (float_net, int16_net)})),
+                         float_net.bearoff, float_net)[0]
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -28,9 +28,8 @@ import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from strength import common_dice  # noqa: E402
+from strength import swapped_seats  # noqa: E402
 
-from tavli_fast import _core  # noqa: E402
 from tavli_fast.game.position import Position  # noqa: E402
 from tavli_fast.play.players import game_resources, player_id  # noqa: E402
 
@@ -60,15 +59,11 @@ def paired(resources, keep: int, games: int, seed: int,
     """(points a game of neural-1ply with the pre-filter `keep` by `estimator` against the
     exact one, SE, CPU seconds)."""
     one = player_id("neural-1ply")
-    dice = common_dice(games, seed)
-    board = Position.initial().board
-    first, second = np.zeros(games), np.zeros(games)
     filtered, exact = (keep, 0.0, estimator), (0, 0.0)
     start = time.process_time()
-    for out, filters in ((first, (filtered, exact)), (second, (exact, filtered))):
-        _core.run_games(board, games, one, one, seed, True, True, dice, resources["bearoff"], True,
-                        per_game_equity=out, net=resources["net"], reply_filter=filters)
-    diff = (first - second) / 2
+    diff, _ = swapped_seats(games, seed, ((one, one, {"reply_filter": (filtered, exact)}),
+                                          (one, one, {"reply_filter": (exact, filtered)})),
+                            resources["bearoff"], resources["net"])
     return (float(diff.mean()), float(diff.std(ddof=1) / math.sqrt(games)),
             time.process_time() - start)
 

@@ -90,24 +90,34 @@ def _mean_se(x: np.ndarray) -> tuple[float, float]:
     return float(x.mean()), float(x.std(ddof=1) / math.sqrt(len(x)))
 
 
+def swapped_seats(n_games: int, seed: int, seats, tables, net=None):
+    """Each of ``n_games`` common dice sequences played twice from the start, once in each
+    seating of ``seats``: two (player0, player1, run_games keywords), the second the first
+    with the seats swapped. Returns (per sequence, half the difference of player 0's results
+    in the two: the points a game of the first seating's player 0; the two runs' counts)."""
+    dice = common_dice(n_games, seed)
+    board = Position.initial().board
+    equities, counts = [], []
+    for player0, player1, keywords in seats:
+        out = np.zeros(n_games)
+        c, _ = _core.run_games(board, n_games, player0, player1, seed, True, True, dice, tables,
+                               True, per_game_equity=out, net=net, **keywords)
+        equities.append(out)
+        counts.append(c)
+    return (equities[0] - equities[1]) / 2, counts
+
+
 def paired_match(player: str, opponent: str, n_games: int, seed: int, net=None) -> dict:
     """ppg of `player` against `opponent` over n_games dice sequences, each played twice
     (`net`: the neural players' net, default the shipped one)."""
     a, b = player_id(player), player_id(opponent)
     if net is None and needs_net((a, b)):
         net = default_net()
-    tables = default_database().tables
-    dice = common_dice(n_games, seed)
-    board = Position.initial().board
-    eq_first = np.zeros(n_games)
-    eq_second = np.zeros(n_games)
     t0 = time.perf_counter()
-    counts_first, _ = _core.run_games(board, n_games, a, b, seed, True, True, dice, tables, True,
-                                      per_game_equity=eq_first, net=net)
-    counts_second, _ = _core.run_games(board, n_games, b, a, seed, True, True, dice, tables, True,
-                                       per_game_equity=eq_second, net=net)
+    diff, (counts_first, counts_second) = swapped_seats(
+        n_games, seed, ((a, b, {}), (b, a, {})), default_database().tables, net)
     elapsed = time.perf_counter() - t0
-    ppg, se = _mean_se((eq_first - eq_second) / 2)
+    ppg, se = _mean_se(diff)
     wins = int(counts_first[:3].sum() + counts_second[3:6].sum())
     return {
         "player": player, "opponent": opponent, "games": 2 * n_games, "seed": seed,
