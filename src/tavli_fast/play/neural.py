@@ -391,15 +391,16 @@ def choose_net(weights: str | os.PathLike | None = None, needed: bool = True,
                 raise ValueError(f"{what} for the net, and this run uses none (no neural "
                                  "player, no variance reduction, no truncate_plies)")
         return None
-    if kind == "int16":
-        quantised(_load_default()[0])   # ValueError now if the net cannot take it
     if weights is None:
+        if kind == "int16":
+            quantised(_load_default()[0])   # ValueError now if it cannot; kept for the run
         info = default_net_info()
         return NetChoice(None, str(info.get("version")), str(info["sha256"]), kind)
     path = os.path.abspath(weights_file(weights))  # workers may run elsewhere in the tree
     net, meta = load_net(path)
     if kind == "int16":
-        quantised(net)
+        net.as_quantised()   # ValueError now if this net cannot take it (a copy not kept:
+                             # `net` is a fresh load, which a memo would keep for good)
     return NetChoice(path, str(meta.get("version")), str(meta["sha256"]), kind)
 
 
