@@ -25,6 +25,18 @@ FILTERS_2PLY = ((NN_1PLY_CANDIDATES, NN_1PLY_WINDOW), (NN_2PLY_CANDIDATES, NN_2P
 MAX_PLY = 2                                 # the deepest search
 INPUT_COUNTS = (NN_BASE_INPUTS, NN_V2_INPUTS, NN_EXTRA_INPUTS, NN_INPUTS)   # a net's input sizes
 
+
+def set_look_bound(bint enabled):
+    """Whether the 1-ply player's looks at its later candidates stop once they cannot beat
+    the best (nn_1ply_equity_above; on by default, the same choices and numbers either
+    way).  Returns the previous setting.  For the tests and benchmarks that compare the
+    two: it is process-wide, so set it only where no game is being played."""
+    global nn_look_bound
+    previous = nn_look_bound
+    nn_look_bound = enabled
+    return previous
+
+
 cdef class NeuralNet:
     """A neural evaluator whose weights this object owns (float64, C order), with the
     C view `&net.c` for nogil code.

@@ -185,6 +185,43 @@ cdef double nn_play_estimate(const NeuralNetC* net, const NNBase* base, NNSlope*
     return nn_equity_priced(p, s.prices)
 
 
+cdef bint nn_reply_cut(const NeuralNetC* net, const NNBase* base, NNSlope* s,
+                       const Board* plays, int n, const double* prices, const ReplyFilter* rf,
+                       float* est, float* cut, int* first) noexcept nogil:
+    """Whether the pre-filter `rf` sorts out some of plays[0:n] (NULL or keep 0: none; nor
+    when there are no more plays than it keeps).  If so, est[i] receives play i's estimate,
+    `cut` the least estimate kept (the keep-th best less rf.margin: the plays whose estimate
+    is below it are left out) and `first` the index of the best estimate (the first of
+    equals).  `s` is prepared on first use (its `ready` cleared by the caller for each base;
+    one caller's filter is the same for all the rolls of a base)."""
+    cdef float top[NN_MAX_CANDIDATES + 1]
+    cdef int i, j, m = 0, keep
+    cdef float v
+    if rf == NULL or rf.keep <= 0 or n <= rf.keep:
+        return False
+    keep = rf.keep
+    if not s.ready or s.prices != prices:
+        nn_estimate_prepare(net, base, prices, rf.estimator, s)
+    # The keep best estimates, kept sorted in a short list.
+    first[0] = 0
+    for i in range(n):
+        v = <float>nn_play_estimate(net, base, s, &plays[i])
+        est[i] = v
+        if v > est[first[0]]:
+            first[0] = i
+        if m == keep and v <= top[m - 1]:
+            continue
+        j = m if m < keep else m - 1
+        while j > 0 and top[j - 1] < v:
+            top[j] = top[j - 1]
+            j -= 1
+        top[j] = v
+        if m < keep:
+            m += 1
+    cut[0] = top[keep - 1] - <float>rf.margin
+    return True
+
+
 cdef int nn_best_reply_probs(const NeuralNetC* net, const NNBase* base, NNSlope* s,
                              const Board* plays, int n, double* best_probs,
                              const double* prices, const ReplyFilter* rf,
@@ -193,35 +230,14 @@ cdef int nn_best_reply_probs(const NeuralNetC* net, const NNBase* base, NNSlope*
     net): the plays whose estimates are the best rf.keep, or within rf.margin of the
     keep-th, are valued by the net (in their order), and the best of them by the net is
     returned, its probabilities in best_probs.  The estimator is rf.estimator's
-    (nn_estimate_prepare); `s` is prepared on first use (its `ready` cleared by the caller
-    for each base; one caller's filter is the same for all the rolls of a base).  `memo`
-    (NULL: none): the probabilities of the base's plays another roll of the same table
-    has valued (_nn_cache.pxi: the same numbers)."""
+    (nn_reply_cut).  `memo` (NULL: none): the probabilities of the base's plays another
+    roll of the same table has valued (_nn_cache.pxi: the same numbers)."""
     cdef float est[MAX_RESULTS]
-    cdef float top[NN_MAX_CANDIDATES + 1]
-    cdef int i, j, m = 0, keep, best = 0
-    cdef bint filtered = rf != NULL and rf.keep > 0 and n > rf.keep
-    cdef float v, cut
+    cdef float cut
+    cdef int i, first, best = 0
+    cdef bint filtered = nn_reply_cut(net, base, s, plays, n, prices, rf, est, &cut, &first)
     cdef double e, best_v = -1e300
     cdef double p[NN_OUTPUTS]
-    if filtered:
-        keep = rf.keep
-        if not s.ready or s.prices != prices:
-            nn_estimate_prepare(net, base, prices, rf.estimator, s)
-        # The keep best estimates, kept sorted in a short list.
-        for i in range(n):
-            v = <float>nn_play_estimate(net, base, s, &plays[i])
-            est[i] = v
-            if m == keep and v <= top[m - 1]:
-                continue
-            j = m if m < keep else m - 1
-            while j > 0 and top[j - 1] < v:
-                top[j] = top[j - 1]
-                j -= 1
-            top[j] = v
-            if m < keep:
-                m += 1
-        cut = top[keep - 1] - <float>rf.margin
     for i in range(n):
         if filtered and est[i] < cut:
             continue

@@ -168,6 +168,115 @@ cdef double neural_1ply_equity(const NeuralNetC* net, MoveGen* g, const Board* a
     return nn_equity_priced(mine, prices)
 
 
+# The 1-ply look of a candidate that is not the best so far needs no exact value: only
+# whether it beats the best.  Each roll's best-estimated reply valued first bounds it (the
+# opponent's best reply of a roll is at least that reply, so the mover's equity, the mean
+# of the rows, is at most the mean with those), and the other kept replies are valued roll
+# by roll only while the bound still beats the best (nn_1ply_equity_above).
+cdef bint nn_look_bound = True    # off only to compare (_core.set_look_bound)
+
+cdef enum:
+    NN_LOOK_CAP = 24            # kept replies of a roll held back; a roll keeping more is
+                                # valued whole at once
+
+ctypedef struct NNLook:
+    Board held[NN_ROLLS][NN_LOOK_CAP]   # the kept replies of each roll not yet valued
+    int index[NN_ROLLS][NN_LOOK_CAP]    # their indices among the roll's plays
+    int n_held[NN_ROLLS]
+    int best[NN_ROLLS]                  # the index of the roll's best reply so far
+    double best_e[NN_ROLLS]             # and its equity (for the opponent)
+    NNMemo memo
+
+
+cdef inline void _nn_look_offer(NNLook* look, int r, int i, const double* p, double e,
+                                double* row) noexcept nogil:
+    """Reply i of roll r, valued: it becomes the roll's row if it is better than the row's
+    reply, or as good and before it (nn_best_reply_probs takes the first of equals)."""
+    if e > look.best_e[r] or (e == look.best_e[r] and i < look.best[r]):
+        look.best_e[r] = e
+        look.best[r] = i
+        memcpy(row, p, NN_OUTPUTS * sizeof(double))
+
+
+cdef double nn_1ply_equity_above(const NeuralNetC* net, MoveGen* g, const Board* after,
+                                 double* table, const ReplyFilter* rf, double floor,
+                                 NNLook* look) noexcept nogil:
+    """neural_1ply_equity(net, g, after, table, NULL, NULL, rf) (money: the bound needs the
+    opponent to choose by the mover's equity) when that is above `floor`, to the same
+    bits and with the same table; otherwise some value at most `floor` (the table then
+    incomplete), with fewer evaluations: every roll's reply with the best estimate first
+    (any one of the kept replies when none is estimated), then the other kept replies
+    roll by roll, the rolls of weight 2 first, stopping as soon as the mover's equity with
+    the rows so far (each row only rises as replies are valued, so this bounds the value
+    from above) is at most `floor`."""
+    cdef Board opp
+    cdef NNBase base
+    cdef NNSlope slope
+    cdef double local[NN_ROLLS * NN_OUTPUTS]
+    cdef double* t = table if table != NULL else local
+    cdef double* row
+    cdef double p[NN_OUTPUTS]
+    cdef float est[MAX_RESULTS]
+    cdef float cut
+    cdef double v
+    cdef int d1, d2, r, n, i, k, first, pass_
+    cdef bint filtered, whole
+    if after.c[0][OFF] == 15:
+        return neural_1ply_equity(net, g, after, table, NULL, NULL, rf)
+    t[0] = -1.0
+    memcpy(opp.c[0], after.c[1], 26)
+    memcpy(opp.c[1], after.c[0], 26)
+    slope.ready = False
+    nn_memo_reset(&look.memo)
+    nn_base_prepare(net, &opp, &base)
+    for d1 in range(1, 7):
+        for d2 in range(d1, 7):
+            r = nn_roll_index(d1, d2)
+            row = t + r * NN_OUTPUTS
+            n = generate_plays(g, &opp, d1, d2)
+            if n < 0:       # as neural_1ply_equity: the 0-ply value, no table
+                t[0] = -1.0
+                neural_after_probs(net, after, p)
+                return nn_equity(p)
+            filtered = nn_reply_cut(net, &base, &slope, g.out, n, NULL, rf, est, &cut, &first)
+            if not filtered:
+                first = 0
+            look.n_held[r] = 0
+            look.best[r] = n
+            look.best_e[r] = -1e300
+            whole = False
+            for i in range(n):
+                if (filtered and est[i] < cut) or i == first:
+                    continue
+                if look.n_held[r] == NN_LOOK_CAP:     # too many to hold: all of them now
+                    nn_best_reply_probs(net, &base, &slope, g.out, n, row, NULL, rf,
+                                        &look.memo)
+                    look.n_held[r] = 0
+                    whole = True
+                    break
+                look.held[r][look.n_held[r]] = g.out[i]
+                look.index[r][look.n_held[r]] = i
+                look.n_held[r] += 1
+            if not whole:
+                nn_memo_probs(&look.memo, net, &base, &g.out[first], p)
+                _nn_look_offer(look, r, first, p, nn_equity(p), row)
+    v = -nn_roll_table_equity(t)
+    for pass_ in range(2):              # the rolls of weight 2, then the doubles
+        for d1 in range(1, 7):
+            for d2 in range(d1, 7):
+                if v <= floor:
+                    return v
+                r = nn_roll_index(d1, d2)
+                if (d1 == d2) != (pass_ == 1) or look.n_held[r] == 0:
+                    continue
+                row = t + r * NN_OUTPUTS
+                for k in range(look.n_held[r]):
+                    nn_memo_probs(&look.memo, net, &base, &look.held[r][k], p)
+                    _nn_look_offer(look, r, look.index[r][k], p, nn_equity(p), row)
+                v = -nn_roll_table_equity(t)
+    return v
+
+
 cdef int neural_choose(const NeuralNetC* net, const MoveGen* g, int n,
                        const double* prices=NULL, NNMemo* memo=NULL) noexcept nogil:
     """Index of the play with the best 0-ply equity among g.out[0:n] (generated from g.root),
@@ -201,6 +310,7 @@ cdef int neural_choose_1ply(const NeuralNetC* net, const MoveGen* g, int n, Move
     cdef double table[NN_ROLLS * NN_OUTPUTS]
     cdef double p[NN_OUTPUTS]
     cdef double v, best_v
+    cdef NNLook* look
     cand[0] = 0
     if next_table != NULL:
         next_table[0] = -1.0
@@ -226,15 +336,23 @@ cdef int neural_choose_1ply(const NeuralNetC* net, const MoveGen* g, int n, Move
         # still made when the caller wants the table, the luck of the next roll).
         return best
     best_v = -1e300
+    # In money play a look need only show whether it beats the best so far.
+    look = (<NNLook*>malloc(sizeof(NNLook)) if nn_look_bound and prices == NULL
+            and reply_prices == NULL else NULL)
     for j in range(m):
         if eq[j] < eq[0] - filt.window:
             break
-        v = neural_1ply_equity(net, scratch, &g.out[cand[j]], table, prices, reply_prices, rf)
+        if look != NULL:
+            v = nn_1ply_equity_above(net, scratch, &g.out[cand[j]], table, rf, best_v, look)
+        else:
+            v = neural_1ply_equity(net, scratch, &g.out[cand[j]], table, prices,
+                                   reply_prices, rf)
         if v > best_v:
             best_v = v
             best = cand[j]
             if next_table != NULL:
                 memcpy(next_table, table, sizeof(table))
+    free(look)
     return best
 
 
