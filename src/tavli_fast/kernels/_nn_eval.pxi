@@ -167,10 +167,9 @@ cdef inline short tq_round(double x) noexcept nogil:
 
 
 cdef inline void tq_sums(const float* h, int hp, short* qh) noexcept nogil:
-    """Hidden sums as the int16 evaluator's (_nnquant.h: TQ_SCALE a unit)."""
-    cdef int j
-    for j in range(hp):
-        qh[j] = tq_round(<double>h[j] * 512.0)
+    """Hidden sums as the int16 evaluator's (_nnquant.h: TQ_SCALE a unit, each rounded as
+    tq_round rounds it)."""
+    tq_quantise_sums(h, hp, qh)
 
 
 ctypedef struct NNBase:

@@ -211,7 +211,9 @@ static void TF_(forward)(const float* init, const float* w1, int hp, const tf_ro
 /* y[i] = the fast sigmoid of x[i] (for the tests and benchmarks of the approximation). */
 static void TF_(sigmoid_many)(const float* x, float* y, long n) {
     float t[8];
-    for (long i = 0; i < n; i += 8) {
+    long i = 0;
+    for (; i + 8 <= n; i += 8) TF_(store)(y + i, TF_(sigmoid)(TF_(load)(x + i)));
+    for (; i < n; i += 8) {
         long m = n - i < 8 ? n - i : 8;
         for (long k = 0; k < 8; k++) t[k] = k < m ? x[i + k] : 0.0f;
         TF_(store)(t, TF_(sigmoid)(TF_(load)(t)));
