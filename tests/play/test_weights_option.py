@@ -10,6 +10,7 @@ import sys
 
 import pytest
 
+from tavli_fast.game.position import Position
 from tavli_fast.play import neural
 from tavli_fast.play.neural import (
     NeuralNetError,
@@ -168,3 +169,18 @@ def test_matches_with_a_weights_file_in_any_number_of_workers_and_resumed(tmp_pa
 def test_matches_refuse_weights_without_a_neural_player():
     with pytest.raises(ValueError, match="uses none"):
         play_matches(3, 10, players="pubeval", seed=1, jobs=1, weights=OLDER)
+
+
+@pytest.mark.parametrize("kind", neural.EVALUATORS)
+def test_an_evaluator_of_a_weights_file_is_kept_by_no_memo(kind):
+    # One per call would pile up in a server answering eval and hint requests with a file.
+    memos = (neural.with_bearoff, neural.quantised)
+    neural.evaluator(SHIPPED, kind=kind)
+    before = [m.cache_info().currsize for m in memos]
+    nets = [neural.evaluator(SHIPPED, kind=kind) for _ in range(3)]
+    assert [m.cache_info().currsize for m in memos] == before
+    assert all(n.quantised == (kind == "int16") and n.bearoff is not None for n in nets)
+    default = neural.evaluator(kind=kind)
+    assert neural.evaluator(kind=kind) is default         # the shipped net's is memoised
+    board = Position.initial().board
+    assert (nets[0].evaluate(board) == default.evaluate(board)).all()

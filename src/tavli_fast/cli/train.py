@@ -320,7 +320,7 @@ def _supervised(args: argparse.Namespace, command: str | None) -> int:
     if args.init_from and args.targets:
         # The targets' games and look-ahead value bear-offs by the databases, as the
         # players (and the shipped default) do: a net's targets do not depend on how it is named.
-        net = neural.with_bearoff(net, default_database().tables)
+        net = neural.attach_bearoff(net, default_database().tables)
     # The net that --fit trains: the race net with --race, else the net itself.
     fitted = net
     if args.fit and args.race:

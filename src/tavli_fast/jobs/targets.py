@@ -49,7 +49,7 @@ from ..run.control import Cancel, check_cancel
 from ..run.driver import ProgressCallback, run_job
 from ..run.executors import make_executor
 from ..checks import check_count, check_regular_file, check_seed
-from ..play.neural import net_arrays, net_from_arrays, weights_checksum, with_bearoff
+from ..play.neural import attach_bearoff, net_arrays, net_from_arrays, weights_checksum
 from ..run.plans import MissingIndices, UnitPlan, part_size, parts
 from ..play.players import PLAYERS, game_resources
 from ..run.progress import RolloutProgress
@@ -100,7 +100,7 @@ def targets_worker(unit: TargetsUnit) -> tuple[int, np.ndarray, np.ndarray, np.n
         _NETS.clear()
         net = net_from_arrays(unit.weights)
         if unit.bearoff:
-            net = with_bearoff(net, game_resources((PLAYERS["neural"],), True)["bearoff"])
+            net = attach_bearoff(net, game_resources((PLAYERS["neural"],), True)["bearoff"])
         _NETS[key] = net
     state = _core.rng_state(unit.seed)
     boards, outcomes = net.selfplay_positions(unit.games, state, unit.explore, True)

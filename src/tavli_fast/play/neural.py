@@ -293,10 +293,14 @@ def evaluator(weights: str | os.PathLike | None = None, kind: str = "float32") -
     the default cache, valued by the evaluator `kind` (EVALUATORS). NeuralNetError if the file
     cannot be used, ValueError for an unknown kind."""
     kind = check_evaluator(kind)
-    net = _load_default()[0] if weights is None else load_net(weights)[0]
-    if kind == "int16":
-        net = quantised(net)
-    return with_bearoff(net, default_database().tables)
+    tables = default_database().tables
+    if weights is None:
+        net = _load_default()[0]
+        return with_bearoff(quantised(net) if kind == "int16" else net, tables)
+    # A file's net is read afresh each call: memoising what is built from it would keep one
+    # net a call (a server answering requests with a weights file would grow without end).
+    net = load_net(weights)[0]
+    return attach_bearoff(net.as_quantised() if kind == "int16" else net, tables)
 
 
 #: The evaluators a net's positions can be valued by: the float32 path (the reference, the
@@ -319,14 +323,20 @@ def quantised(net: _core.NeuralNet) -> _core.NeuralNet:
     return net if net.quantised else net.as_quantised()
 
 
-@functools.cache
-def with_bearoff(net: _core.NeuralNet, tables: _core.BearoffTables) -> _core.NeuralNet:
+def attach_bearoff(net: _core.NeuralNet, tables: _core.BearoffTables) -> _core.NeuralNet:
     """`net` (with its race net, if any) and the bear-off databases `tables`, which then value
     every position where both sides are bearing off: exactly inside the two-sided database,
     by the two one-sided distributions beyond it (as gnubg values its bear-off class).
-    Memoised: the same objects give the same evaluator."""
+    A new net each call (`with_bearoff` memoises it)."""
     return _core.NeuralNet(*net.arrays(), race=net.race, bearoff=tables, prune=net.prune,
                            quantised=net.quantised)
+
+
+@functools.cache
+def with_bearoff(net: _core.NeuralNet, tables: _core.BearoffTables) -> _core.NeuralNet:
+    """`attach_bearoff`, memoised: the same objects give the same evaluator (for nets that
+    live as long as the process, such as the shipped one)."""
+    return attach_bearoff(net, tables)
 
 
 def default_net_info() -> dict:
