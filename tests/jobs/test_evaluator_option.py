@@ -32,7 +32,7 @@ from tavli_fast.jobs.plays import make_plays_request
 from tavli_fast.jobs.rollout import read_checkpoint, request_from_checkpoint
 from tavli_fast.jobs.rollout_request import make_request
 from tavli_fast.play.hint import hint
-from tavli_fast.play.neural import default_net
+from tavli_fast.play.neural import EVALUATORS, default_net
 from tavli_fast.play.reports import eval_report
 
 from helpers import pos
@@ -298,6 +298,20 @@ def test_tavli_eval_and_tavli_hint_value_by_the_int16_net(capsys):
     ranked = hint("start", 3, 1, net=default_net().as_quantised())
     assert [(p["play"], p["equity_1ply"]) for p in doc["plays"]] == [
         (r.play, r.equity_1ply) for r in ranked]
+
+
+@pytest.mark.parametrize("main, argv", [
+    (eval_main, []),
+    (hint_main, []),                                # the cube decision before the roll
+    (hint_main, ["--dice", "31"]),                  # the plays of a roll
+], ids=["eval", "hint-cube", "hint-plays"])
+def test_tavli_eval_and_tavli_hint_name_their_evaluator(main, argv, capsys):
+    for kind in EVALUATORS:
+        assert command(main, ["--position", "start", *argv, "--json", "--evaluator", kind]) == 0
+        assert json.loads(capsys.readouterr().out)["evaluator"] == kind
+        assert command(main, ["--position", "start", *argv, "--evaluator", kind]) == 0
+        heading = capsys.readouterr().out.splitlines()[0]
+        assert ("int16 evaluator" in heading) == (kind == "int16"), heading
 
 
 ALL = {**SMALL, "tavli-eval": (eval_main, ["--position", "start"]),

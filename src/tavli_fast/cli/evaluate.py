@@ -96,7 +96,8 @@ def eval_main(argv: Sequence[str] | None = None) -> int:
     elif args.game:
         print_variant_eval(args.game, report)
     else:
-        print(f"Position ID {report['position_id']} (side on roll, before rolling; {args.ply}-ply)")
+        print(f"Position ID {report['position_id']} (side on roll, before rolling; {args.ply}-ply"
+              f"{_by(report)})")
         for k in FIGURES:
             print(f"  {k:<16} {report[k]:8.4f}")
         print(f"  {'equity':<16} {report['equity']:+8.4f}   cubeless, money")
@@ -188,7 +189,7 @@ def hint_main(argv: Sequence[str] | None = None) -> int:
     elif args.game:
         print_variant_hint(args.game, report)
     elif "cube" in report:
-        print(f"Position ID {report['position_id']}   {report['xgid']}")
+        print(f"Position ID {report['position_id']}   {report['xgid']}{_by(report)}")
         print_cube(report["cube"], report["ply"])
     else:
         _print_ranked(report)
@@ -200,7 +201,12 @@ def _print_ranked(report: dict) -> None:
     basis = ("at the score's gammon prices" if report["gammon_prices"] else "money")
     d1, d2 = report["dice"]
     print_plays(f"Position ID {report['position_id']}, dice {d1}{d2} "
-                f"(cubeless equity for the mover, {basis})", report["plays"])
+                f"(cubeless equity for the mover, {basis}{_by(report)})", report["plays"])
+
+
+def _by(report: dict) -> str:
+    """The evaluator named in a text report when it is not the default float32 one."""
+    return ", int16 evaluator" if report.get("evaluator") == "int16" else ""
 
 
 def _print_hint_first(args) -> None:

@@ -98,7 +98,7 @@ def eval_report(position: str, *, weights: str | None = None, game: str | None =
                 **p.to_dict(), "board": board_report(pos, game)}
     probabilities = probabilities_at(pos, net, ply)
     cube = _cube(pos, probabilities)
-    return {"position_id": pos.position_id(), "ply": ply,
+    return {"position_id": pos.position_id(), "ply": ply, "evaluator": _kind(net),
             **{k: getattr(probabilities, k) for k in NET_OUTPUTS},
             "equity": probabilities.equity,
             "cubeful_equity": cube.cubeful_equity if cube is not None else None,
@@ -133,13 +133,19 @@ def hint_report(position: str, dice: tuple[int, int] | None = None, *, top: int 
         depth = ply or 0
         decision = _cube(pos, probabilities_at(pos, net, depth))
         return {"position_id": pos.position_id(), "xgid": pos.xgid(), "ply": depth,
-                "cube": decision.to_dict(), "board": board_report(pos)}
+                "evaluator": _kind(net), "cube": decision.to_dict(), "board": board_report(pos)}
     depth = 1 if ply is None else ply
     ranked = ranked_plays(pos, dice[0], dice[1], top=top, net=net, ply=depth)
     probabilities = _mover_probabilities(net, [board for _, board in ranked])
     plays = [{**play.to_dict(), **p} for (play, _), p in zip(ranked, probabilities)]
-    return {"position_id": pos.position_id(), "dice": list(dice), "ply": depth, "plays": plays,
-            "gammon_prices": prices_report(pos), "board": board_report(pos, dice=dice)}
+    return {"position_id": pos.position_id(), "dice": list(dice), "ply": depth,
+            "evaluator": _kind(net), "plays": plays, "gammon_prices": prices_report(pos),
+            "board": board_report(pos, dice=dice)}
+
+
+def _kind(net: _core.NeuralNet) -> str:
+    """The ``evaluator`` of a backgammon document: the one that valued its positions."""
+    return "int16" if net.quantised else "float32"
 
 
 def _mover_probabilities(net: _core.NeuralNet, boards: list[np.ndarray]) -> list[dict[str, float]]:
