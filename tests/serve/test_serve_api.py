@@ -196,6 +196,21 @@ def test_served_opening_statistics_are_the_commands_and_cancel_like_rollouts(cli
     assert stopped["status"] == "cancelled" and stopped["result"]["interrupted"] is True
 
 
+def test_served_opening_statistics_take_the_reply_filter_as_the_command_does(client, capsys):
+    argv = ["--rolls", "21", "--trials", "36", "--player", "neural-1ply", "--seed", "4",
+            "--no-screen", "--no-vr", "--reply-filter", "4"]
+    command = _command(openings_main, [*argv, "--jobs", "1", "--json", "--no-progress"], capsys)
+    body = {"rolls": "21", "trials": 36, "player": "neural-1ply", "seed": 4, "no_screen": True,
+            "vr": False, "reply_filter": 4}
+    doc = _wait(client, client.post("/v1/openings", json=body).json()["id"], path="/v1/openings")
+    assert doc["status"] == "done"
+    assert _without_run_facts(doc["result"]) == _without_run_facts(command)
+    assert any("best 4 plays of each roll" in note for note in doc["result"]["notes"])
+    other = _wait(client, client.post("/v1/openings", json={**body, "reply_filter": 0}).json()["id"],
+                  path="/v1/openings")
+    assert other["result"]["rolls"] != doc["result"]["rolls"]
+
+
 def _events(client, job_id: str) -> list[tuple[float, str, dict]]:
     """(seconds since the stream opened, event, data) of a job's whole event stream."""
     out, name, start = [], None, time.monotonic()

@@ -106,4 +106,5 @@ class OpeningsBody(_Body):
     no_bearoff: bool = False
     no_truncate: bool = False
     vr: bool | None = None
+    reply_filter: int | None = None
     evaluator: str | None = Field(None, description=_EVALUATOR)
