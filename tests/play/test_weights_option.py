@@ -20,6 +20,8 @@ from tavli_fast.play.neural import (
     weights_file,
 )
 from tavli_fast.api import openings, replies
+from tavli_fast.jobs.plays import make_plays_request
+from tavli_fast.play.hint import hint
 from tavli_fast.api import play_matches, read_checkpoint, resume_rollout, rollout
 
 SHIPPED = default_weights_path()
@@ -184,3 +186,17 @@ def test_an_evaluator_of_a_weights_file_is_kept_by_no_memo(kind):
     assert neural.evaluator(kind=kind) is default         # the shipped net's is memoised
     board = Position.initial().board
     assert (nets[0].evaluate(board) == default.evaluate(board)).all()
+
+
+def test_a_weights_files_candidates_are_screened_with_the_bearoff_databases():
+    # Both sides bearing off: the hint values these plays by the databases, not the race net.
+    bearing_off = Position.parse("x 6:3 5:3 4:3 3:2 2:2 1:2; o 6:3 5:3 4:3 3:2 2:2 1:2")
+    default = make_plays_request(bearing_off, "61").candidates
+    given = make_plays_request(bearing_off, "61", weights=SHIPPED).candidates
+    assert len(default) >= 2
+    assert [(c.play, c.screen_equity) for c in given] == [
+        (c.play, c.screen_equity) for c in default]
+    race_net = neural.net_of_choice(choose_net(SHIPPED, True))
+    by_race_net = hint(bearing_off, 6, 1, net=race_net)
+    assert [r.equity_1ply for r in by_race_net[:len(default)]] != [
+        c.screen_equity for c in default]

@@ -37,10 +37,12 @@ from ..checks import check_count, check_seed, player_names
 from ..errors import InvalidDiceError, check_dice
 from ..game.position import Play, Position
 from ..game.resolve import resolve_position
+from ..play.bearoff import default_database
 from ..play.cube import default_match_table
 from ..play.hint import hint
 from ..play.match_bearoff import REGION_CHECKERS
-from ..play.neural import NetChoice, choose_net, evaluator as shipped_evaluator, net_of_choice
+from ..play.neural import (NetChoice, choose_net, evaluator as shipped_evaluator,
+                           net_of_choice, with_bearoff)
 from ..play.players import needs_net, player_kinds
 from ..rules import Rules, get_rules
 from ..run.checkpoint import read_checkpoint as _read_checkpoint
@@ -312,15 +314,15 @@ def _screened(position: Position, dice: tuple[int, int], count: int | None, wind
 
 
 def _screening_net(net: NetChoice | None) -> _core.NeuralNet | None:
-    """The net that screens the candidates for a run whose net is ``net``: None (``hint``'s
-    default, the shipped net with the bear-off databases) for the shipped net valued by
-    float32; the shipped net valued by the int16 evaluator with the databases, as the
-    commands' hint values it; a weights file's net (by its evaluator) as it is."""
+    """The net that screens the candidates for a run whose net is ``net``, with the bear-off
+    databases as the commands' hint values positions: None (``hint``'s default, the shipped
+    net with them) for the shipped net valued by float32; else the chosen net (a weights
+    file's, by its evaluator) with them (memoised per choice, as ``net_of_choice`` is)."""
     if net is None or (net.file is None and net.evaluator == "float32"):
         return None
     if net.file is None:
         return shipped_evaluator(None, kind=net.evaluator)
-    return net_of_choice(net)
+    return with_bearoff(net_of_choice(net), default_database().tables)
 
 
 def make_plays_request(
