@@ -298,6 +298,8 @@ def test_baseline_and_avx2_kernels_give_bit_identical_numbers(boards, tmp_path):
         "b = np.load(sys.argv[1]); net = default_net();"
         "r = simulate('start', games=20, players=('neural-1ply', 'neural'), seed=4);"
         "out = [net.evaluate_many(b).ravel(), net.play_equities(b[0], b[1:]),"
+        "       net.play_estimates(b[0], b[1:], estimator='prune'),"
+        "       net.roll_table(b[0], (8, 0.0)).ravel(),"
         "       _core.neural_inputs_many(b, 215).ravel(),"
         "       _core.fast_sigmoid(np.linspace(-120, 120, 1001)), [r.wins, r.plies_mean]];"
         "np.save(sys.argv[2], np.concatenate(out)); print(_core.SIMD_KERNELS)"
