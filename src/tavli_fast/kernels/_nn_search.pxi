@@ -176,8 +176,8 @@ cdef double neural_1ply_equity(const NeuralNetC* net, MoveGen* g, const Board* a
 cdef bint nn_look_bound = True    # off only to compare (_core.set_look_bound)
 
 cdef enum:
-    NN_LOOK_CAP = 24            # kept replies of a roll held back; a roll keeping more is
-                                # valued whole at once
+    NN_LOOK_CAP = 24            # kept replies of a roll held back; those beyond are valued
+                                # at once, with the best-estimated one
 
 ctypedef struct NNLook:
     Board held[NN_ROLLS][NN_LOOK_CAP]   # the kept replies of each roll not yet valued
@@ -220,7 +220,7 @@ cdef double nn_1ply_equity_above(const NeuralNetC* net, MoveGen* g, const Board*
     cdef float cut
     cdef double v
     cdef int d1, d2, r, n, i, k, first, pass_
-    cdef bint filtered, whole
+    cdef bint filtered
     if after.c[0][OFF] == 15:
         return neural_1ply_equity(net, g, after, table, NULL, NULL, rf)
     t[0] = -1.0
@@ -244,22 +244,17 @@ cdef double nn_1ply_equity_above(const NeuralNetC* net, MoveGen* g, const Board*
             look.n_held[r] = 0
             look.best[r] = n
             look.best_e[r] = -1e300
-            whole = False
             for i in range(n):
-                if (filtered and est[i] < cut) or i == first:
+                if filtered and est[i] < cut:
                     continue
-                if look.n_held[r] == NN_LOOK_CAP:     # too many to hold: all of them now
-                    nn_best_reply_probs(net, &base, &slope, g.out, n, row, NULL, rf,
-                                        &look.memo)
-                    look.n_held[r] = 0
-                    whole = True
-                    break
-                look.held[r][look.n_held[r]] = g.out[i]
-                look.index[r][look.n_held[r]] = i
-                look.n_held[r] += 1
-            if not whole:
-                nn_memo_probs(&look.memo, net, &base, &g.out[first], p)
-                _nn_look_offer(look, r, first, p, nn_equity(p), row)
+                if i != first and look.n_held[r] < NN_LOOK_CAP:
+                    look.held[r][look.n_held[r]] = g.out[i]
+                    look.index[r][look.n_held[r]] = i
+                    look.n_held[r] += 1
+                    continue
+                # The best-estimated reply, and any the look has no room to hold: now.
+                nn_memo_probs(&look.memo, net, &base, &g.out[i], p)
+                _nn_look_offer(look, r, i, p, nn_equity(p), row)
     v = -nn_roll_table_equity(t)
     for pass_ in range(2):              # the rolls of weight 2, then the doubles
         for d1 in range(1, 7):
