@@ -145,7 +145,7 @@ cdef inline void _nn_probs_of(const NeuralNetC* net, const int8_t* on_roll, cons
     _nn_rows(&r, on_roll, other, f, nn_features_of(net), nn_point_rows(net))
     if net.qw1 != NULL:         # the int16 evaluator: the position's own sums, as a base's
         tf_sums(net.fb1, net.fw1, net.hp, &r, h)
-        tq_sums(h, net.hp, qh)
+        tq_quantise_sums(h, net.hp, qh)
         _rows_clear(&r)
         tq_forward(qh, net.qw1, net.hp, &r, net.qw2, net.qs2inv, net.fb2, p)
     else:
@@ -164,12 +164,6 @@ cdef void neural_probs(const NeuralNetC* net, const int8_t* on_roll, const int8_
 cdef inline short tq_round(double x) noexcept nogil:
     """x as int16, rounded to nearest (even), saturated."""
     return <short>(32767 if x >= 32767.0 else (-32768 if x <= -32768.0 else lrint(x)))
-
-
-cdef inline void tq_sums(const float* h, int hp, short* qh) noexcept nogil:
-    """Hidden sums as the int16 evaluator's (_nnquant.h: TQ_SCALE a unit, each rounded as
-    tq_round rounds it)."""
-    tq_quantise_sums(h, hp, qh)
 
 
 ctypedef struct NNBase:
@@ -204,7 +198,7 @@ cdef void nn_base_prepare(const NeuralNetC* net, const Board* before, NNBase* ba
     _nn_rows(&r, before.c[1], before.c[0], base.feat, base.nf, nn_point_rows(net))
     tf_sums(net.fb1, net.fw1, net.hp, &r, base.h)
     if net.qw1 != NULL:
-        tq_sums(base.h, net.hp, base.qh)
+        tq_quantise_sums(base.h, net.hp, base.qh)
 
 
 cdef extern from *:
