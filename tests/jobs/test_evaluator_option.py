@@ -29,7 +29,7 @@ from tavli_fast.jobs import plays as plays_jobs
 from tavli_fast.jobs.match import read_match_checkpoint
 from tavli_fast.jobs.openings import make_openings_request
 from tavli_fast.jobs.plays import make_plays_request
-from tavli_fast.jobs.rollout import read_checkpoint, request_from_checkpoint
+from tavli_fast.jobs import rollout as rollout_jobs
 from tavli_fast.jobs.rollout_request import make_request
 from tavli_fast.play.hint import hint
 from tavli_fast.play.neural import EVALUATORS, default_net
@@ -102,25 +102,30 @@ def test_the_checkpoint_keeps_int16_and_a_resume_goes_on_with_it_or_refuses_anot
     checkpoint = tmp_path / "c.json"
     straight = rollout(evaluator="int16", chunk_size=48)
     rollout(48, evaluator="int16", chunk_size=48, checkpoint=checkpoint)
-    doc = read_checkpoint(checkpoint)
-    assert doc["request"]["evaluator"] == "int16"
-    assert request_from_checkpoint(doc).net.evaluator == "int16"
+    assert checkpoint_evaluators(rollout_jobs, checkpoint) == ("int16", "int16")
     assert figures(rollout(chunk_size=48, resume=checkpoint)) == figures(straight)  # none: kept
     assert figures(rollout(evaluator="int16", chunk_size=48, resume=checkpoint)) == figures(straight)
     assert figures(tf.resume_rollout(checkpoint, trials=96, jobs=1)) == figures(straight)
     with pytest.raises(ValueError, match="int16 evaluator, not float32"):
         rollout(evaluator="float32", chunk_size=48, resume=checkpoint)
     with pytest.raises(ValueError, match="evaluator"):
-        request_from_checkpoint(doc, evaluator="float32")
+        rollout_jobs.request_from_checkpoint(rollout_jobs.read_checkpoint(checkpoint),
+                                             evaluator="float32")
+
+
+def checkpoint_evaluators(jobs, checkpoint) -> tuple[str, str]:
+    """(the checkpoint request's "evaluator" key, "absent" when it has none; the evaluator a
+    resume of it runs with), for a job module's checkpoints (rollout, plays, openings)."""
+    doc = jobs.read_checkpoint(checkpoint)
+    return doc["request"].get("evaluator", "absent"), jobs.request_from_checkpoint(doc).net.evaluator
 
 
 def test_a_float32_checkpoint_has_no_evaluator_key_and_resumes_as_before(tmp_path):
     checkpoint = tmp_path / "c.json"
     straight = rollout(chunk_size=48)
     rollout(48, chunk_size=48, checkpoint=checkpoint)
-    doc = read_checkpoint(checkpoint)
-    assert "evaluator" not in doc["request"]         # as checkpoints were before int16
-    assert request_from_checkpoint(doc).net.evaluator == "float32"
+    # No "evaluator" key, as checkpoints were before int16.
+    assert checkpoint_evaluators(rollout_jobs, checkpoint) == ("absent", "float32")
     assert figures(rollout(chunk_size=48, resume=checkpoint)) == figures(straight)
     assert figures(tf.resume_rollout(checkpoint, trials=96, jobs=1)) == figures(straight)
     with pytest.raises(ValueError, match="float32 evaluator, not int16"):
@@ -176,16 +181,12 @@ def test_candidate_plays_are_screened_and_rolled_out_by_the_int16_net():
 def test_a_candidate_play_checkpoint_keeps_int16(tmp_path):
     checkpoint, old = tmp_path / "c.json", tmp_path / "old.json"
     done = plays(evaluator="int16", checkpoint=checkpoint)
-    doc = plays_jobs.read_checkpoint(checkpoint)
-    assert doc["request"]["evaluator"] == "int16"
-    assert plays_jobs.request_from_checkpoint(doc).net.evaluator == "int16"
+    assert checkpoint_evaluators(plays_jobs, checkpoint) == ("int16", "int16")
     assert play_figures(plays(resume=checkpoint)) == play_figures(done)
     with pytest.raises(ValueError, match="int16 evaluator, not float32"):
         plays(resume=checkpoint, evaluator="float32")
     plays(checkpoint=old)
-    doc = plays_jobs.read_checkpoint(old)
-    assert "evaluator" not in doc["request"]
-    assert plays_jobs.request_from_checkpoint(doc).net.evaluator == "float32"
+    assert checkpoint_evaluators(plays_jobs, old) == ("absent", "float32")
     with pytest.raises(ValueError, match="float32 evaluator, not int16"):
         plays(resume=old, evaluator="int16")
 
@@ -208,9 +209,7 @@ def test_openings_take_int16_keep_it_in_the_checkpoint_and_refuse_another_on_res
     int16 = openings(evaluator="int16", checkpoint=checkpoint)
     assert opening_figures(int16) != opening_figures(openings())
     assert int16_noted(int16.notes)
-    doc = openings_jobs.read_checkpoint(checkpoint)
-    assert doc["request"]["evaluator"] == "int16"
-    assert openings_jobs.request_from_checkpoint(doc).net.evaluator == "int16"
+    assert checkpoint_evaluators(openings_jobs, checkpoint) == ("int16", "int16")
     assert opening_figures(openings(resume=checkpoint)) == opening_figures(int16)
     with pytest.raises(ValueError, match="int16 evaluator, not float32"):
         openings(resume=checkpoint, evaluator="float32")
