@@ -351,11 +351,14 @@ def test_the_shipped_net_carries_its_pruning_net(net, tmp_path):
     assert neural.load_net(other_net_file(net, tmp_path))[0].prune is None
 
 
-@pytest.mark.parametrize("which", ["shipped", "random"])
+@pytest.mark.parametrize("which", ["shipped", "random", "random wide"])
 def test_the_pruning_nets_estimate_is_its_forward_pass(net, which):
-    """The kernel (the base's hidden sums plus the rows each play changes, float32) against
-    a float64 forward pass of the same small net on each play's position."""
-    prune = net.prune if which == "shipped" else random_pruning_net(3)
+    """The kernel (the base's hidden sums plus the estimate rows of each play's changed
+    points, float32, a batch at a time) against a float64 forward pass of the same small
+    net on each play's position.  "random wide" has 40 hidden units: a block of 32 and one
+    of 16."""
+    prune = {"shipped": net.prune, "random": random_pruning_net(3),
+             "random wide": random_pruning_net(4, hidden=40)}[which]
     big = _core.NeuralNet(*net.arrays(), race=net.race, prune=prune)
     checked = 0
     for board in sample_positions(8):
@@ -369,6 +372,39 @@ def test_the_pruning_nets_estimate_is_its_forward_pass(net, which):
                     assert value == pytest.approx(forward_equity(prune, play), abs=2e-5)
                     checked += 1
     assert checked > 200
+
+
+def test_boards_the_estimate_rows_do_not_cover_are_estimated_by_the_raw_inputs(net):
+    """The estimate rows fold the pips and the borne-off checkers into each point's rows,
+    which holds for real plays only.  Boards of any counts (play_estimates takes any array)
+    still get the forward pass's numbers: one point of 16 checkers, borne-off checkers that
+    came from nowhere, a checker that vanished, each among real plays."""
+    board = sample_positions(8)[3]
+    plays = _core.generate(board, 3, 1)
+    odd = plays[:3].copy()
+    odd[0, 0, 6] = 16
+    odd[1, 0, 0] += 1
+    odd[2, 1, 13] -= 1 if odd[2, 1, 13] > 0 else -1
+    mixed = np.ascontiguousarray(np.concatenate([plays, odd]))
+    got = net.play_estimates(board, mixed, estimator="prune")
+    ranked = np.isfinite(got)
+    assert ranked[-3:].all() and ranked.sum() > 10
+    want = [forward_equity(net.prune, play) for play in mixed[ranked]]
+    assert got[ranked] == pytest.approx(want, abs=2e-5)
+
+
+def test_a_pruning_net_trained_in_place_is_estimated_by_its_new_weights(net):
+    """The estimate rows are built from the weights when the pruning net is attached; a
+    change of its weights (training in place) must not leave them stale."""
+    prune = random_pruning_net(5)
+    big = _core.NeuralNet(*net.arrays(), race=net.race, prune=prune)
+    board = sample_positions(8)[2]
+    plays = _core.generate(board, 6, 4)
+    before = big.play_estimates(board, plays, estimator="prune")
+    prune.train(2, np.array([1, 2, 3, 4], dtype=np.uint64), 0.5)
+    after = big.play_estimates(board, plays, estimator="prune")
+    assert np.abs(after - before).max() > 1e-3
+    assert after == pytest.approx([forward_equity(prune, play) for play in plays], abs=2e-5)
 
 
 def test_the_pruning_net_ranks_plays_much_better_than_chance(net):

@@ -151,6 +151,9 @@ ctypedef struct NeuralNetC:
     # pre-filter may rank a roll's plays by (_nn_prefilter.pxi).  It has no race net,
     # databases or pruning net of its own.
     const NeuralNetC* prune
+    # A pruning net's estimate rows (_nn_prefilter.pxi nn_estimate_rows), or NULL: built when
+    # it is attached to a net, cleared by any change of its weights (nn_sync_fast).
+    const float* erows
     # The int16 evaluator's weights (_nnquant.h; NeuralNet.as_quantised()), or NULL: the rows of
     # fw1 at TQ_SCALE, and w2 as int16 with out = sigmoid(qs2inv[o] * sum + b2[o]).
     const short* qw1

@@ -63,6 +63,7 @@ cdef class NeuralNet:
     cdef NeuralNet _prune
     cdef BearoffTables _bearoff
     cdef float* _fast              # the fast path's float32 copy (one block)
+    cdef float* _erows             # as a pruning net, its estimate rows (c.erows), or NULL
     cdef short* _q                 # the int16 evaluator's weights, or NULL
 
     def __cinit__(self, w1, b1, w2, b2, NeuralNet race=None, BearoffTables bearoff=None,
@@ -126,12 +127,23 @@ cdef class NeuralNet:
                                  f"and {prune.c.n_hidden}")
             if prune._race is not None or prune._bearoff is not None or prune._prune is not None:
                 raise ValueError("a pruning net has no race net, databases or pruning net of its own")
+            prune._estimate_rows()
             self._prune = prune
             self.c.prune = &prune.c
 
     def __dealloc__(self):
         free(self._fast)
+        free(self._erows)
         free(self._q)
+
+    cdef _estimate_rows(self):
+        """Build this net's estimate rows (c.erows), as the pruning net of another."""
+        if self._erows == NULL:
+            self._erows = <float*>calloc(NN_EST_ROWS * self.c.hp, sizeof(float))
+            if self._erows == NULL:
+                raise MemoryError("cannot allocate the pruning net's estimate rows")
+        nn_estimate_rows(&self.c, self._erows)
+        self.c.erows = self._erows
 
     cdef _quantise(self):
         """The int16 evaluator's weights (_nnquant.h) from the float32 copy: w1's rows at
@@ -264,13 +276,14 @@ cdef class NeuralNet:
         gammons at `prices` (None: money): by the "slope", the change of the mover's
         equity the slope at `board` predicts; by "prune", the mover's equity by the pruning
         net (ValueError if this net has none; a race `board` is estimated by the slope);
-        +inf for a play it cannot rank (a won game, or one into another class of position)."""
+        +inf for a play it cannot rank (a won game, or one into another class of position).
+        The numbers the pre-filter ranks by: single precision."""
         cdef Board b
         cdef NNBase* base
         cdef NNSlope* s
         cdef const double* mine = NULL
         cdef const double* unused = NULL
-        cdef Py_ssize_t i, n = plays.shape[0]
+        cdef Py_ssize_t n = plays.shape[0]
         _load_board(board, &b)
         _price_pointers(prices, None, &mine, &unused)
         if plays.shape[1] != 2 or plays.shape[2] != 26:
@@ -280,8 +293,8 @@ cdef class NeuralNet:
         if estimator == "prune" and self._prune is None:
             raise ValueError("this net has no pruning net")
         cdef int how = ESTIMATORS[estimator]
-        out = np.empty(n, dtype=np.float64)
-        cdef double[::1] o = out
+        out = np.empty(n, dtype=np.float32)
+        cdef float[::1] o = out
         base = <NNBase*>calloc(1, sizeof(NNBase))
         s = <NNSlope*>calloc(1, sizeof(NNSlope))
         try:
@@ -290,12 +303,13 @@ cdef class NeuralNet:
             with nogil:
                 nn_base_prepare(&self.c, &b, base)
                 nn_estimate_prepare(&self.c, base, mine, how, s)
-                for i in range(n):
-                    o[i] = nn_play_estimate(&self.c, base, s, <const Board*>&plays[i, 0, 0])
+                if n:
+                    nn_play_estimates(&self.c, base, s, <const Board*>&plays[0, 0, 0], <int>n,
+                                      &o[0])
         finally:
             free(base)
             free(s)
-        return out
+        return out.astype(np.float64)
 
     def roll_table(self, const int8_t[:, ::1] board, reply_filter=(0, 0.0),
                    const double[::1] prices=None):

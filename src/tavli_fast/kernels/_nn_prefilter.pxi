@@ -39,6 +39,77 @@ cdef enum:
     NN_LUCK_KEEP = 12
     NN_LUCK_ESTIMATOR = NN_EST_SLOPE
 assert NN_BASE_INPUTS <= 64 * NN_SLOPE_WORDS
+
+# The pruning net's estimate rows (NeuralNetC.erows): for side s (0: on roll, 1: has
+# moved), point p (1..24, 25: the bar) and n = 1..15 checkers, row
+# NN_SIDE_EST_ROWS s + 15 (p - 1) + n - 1 is the change of the hidden sums from no checker
+# on p to n, its share of the pips and of the borne-off input included: a side's checkers
+# on the points and bar add up to 15 less those borne off, so each input is a sum of
+# per-point terms.  A play's estimate then adds at most two rows per changed point, where
+# the raw inputs take up to four, a scaled pip row and a borne-off row (nn_play_estimate).
+cdef enum:
+    NN_EST_COUNTS = 15
+    NN_SIDE_EST_ROWS = 25 * NN_EST_COUNTS
+    NN_EST_ROWS = 2 * NN_SIDE_EST_ROWS
+
+cdef extern from *:
+    """
+    /* The estimate rows of a side's changes from row `old` to row `new_` (rows: the side's
+       first estimate row), in point order, appended to add[*n_add ..] (the count's new
+       row) and sub[*n_sub ..] (its old one; one slot past each list is written).  Without a
+       branch per point, whose outcome no predictor could guess.  0 where they do not apply:
+       a count beyond 15, or a change of the borne-off checkers other than the points' loss. */
+    static inline int tf_estimate_points(int* add, int* n_add, int* sub, int* n_sub,
+                                         const signed char* old, const signed char* new_,
+                                         int rows) {
+        unsigned int changed = tf_row_changes(old, new_) & ~1u;
+        int gained = 0, counts = 0, na = *n_add, ns = *n_sub;
+        while (changed) {
+            int p = __builtin_ctz(changed);
+            changed &= changed - 1;
+            int n0 = old[p], n1 = new_[p];
+            counts |= n0 | n1;
+            gained += n1 - n0;
+            int u = rows + 15 * (p - 1) - 1;
+            add[na] = u + n1;
+            na += n1 != 0;
+            sub[ns] = u + n0;
+            ns += n0 != 0;
+        }
+        *n_add = na;
+        *n_sub = ns;
+        return (unsigned)counts <= 15 && new_[0] - old[0] == -gained;
+    }
+    """
+    bint tf_estimate_points(int* add, int* n_add, int* sub, int* n_sub, const int8_t* old,
+                            const int8_t* new, int rows) noexcept nogil
+
+
+cdef void nn_estimate_rows(const NeuralNetC* net, float* out) noexcept nogil:
+    """The estimate rows of `net` (raw inputs) into out[NN_EST_ROWS][hp] (padding units
+    zero), each summed in float64 and rounded once."""
+    cdef int s, p, n, j, u, h = net.n_hidden, hp = net.hp
+    cdef const double* w
+    cdef const double* pip
+    cdef const double* off
+    cdef double v
+    memset(out, 0, NN_EST_ROWS * hp * sizeof(float))
+    for s in range(2):
+        pip = net.w1 + (NN_SIDE_INPUTS * s + NN_PIP_UNIT) * h
+        off = net.w1 + (NN_SIDE_INPUTS * s + NN_OFF_UNIT) * h
+        for p in range(1, 26):
+            u = NN_SIDE_INPUTS * s + (NN_BAR_UNIT if p == 25 else 4 * (p - 1))
+            w = net.w1 + u * h
+            for n in range(1, NN_EST_COUNTS + 1):
+                for j in range(h):
+                    if p == 25:
+                        v = 0.5 * n * w[j]
+                    else:
+                        v = (w[j] + (w[h + j] if n >= 2 else 0.0)
+                             + (w[2 * h + j] if n >= 3 else 0.0)
+                             + ((n - 3) * 0.5 * w[3 * h + j] if n > 3 else 0.0))
+                    v += p * n / 167.0 * pip[j] - n / 15.0 * off[j]
+                    out[(NN_SIDE_EST_ROWS * s + NN_EST_COUNTS * (p - 1) + n - 1) * hp + j] = <float>v
 cdef double NN_REPLY_MARGIN = 0.0
 cdef double NN_LUCK_MARGIN = 0.0
 
@@ -161,18 +232,34 @@ cdef inline double nn_rows_dot(const tf_rows* r, NNSlope* s) noexcept nogil:
     return v
 
 
+cdef inline bint nn_estimate_unranked(const NeuralNetC* net, const NNBase* base,
+                                     const Board* after) noexcept nogil:
+    """Whether the estimate cannot rank the play to `after` (a won game, or one into
+    another class): it gets +inf, so that it is always kept."""
+    cdef double q[NN_OUTPUTS]
+    return after.c[0][OFF] == 15 or (
+        base.class_may_change and nn_class_net(net, after.c[1], after.c[0], q) != base.net)
+
+
+cdef inline double nn_estimate_equity(double* q, const double* prices) noexcept nogil:
+    """The mover's equity (at `prices`) in the pruning net's outputs q (for the side on
+    roll after the play)."""
+    cdef double p[NN_OUTPUTS]
+    nn_make_consistent(q)
+    nn_swap_sides(q, p)
+    return nn_equity_priced(p, prices)
+
+
 cdef double nn_play_estimate(const NeuralNetC* net, const NNBase* base, NNSlope* s,
                              const Board* after) noexcept nogil:
     """The estimate of the play to `after` (row 0 has moved, sides not switched) from
-    `base`, for ranking: by the pruning net, the mover's equity (at s.prices); by the
-    slope, the first-order change of it.  +inf for a play the estimate cannot rank (a won
-    game, or one into another class), so that it is always kept."""
+    `base`, for ranking, by the raw inputs' rows: by the pruning net, the mover's equity
+    (at s.prices); by the slope, the first-order change of it.  +inf for a play the
+    estimate cannot rank (nn_estimate_unranked).  nn_play_estimates takes a roll's plays
+    at once."""
     cdef tf_rows r
     cdef double q[NN_OUTPUTS]
-    cdef double p[NN_OUTPUTS]
-    if after.c[0][OFF] == 15:
-        return INFINITY
-    if base.class_may_change and nn_class_net(net, after.c[1], after.c[0], q) != base.net:
+    if nn_estimate_unranked(net, base, after):
         return INFINITY
     _rows_clear(&r)
     _nn_delta_side(&r, base.before.c[1], after.c[1], 0)
@@ -180,9 +267,67 @@ cdef double nn_play_estimate(const NeuralNetC* net, const NNBase* base, NNSlope*
     if s.prune == NULL:
         return nn_rows_dot(&r, s)
     tf_forward(s.h, s.prune.fw1, s.prune.hp, &r, s.prune.fw2, s.prune.fb2, q)
-    nn_make_consistent(q)
-    nn_swap_sides(q, p)
-    return nn_equity_priced(p, s.prices)
+    return nn_estimate_equity(q, s.prices)
+
+
+cdef enum:
+    NN_EST_BATCH = 32           # plays a batch of the pruning net's estimates
+    NN_EST_BATCH_ROWS = NN_EST_BATCH * 50 + 1   # at most one row added and one subtracted
+                                                # per changed point and bar, of either side
+                                                # (and the slot tf_estimate_points writes past)
+
+
+cdef void nn_estimate_batch(NNSlope* s, const int* adds, const int* subs,
+                            const tf_span* spans, const int* which, int m,
+                            float* est) noexcept nogil:
+    """est[which[k]] for the k < m plays of a batch of the pruning net's estimate rows."""
+    cdef const NeuralNetC* pn = s.prune
+    cdef float hidden[NN_EST_BATCH * NN_PRUNE_MAX_HIDDEN]
+    cdef float out[NN_EST_BATCH * 8]
+    cdef double q[NN_OUTPUTS]
+    cdef int k, o
+    tf_forward_batch(s.h, pn.erows, pn.hp, adds, subs, spans, m, pn.fw2, pn.fb2, hidden, out)
+    for k in range(m):
+        for o in range(NN_OUTPUTS):
+            q[o] = out[8 * k + o]
+        est[which[k]] = <float>nn_estimate_equity(q, s.prices)
+
+
+cdef void nn_play_estimates(const NeuralNetC* net, const NNBase* base, NNSlope* s,
+                            const Board* plays, int n, float* est) noexcept nogil:
+    """est[i] = nn_play_estimate of plays[i] for i < n, the same numbers; by the pruning
+    net's estimate rows where they apply, a batch at a time (tf_forward_batch)."""
+    cdef int adds[NN_EST_BATCH_ROWS]
+    cdef int subs[NN_EST_BATCH_ROWS]
+    cdef tf_span spans[NN_EST_BATCH]
+    cdef int which[NN_EST_BATCH]
+    cdef int i, m = 0, na = 0, ns = 0
+    if s.prune == NULL or s.prune.erows == NULL:
+        for i in range(n):
+            est[i] = <float>nn_play_estimate(net, base, s, &plays[i])
+        return
+    for i in range(n):
+        if nn_estimate_unranked(net, base, &plays[i]):
+            est[i] = INFINITY
+            continue
+        spans[m].add0 = na
+        spans[m].sub0 = ns
+        if not (tf_estimate_points(adds, &na, subs, &ns, base.before.c[1], plays[i].c[1], 0)
+                and tf_estimate_points(adds, &na, subs, &ns, base.before.c[0], plays[i].c[0],
+                                       NN_SIDE_EST_ROWS)):
+            na = spans[m].add0
+            ns = spans[m].sub0
+            est[i] = <float>nn_play_estimate(net, base, s, &plays[i])
+            continue
+        spans[m].n_add = na - spans[m].add0
+        spans[m].n_sub = ns - spans[m].sub0
+        which[m] = i
+        m += 1
+        if m == NN_EST_BATCH:
+            nn_estimate_batch(s, adds, subs, spans, which, m, est)
+            m = na = ns = 0
+    if m:
+        nn_estimate_batch(s, adds, subs, spans, which, m, est)
 
 
 cdef bint nn_reply_cut(const NeuralNetC* net, const NNBase* base, NNSlope* s,
@@ -203,10 +348,10 @@ cdef bint nn_reply_cut(const NeuralNetC* net, const NNBase* base, NNSlope* s,
     if not s.ready or s.prices != prices:
         nn_estimate_prepare(net, base, prices, rf.estimator, s)
     # The keep best estimates, kept sorted in a short list.
+    nn_play_estimates(net, base, s, plays, n, est)
     first[0] = 0
     for i in range(n):
-        v = <float>nn_play_estimate(net, base, s, &plays[i])
-        est[i] = v
+        v = est[i]
         if v > est[first[0]]:
             first[0] = i
         if m == keep and v <= top[m - 1]:

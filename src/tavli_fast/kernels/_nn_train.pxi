@@ -32,6 +32,7 @@ cdef void nn_sync_fast(NeuralNetC* net, const tf_rows* rows) noexcept nogil:
     evaluates by the raw rows throughout, and `train` renews them at its end)."""
     cdef int i, a, j, o, h = net.n_hidden, hp = net.hp
     cdef int n = net.n_inputs if rows == NULL else _rows_count(rows)
+    net.erows = NULL                    # built from the weights before this change
     for j in range(h):
         net.fb1[j] = <float>net.b1[j]
     for o in range(NN_OUTPUTS):

@@ -139,27 +139,37 @@ static inline void TF_(hsum5)(const TF_(v8)* acc, const float* b2, float* z) {
 }
 
 /* Hidden units j..j+8nv-1 (nv = 2 or 4, a constant once inlined) into h[0..nv-1]:
-   init[j..] plus the rows of `r` (w1 is [inputs][hp]); vals[a] is (float) r->val[a],
-   converted once by the caller rather than once per block.  Each vector is its own chain
-   of additions, so a block of 32 units keeps four (eight with SSE2) of them in flight
-   while the rows load; each unit's sum is still taken in the order of the rows, so the
-   width of a block does not change a bit of the result. */
-static inline void TF_(block)(const float* init, const float* w1, int hp, const tf_rows* r,
-                              const float* vals, int j, int nv, TF_(v8)* h) {
+   init[j..] plus the rows add[0:na], less the rows sub[0:ns], plus the rows scaled[a]
+   times vals[a] for a < nsc (w1 is [inputs][hp]).  Each vector is its own chain of
+   additions, so a block of 32 units keeps four (eight with SSE2) of them in flight while
+   the rows load; each unit's sum is still taken in the order of the rows, so the width of
+   a block does not change a bit of the result. */
+static inline void TF_(block_lists)(const float* init, const float* w1, int hp,
+                                    const int* add, int na, const int* sub, int ns,
+                                    const int* scaled, const float* vals, int nsc,
+                                    int j, int nv, TF_(v8)* h) {
     const float* w = w1 + j;
     for (int q = 0; q < nv; q++) h[q] = TF_(load)(init + j + 8 * q);
-    for (int a = 0; a < r->n_add; a++) {
-        const float* row = w + (long)r->add[a] * hp;
+    for (int a = 0; a < na; a++) {
+        const float* row = w + (long)add[a] * hp;
         for (int q = 0; q < nv; q++) h[q] = TF_(add)(h[q], TF_(load)(row + 8 * q));
     }
-    for (int a = 0; a < r->n_sub; a++) {
-        const float* row = w + (long)r->sub[a] * hp;
+    for (int a = 0; a < ns; a++) {
+        const float* row = w + (long)sub[a] * hp;
         for (int q = 0; q < nv; q++) h[q] = TF_(sub)(h[q], TF_(load)(row + 8 * q));
     }
-    for (int a = 0; a < r->n_scaled; a++) {
-        const float* row = w + (long)r->scaled[a] * hp;
+    for (int a = 0; a < nsc; a++) {
+        const float* row = w + (long)scaled[a] * hp;
         for (int q = 0; q < nv; q++) h[q] = TF_(add_scaled)(h[q], vals[a], TF_(load)(row + 8 * q));
     }
+}
+
+/* block_lists over the rows of `r`; vals[a] is (float) r->val[a], converted once by the
+   caller rather than once per block. */
+static inline void TF_(block)(const float* init, const float* w1, int hp, const tf_rows* r,
+                              const float* vals, int j, int nv, TF_(v8)* h) {
+    TF_(block_lists)(init, w1, hp, r->add, r->n_add, r->sub, r->n_sub, r->scaled, vals,
+                     r->n_scaled, j, nv, h);
 }
 
 /* h[0:hp] = init + the rows of `r`; hp is a multiple of 16. */
@@ -206,6 +216,43 @@ static void TF_(forward)(const float* init, const float* w1, int hp, const tf_ro
     TF_(hsum5)(acc, b2, z);
     TF_(store)(z, TF_(sigmoid)(TF_(load)(z)));
     for (int o = 0; o < 5; o++) out[o] = z[o];
+}
+
+/* `forward` for a batch of n evaluations sharing init, w1, w2 and b2, each with added and
+   subtracted rows only: evaluation i adds the rows add[spans[i].add0 ..] (n_add of them)
+   and subtracts sub[spans[i].sub0 ..] (n_sub).  Its 5 outputs go to out[8 i ..] as floats.
+   Every evaluation takes forward's operations in forward's order, so it gets forward's
+   numbers; in three passes over the batch (the hidden sums through the sigmoid into
+   hidden[i hp ..], the output sums, the output sigmoid) the evaluations' chains of
+   dependent operations overlap, where one forward at a time waits on each in turn. */
+static void TF_(forward_batch)(const float* init, const float* w1, int hp, const int* add,
+                               const int* sub, const tf_span* spans, int n, const float* w2,
+                               const float* b2, float* hidden, float* out) {
+    TF_(v8) b[4], acc[5];
+    for (int i = 0; i < n; i++) {
+        const tf_span* e = &spans[i];
+        float* h = hidden + (long)i * hp;
+        int j = 0, nv;
+        for (; j < hp; j += 8 * nv) {
+            nv = j + 32 <= hp ? 4 : 2;
+            if (nv == 4)
+                TF_(block_lists)(init, w1, hp, add + e->add0, e->n_add, sub + e->sub0, e->n_sub,
+                                 NULL, NULL, 0, j, 4, b);
+            else
+                TF_(block_lists)(init, w1, hp, add + e->add0, e->n_add, sub + e->sub0, e->n_sub,
+                                 NULL, NULL, 0, j, 2, b);
+            for (int q = 0; q < nv; q++) TF_(store)(h + j + 8 * q, TF_(sigmoid)(b[q]));
+        }
+    }
+    for (int i = 0; i < n; i++) {
+        const float* h = hidden + (long)i * hp;
+        for (int o = 0; o < 5; o++) acc[o] = TF_(load)(tf_zeros);
+        for (int j = 0; j < hp; j += 8)
+            for (int o = 0; o < 5; o++)
+                acc[o] = TF_(add_product)(acc[o], TF_(load)(h + j), TF_(load)(w2 + o * hp + j));
+        TF_(hsum5)(acc, b2, out + 8 * i);
+    }
+    for (int i = 0; i < n; i++) TF_(store)(out + 8 * i, TF_(sigmoid)(TF_(load)(out + 8 * i)));
 }
 
 /* y[i] = the fast sigmoid of x[i] (for the tests and benchmarks of the approximation). */

@@ -26,6 +26,10 @@ cdef extern from *:
         double val[256];
     } tf_rows;
 
+    /* One evaluation of a batch (tf_forward_batch): where its rows start in the batch's
+       lists of added and subtracted rows, and how many it has in each. */
+    typedef struct { int add0, n_add, sub0, n_sub; } tf_span;
+
     #if defined(__GNUC__) && !defined(__clang__) && defined(__x86_64__)
     #include <immintrin.h>      /* before any target pragma: the int16 evaluator's intrinsics */
     #endif
@@ -90,6 +94,15 @@ cdef extern from *:
         forward_base(init, w1, hp, r, w2, b2, out);
     }
 
+    static void tf_forward_batch(const float* init, const float* w1, int hp, const int* add,
+                                 const int* sub, const tf_span* spans, int n, const float* w2,
+                                 const float* b2, float* hidden, float* out) {
+    #if TF_HAVE_AVX2
+        if (tf_simd_avx2) { forward_batch_avx2(init, w1, hp, add, sub, spans, n, w2, b2, hidden, out); return; }
+    #endif
+        forward_batch_base(init, w1, hp, add, sub, spans, n, w2, b2, hidden, out);
+    }
+
     static int tf_shot_rolls(unsigned blots, unsigned made, unsigned hitters, int* loss) {
     #if TF_HAVE_AVX2
         if (tf_simd_avx2) return shot_rolls_avx2(blots, made, hitters, loss);
@@ -119,12 +132,17 @@ cdef extern from *:
         int sub[256]
         int scaled[256]
         double val[256]
+    ctypedef struct tf_span:
+        int add0, n_add, sub0, n_sub
     int tf_simd_init(int allow_avx2) noexcept nogil
     void tf_sums(const float* init, const float* w1, int hp, const tf_rows* r,
                  float* h) noexcept nogil
     void tf_forward(const float* init, const float* w1, int hp, const tf_rows* r,
                     const float* w2, const float* b2, double* out) noexcept nogil
     void tf_sigmoid_many(const float* x, float* y, long n) noexcept nogil
+    void tf_forward_batch(const float* init, const float* w1, int hp, const int* add,
+                          const int* sub, const tf_span* spans, int n, const float* w2,
+                          const float* b2, float* hidden, float* out) noexcept nogil
     int tf_shot_rolls(uint32_t blots, uint32_t made, uint32_t hitters, int* loss) noexcept nogil
     int tf_escape_rolls(uint32_t start, uint32_t blocks, uint32_t target) noexcept nogil
     int tq_init(int allowed) noexcept nogil
