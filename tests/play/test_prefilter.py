@@ -374,11 +374,13 @@ def test_the_pruning_nets_estimate_is_its_forward_pass(net, which):
     assert checked > 200
 
 
-def test_boards_the_estimate_rows_do_not_cover_are_estimated_by_the_raw_inputs(net):
-    """The estimate rows fold the pips and the borne-off checkers into each point's rows,
-    which holds for real plays only.  Boards of any counts (play_estimates takes any array)
-    still get the forward pass's numbers: one point of 16 checkers, borne-off checkers that
-    came from nowhere, a checker that vanished, each among real plays."""
+@pytest.mark.parametrize("estimator", ["prune", "slope"])
+def test_boards_the_point_tables_do_not_cover_are_estimated_by_the_raw_inputs(net, estimator):
+    """The pruning net's estimate rows and the slope's point tables fold the pips and the
+    borne-off checkers into each point's terms, which holds for real plays only.  Boards
+    of any counts (play_estimates takes any array) still get the raw inputs' numbers: one
+    point of 16 checkers, borne-off checkers that came from nowhere, a checker that
+    vanished, each among real plays."""
     board = sample_positions(8)[3]
     plays = _core.generate(board, 3, 1)
     odd = plays[:3].copy()
@@ -386,11 +388,18 @@ def test_boards_the_estimate_rows_do_not_cover_are_estimated_by_the_raw_inputs(n
     odd[1, 0, 0] += 1
     odd[2, 1, 13] -= 1 if odd[2, 1, 13] > 0 else -1
     mixed = np.ascontiguousarray(np.concatenate([plays, odd]))
-    got = net.play_estimates(board, mixed, estimator="prune")
+    got = net.play_estimates(board, mixed, estimator=estimator)
     ranked = np.isfinite(got)
     assert ranked[-3:].all() and ranked.sum() > 10
-    want = [forward_equity(net.prune, play) for play in mixed[ranked]]
-    assert got[ranked] == pytest.approx(want, abs=2e-5)
+    if estimator == "prune":
+        want = [forward_equity(net.prune, play) for play in mixed[ranked]]
+        assert got[ranked] == pytest.approx(want, abs=2e-5)
+    else:
+        g = slope(net, board)
+        x0 = _core.neural_inputs(turned(board), features=False)
+        want = [float(g @ (_core.neural_inputs(turned(play), features=False) - x0))
+                for play in mixed[ranked]]
+        assert got[ranked] == pytest.approx(want, rel=2e-3, abs=2e-5)
 
 
 def test_a_pruning_net_trained_in_place_is_estimated_by_its_new_weights(net):

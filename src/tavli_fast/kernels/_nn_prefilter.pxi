@@ -131,6 +131,12 @@ ctypedef struct NNSlope:
     int hp
     float dh[NN_MAX_HIDDEN]     # dE/d(hidden sum j) at the base: g[i] = sum_j w1[i][j] dh[j]
     float h[NN_PRUNE_MAX_HIDDEN]    # the pruning net's hidden sums at the base
+    # The slope's point tables (nn_slope_point), like the pruning net's estimate rows: for
+    # side k (0: on roll, 1: has moved) and point p (1..24, 25: the bar), points[k][p][n] is
+    # the slope's change from no checker on p to n, its share of the pips and borne-off
+    # inputs included; bit p of points_known[k]: computed.
+    double points[2][26][16]
+    uint32_t points_known[2]
 
 
 cdef void nn_slope_prepare(const NNBase* base, const double* prices, NNSlope* s) noexcept nogil:
@@ -172,6 +178,7 @@ cdef void nn_slope_prepare(const NNBase* base, const double* prices, NNSlope* s)
     s.w1 = net.fw1
     s.hp = hp
     memset(s.known, 0, sizeof(s.known))
+    memset(s.points_known, 0, sizeof(s.points_known))
     s.prices = prices
     s.prune = NULL
     s.ready = True
@@ -218,6 +225,54 @@ cdef inline float nn_slope_at(NNSlope* s, int i) noexcept nogil:
     return s.g[i]
 
 
+cdef void nn_slope_point(NNSlope* s, int side, int p) noexcept nogil:
+    """Compute s.points[side][p] from the slope in the point's inputs, the pips and the
+    borne-off checkers (each input is a sum of per-point terms: a side's checkers on the
+    points and bar add up to 15 less those borne off)."""
+    cdef int first = NN_SIDE_INPUTS * side, n
+    cdef double pip = nn_slope_at(s, first + NN_PIP_UNIT)
+    cdef double off = nn_slope_at(s, first + NN_OFF_UNIT)
+    cdef double g[4]
+    cdef double* t = s.points[side][p]
+    if p == 25:
+        g[0] = nn_slope_at(s, first + NN_BAR_UNIT)
+    else:
+        for n in range(4):
+            g[n] = nn_slope_at(s, first + 4 * (p - 1) + n)
+    t[0] = 0.0
+    for n in range(1, 16):
+        if p == 25:
+            t[n] = 0.5 * n * g[0]
+        else:
+            t[n] = (g[0] + (g[1] if n >= 2 else 0.0) + (g[2] if n >= 3 else 0.0)
+                    + ((n - 3) * 0.5 * g[3] if n > 3 else 0.0))
+        t[n] += p * n / 167.0 * pip - n / 15.0 * off
+    s.points_known[side] |= (<uint32_t>1) << p
+
+
+cdef inline bint nn_slope_side(NNSlope* s, int side, const int8_t* old, const int8_t* new,
+                               double* v) noexcept nogil:
+    """Add to v the slope's change of one side from row `old` to row `new` by the point
+    tables (nn_slope_point); False where they do not apply (a count beyond 15, or a change
+    of the borne-off checkers other than the points' loss)."""
+    cdef uint32_t changed = tf_row_changes(old, new) & ~(<uint32_t>1)
+    cdef int p, n0, n1, gained = 0
+    cdef const double* t
+    while changed:
+        p = tf_ctz(changed)
+        changed &= changed - 1
+        n0 = old[p]
+        n1 = new[p]
+        if <unsigned>(n0 | n1) > 15:
+            return False
+        if not (s.points_known[side] >> p) & 1:
+            nn_slope_point(s, side, p)
+        t = s.points[side][p]
+        v[0] += t[n1] - t[n0]
+        gained += n1 - n0
+    return new[OFF] - old[OFF] == -gained
+
+
 cdef inline double nn_rows_dot(const tf_rows* r, NNSlope* s) noexcept nogil:
     """sum_i v_i g_i over the input changes of `r` (raw inputs: the estimate leaves the
     hand features out)."""
@@ -253,14 +308,19 @@ cdef inline double nn_estimate_equity(double* q, const double* prices) noexcept 
 cdef double nn_play_estimate(const NeuralNetC* net, const NNBase* base, NNSlope* s,
                              const Board* after) noexcept nogil:
     """The estimate of the play to `after` (row 0 has moved, sides not switched) from
-    `base`, for ranking, by the raw inputs' rows: by the pruning net, the mover's equity
-    (at s.prices); by the slope, the first-order change of it.  +inf for a play the
-    estimate cannot rank (nn_estimate_unranked).  nn_play_estimates takes a roll's plays
-    at once."""
+    `base`, for ranking: by the slope, the first-order change of the mover's equity (by
+    its point tables, where they apply, else by the raw inputs' rows); by the pruning net,
+    the mover's equity (at s.prices) by the raw inputs' rows (nn_play_estimates takes a
+    roll's plays at once, by its estimate rows).  +inf for a play the estimate cannot rank
+    (nn_estimate_unranked)."""
     cdef tf_rows r
     cdef double q[NN_OUTPUTS]
+    cdef double v = 0.0
     if nn_estimate_unranked(net, base, after):
         return INFINITY
+    if s.prune == NULL and nn_slope_side(s, 0, base.before.c[1], after.c[1], &v) and \
+            nn_slope_side(s, 1, base.before.c[0], after.c[0], &v):
+        return v
     _rows_clear(&r)
     _nn_delta_side(&r, base.before.c[1], after.c[1], 0)
     _nn_delta_side(&r, base.before.c[0], after.c[0], NN_SIDE_INPUTS)
