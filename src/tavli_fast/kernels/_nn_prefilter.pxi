@@ -5,13 +5,15 @@
 # - the pruning net (NN_EST_PRUNE, where the net carries one: NeuralNetC.prune): a small net
 #   on the raw inputs only, distilled from the net (training/prune_train.py), evaluated as
 #   the net evaluates a roll's plays: its hidden sums at the base once, then for each play
-#   the rows of the inputs the play changes, a narrow hidden layer and its five outputs.
-#   It serves the bases the net itself values (contact); a race base (the race net's
-#   class) is estimated by the slope, which ranks races well;
+#   the estimate rows of the points it changes (below), a narrow hidden layer and its five
+#   outputs, a batch of plays at a time (nn_play_estimates).  It serves the bases the net
+#   itself values (contact); a race base (the race net's class) is estimated by the slope,
+#   which ranks races well;
 # - the slope (NN_EST_SLOPE): at the base the mover's equity E is a smooth function of the
 #   inputs x.  One pass back through the net gives its slope dE/dx_i for every raw input i;
 #   a play changes a handful of them by v_i (the same changes nn_play_probs adds to the
-#   hidden sums), so its estimate is sum_i v_i dE/dx_i.  The hand features are left out:
+#   hidden sums), so its estimate is sum_i v_i dE/dx_i, taken point by point from tables
+#   (nn_slope_point).  The hand features are left out:
 #   computing them for every play would cost most of what the estimate saves
 #   (docs/performance.md), so it misses what only they see (shots, primes).
 #
