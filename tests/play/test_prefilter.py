@@ -374,6 +374,21 @@ def test_the_pruning_nets_estimate_is_its_forward_pass(net, which):
     assert checked > 200
 
 
+def test_a_batch_of_estimates_is_each_plays_own(net):
+    """The pruning net estimates a roll's plays 32 at a time (tf_forward_batch); each gets
+    the numbers it gets alone, bit for bit, across the batches' seams too."""
+    checked = 0
+    for board in sample_positions(8):
+        for d1, d2 in ((1, 1), (2, 2), (6, 5)):
+            plays = _core.generate(board, d1, d2)
+            together = net.play_estimates(board, plays, estimator="prune")
+            alone = [net.play_estimates(board, plays[i:i + 1], estimator="prune")[0]
+                     for i in range(len(plays))]
+            assert together.tolist() == alone
+            checked += len(plays) > 32
+    assert checked >= 2
+
+
 @pytest.mark.parametrize("estimator", ["prune", "slope"])
 def test_boards_the_point_tables_do_not_cover_are_estimated_by_the_raw_inputs(net, estimator):
     """The pruning net's estimate rows and the slope's point tables fold the pips and the

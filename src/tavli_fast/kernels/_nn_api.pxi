@@ -137,7 +137,10 @@ cdef class NeuralNet:
         free(self._q)
 
     cdef _estimate_rows(self):
-        """Build this net's estimate rows (c.erows), as the pruning net of another."""
+        """Build this net's estimate rows (c.erows), as the pruning net of another, unless
+        they are built and its weights unchanged since: other threads may be reading them."""
+        if self.c.erows != NULL:
+            return
         if self._erows == NULL:
             self._erows = <float*>calloc(NN_EST_ROWS * self.c.hp, sizeof(float))
             if self._erows == NULL:

@@ -48,7 +48,7 @@ assert NN_BASE_INPUTS <= 64 * NN_SLOPE_WORDS
 # on p to n, its share of the pips and of the borne-off input included: a side's checkers
 # on the points and bar add up to 15 less those borne off, so each input is a sum of
 # per-point terms.  A play's estimate then adds at most two rows per changed point, where
-# the raw inputs take up to four, a scaled pip row and a borne-off row (nn_play_estimate).
+# the raw inputs take up to four, a scaled pip row and a borne-off row (nn_play_estimates).
 cdef enum:
     NN_EST_COUNTS = 15
     NN_SIDE_EST_ROWS = 25 * NN_EST_COUNTS
@@ -94,8 +94,7 @@ cdef void nn_estimate_rows(const NeuralNetC* net, float* out) noexcept nogil:
     cdef const double* w
     cdef const double* pip
     cdef const double* off
-    cdef double v
-    memset(out, 0, NN_EST_ROWS * hp * sizeof(float))
+    cdef float* row
     for s in range(2):
         pip = net.w1 + (NN_SIDE_INPUTS * s + NN_PIP_UNIT) * h
         off = net.w1 + (NN_SIDE_INPUTS * s + NN_OFF_UNIT) * h
@@ -103,15 +102,17 @@ cdef void nn_estimate_rows(const NeuralNetC* net, float* out) noexcept nogil:
             u = NN_SIDE_INPUTS * s + (NN_BAR_UNIT if p == 25 else 4 * (p - 1))
             w = net.w1 + u * h
             for n in range(1, NN_EST_COUNTS + 1):
+                row = out + (NN_SIDE_EST_ROWS * s + NN_EST_COUNTS * (p - 1) + n - 1) * hp
                 for j in range(h):
-                    if p == 25:
-                        v = 0.5 * n * w[j]
-                    else:
-                        v = (w[j] + (w[h + j] if n >= 2 else 0.0)
-                             + (w[2 * h + j] if n >= 3 else 0.0)
-                             + ((n - 3) * 0.5 * w[3 * h + j] if n > 3 else 0.0))
-                    v += p * n / 167.0 * pip[j] - n / 15.0 * off[j]
-                    out[(NN_SIDE_EST_ROWS * s + NN_EST_COUNTS * (p - 1) + n - 1) * hp + j] = <float>v
+                    row[j] = <float>(
+                        (0.5 * n * w[j] if p == 25 else
+                         w[j] + (w[h + j] if n >= 2 else 0.0) + (w[2 * h + j] if n >= 3 else 0.0)
+                         + ((n - 3) * 0.5 * w[3 * h + j] if n > 3 else 0.0))
+                        + (p * n / 167.0 * pip[j] - n / 15.0 * off[j]))
+                for j in range(h, hp):
+                    row[j] = 0.0
+
+
 cdef double NN_REPLY_MARGIN = 0.0
 cdef double NN_LUCK_MARGIN = 0.0
 
@@ -357,8 +358,9 @@ cdef void nn_estimate_batch(NNSlope* s, const int* adds, const int* subs,
 
 cdef void nn_play_estimates(const NeuralNetC* net, const NNBase* base, NNSlope* s,
                             const Board* plays, int n, float* est) noexcept nogil:
-    """est[i] = nn_play_estimate of plays[i] for i < n, the same numbers; by the pruning
-    net's estimate rows where they apply, a batch at a time (tf_forward_batch)."""
+    """est[i]: the estimate of plays[i] for i < n, nn_play_estimate's but, by the pruning
+    net, from its estimate rows where they apply, a batch at a time (tf_forward_batch):
+    the same numbers up to float rounding (the pips and borne-off terms summed apart)."""
     cdef int adds[NN_EST_BATCH_ROWS]
     cdef int subs[NN_EST_BATCH_ROWS]
     cdef tf_span spans[NN_EST_BATCH]
