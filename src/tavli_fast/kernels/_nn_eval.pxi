@@ -161,11 +161,6 @@ cdef void neural_probs(const NeuralNetC* net, const int8_t* on_roll, const int8_
         _nn_probs_of(net, on_roll, other, p)
 
 
-cdef inline short tq_round(double x) noexcept nogil:
-    """x as int16, rounded to nearest (even), saturated."""
-    return <short>(32767 if x >= 32767.0 else (-32768 if x <= -32768.0 else lrint(x)))
-
-
 ctypedef struct NNBase:
     # The hidden sums shared by all the plays from one position (`before`, its mover in
     # row 0).  A play is evaluated with the opponent on roll, so the sums are those of

@@ -279,6 +279,24 @@ cdef inline void _rows_put(tf_rows* r, int i, double v) noexcept nogil:
     tf_put_row(r, i, v)
 
 
+cdef inline double nn_point_units(int n, double u0, double u1, double u2,
+                                  double u3) noexcept nogil:
+    """What n >= 1 checkers on a point weigh through its four inputs, given each input's
+    value u0..u3 (a weight, a slope): the units n >= 1, n >= 2, n >= 3, and the spare
+    unit times (n - 3) / 2 (the encoding described at the top)."""
+    return (u0 + (u1 if n >= 2 else 0.0) + (u2 if n >= 3 else 0.0)
+            + ((n - 3) * 0.5 * u3 if n > 3 else 0.0))
+
+
+cdef inline double nn_point_share(int p, int n, double units, double pip,
+                                  double off) noexcept nogil:
+    """`units` (what n checkers on point p weigh through the point's own inputs: for the
+    bar, p 25, its unit times n / 2) plus their share of the side's pip count (n p / 167)
+    and of its borne-off input (-n / 15: the checkers on the points and bar are 15 less
+    those borne off)."""
+    return units + (p * n / 167.0 * pip - n / 15.0 * off)
+
+
 cdef inline int nn_point_row(int side_rows, int p, int n) noexcept nogil:
     """The point row of n checkers (1..NN_POINT_COUNTS) on point p (1..24), among a side's
     point rows, which start at row `side_rows` of fw1."""

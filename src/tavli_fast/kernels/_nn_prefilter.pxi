@@ -104,11 +104,10 @@ cdef void nn_estimate_rows(const NeuralNetC* net, float* out) noexcept nogil:
             for n in range(1, NN_EST_COUNTS + 1):
                 row = out + (NN_SIDE_EST_ROWS * s + NN_EST_COUNTS * (p - 1) + n - 1) * hp
                 for j in range(h):
-                    row[j] = <float>(
-                        (0.5 * n * w[j] if p == 25 else
-                         w[j] + (w[h + j] if n >= 2 else 0.0) + (w[2 * h + j] if n >= 3 else 0.0)
-                         + ((n - 3) * 0.5 * w[3 * h + j] if n > 3 else 0.0))
-                        + (p * n / 167.0 * pip[j] - n / 15.0 * off[j]))
+                    row[j] = <float>nn_point_share(
+                        p, n, 0.5 * n * w[j] if p == 25 else
+                        nn_point_units(n, w[j], w[h + j], w[2 * h + j], w[3 * h + j]),
+                        pip[j], off[j])
                 for j in range(h, hp):
                     row[j] = 0.0
 
@@ -244,12 +243,8 @@ cdef void nn_slope_point(NNSlope* s, int side, int p) noexcept nogil:
             g[n] = nn_slope_at(s, first + 4 * (p - 1) + n)
     t[0] = 0.0
     for n in range(1, 16):
-        if p == 25:
-            t[n] = 0.5 * n * g[0]
-        else:
-            t[n] = (g[0] + (g[1] if n >= 2 else 0.0) + (g[2] if n >= 3 else 0.0)
-                    + ((n - 3) * 0.5 * g[3] if n > 3 else 0.0))
-        t[n] += p * n / 167.0 * pip - n / 15.0 * off
+        t[n] = nn_point_share(p, n, 0.5 * n * g[0] if p == 25 else
+                              nn_point_units(n, g[0], g[1], g[2], g[3]), pip, off)
     s.points_known[side] |= (<uint32_t>1) << p
 
 

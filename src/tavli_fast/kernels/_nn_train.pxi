@@ -19,9 +19,7 @@ cdef void nn_sync_points(NeuralNetC* net) noexcept nogil:
             for n in range(1, NN_POINT_COUNTS + 1):
                 row = net.fw1 + nn_point_row(net.n_inputs + NN_SIDE_POINT_ROWS * s, p, n) * hp
                 for j in range(h):
-                    row[j] = <float>(w[j] + (w[h + j] if n >= 2 else 0.0)
-                                     + (w[2 * h + j] if n >= 3 else 0.0)
-                                     + ((n - 3) * 0.5 * w[3 * h + j] if n > 3 else 0.0))
+                    row[j] = <float>nn_point_units(n, w[j], w[h + j], w[2 * h + j], w[3 * h + j])
     net.points_fresh = True
 
 

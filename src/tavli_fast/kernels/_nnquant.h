@@ -62,6 +62,11 @@ static inline long tq_lrint(double x) {
 #endif
 }
 
+/* x as int16, rounded to nearest (even), saturated. */
+static inline short tq_round(double x) {
+    return (short)(x >= 32767.0 ? 32767 : x <= -32768.0 ? -32768 : tq_lrint(x));
+}
+
 /* qh[j] = h[j] * TQ_SCALE rounded to nearest (even) and saturated to int16, j < hp (a
    multiple of 8): a float hidden sum as the int16 evaluator's.  The product is exact in
    float as in double, and clamped before the conversion, so each unit is the number
@@ -76,10 +81,7 @@ static void tq_quantise_sums(const float* h, int hp, short* qh) {
         _mm_storeu_si128((__m128i*)(qh + j), _mm_packs_epi32(_mm_cvtps_epi32(a), _mm_cvtps_epi32(b)));
     }
 #endif
-    for (; j < hp; j++) {
-        double x = (double)h[j] * TQ_SCALE;
-        qh[j] = (short)(x >= 32767.0 ? 32767 : x <= -32768.0 ? -32768 : lrint(x));
-    }
+    for (; j < hp; j++) qh[j] = tq_round((double)h[j] * TQ_SCALE);
 }
 
 /* One evaluation's rows as pointers (the block's units follow), and the scaled rows'
