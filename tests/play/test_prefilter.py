@@ -65,20 +65,25 @@ def slope(net, board: np.ndarray) -> np.ndarray:
     return (w1 @ de_dh)[:_core.NEURAL_BASE_INPUTS]
 
 
+def first_order(net, board: np.ndarray, plays: np.ndarray) -> list[float]:
+    """The slope at `board` (numpy) times each play's change of the raw inputs."""
+    g = slope(net, board)
+    x0 = _core.neural_inputs(turned(board), features=False)
+    return [float(g @ (_core.neural_inputs(turned(play), features=False) - x0))
+            for play in plays]
+
+
 def test_the_estimate_is_the_slope_of_the_nets_equity_along_each_plays_raw_inputs(net):
     checked = 0
     assert net.race is not None     # the race positions among them check the race net's
     for board in sample_positions(6):
-        g = slope(net, board)
-        x0 = _core.neural_inputs(turned(board), features=False)
         for d1, d2 in ((3, 1), (6, 6), (5, 2)):
             plays = _core.generate(board, d1, d2)
             got = net.play_estimates(board, plays)
-            for play, value in zip(plays, got):
+            for value, want in zip(got, first_order(net, board, plays)):
                 if not math.isfinite(value):
                     continue
-                dx = _core.neural_inputs(turned(play), features=False) - x0
-                assert value == pytest.approx(float(g @ dx), rel=2e-3, abs=2e-5)
+                assert value == pytest.approx(want, rel=2e-3, abs=2e-5)
                 checked += 1
     assert checked > 100
 
@@ -410,10 +415,7 @@ def test_boards_the_point_tables_do_not_cover_are_estimated_by_the_raw_inputs(ne
         want = [forward_equity(net.prune, play) for play in mixed[ranked]]
         assert got[ranked] == pytest.approx(want, abs=2e-5)
     else:
-        g = slope(net, board)
-        x0 = _core.neural_inputs(turned(board), features=False)
-        want = [float(g @ (_core.neural_inputs(turned(play), features=False) - x0))
-                for play in mixed[ranked]]
+        want = first_order(net, board, mixed[ranked])
         assert got[ranked] == pytest.approx(want, rel=2e-3, abs=2e-5)
 
 
