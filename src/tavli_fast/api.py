@@ -183,9 +183,10 @@ def _rollout(
       SEs; the stop rule and progress use them. None (default): on when a neural player
       plays and the rollout is cubeless. In a cubeful rollout only the cubeless figures are
       luck-adjusted. It costs little at 1 ply and about 15 times the game at 0 ply (all 21
-      rolls are looked at each turn, each roll's best 12 plays by a first-order estimate
-      valued by the net: the same function for the rolled dice and their mean, so the
-      adjustment stays unbiased).
+      rolls are looked at each turn, each roll's best 8 plays by the pruning net's estimate
+      valued by the net, or by a first-order estimate in a race or for a net without a
+      pruning net: the same function for the rolled dice and their mean, so the adjustment
+      stays unbiased).
     - truncate_plies: stop each game after this many plies and count the net's 0-ply cubeless
       probabilities there. Fast, but BIASED by the net's errors (the estimate is no longer a
       rollout's); not with ``cubeful``.

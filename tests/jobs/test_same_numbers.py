@@ -21,6 +21,10 @@ The figures of "rollout neural-1ply truncated" were written again when the 1-ply
 replies became pre-filtered by default (issue 54: the best 8 of a roll by the pruning net):
 with the exact replies every case gave its recorded figures bit for bit, and with the new
 default only that case, the one 1-ply player here, changed.
+The luck-adjusted figures of the same four cases were written again when the luck tables'
+default became the best 8 plays of a roll by the pruning net (issue 54, instead of 12 by the
+first-order estimate): only those figures changed (every other figure of the four cases, and
+every other case, gave its recorded figures bit for bit).
 """
 
 from __future__ import annotations

@@ -296,9 +296,9 @@ def test_bad_pre_filters_are_refused(net, setting):
 
 def test_the_defaults_are_stated():
     assert _core.REPLY_FILTER == (8, 0.0)
-    assert _core.LUCK_FILTER == (12, 0.0)
+    assert _core.LUCK_FILTER == (8, 0.0)
     assert _core.REPLY_ESTIMATOR == "prune"
-    assert _core.LUCK_ESTIMATOR == "slope"
+    assert _core.LUCK_ESTIMATOR == "prune"
 
 
 @pytest.mark.parametrize("setting, message", [

@@ -25,9 +25,11 @@
 # and for its mean: the luck stays unbiased (only its variance can grow).
 
 # The defaults (bench/prefilter_strength.py, bench/ply1_cost.py, docs/performance.md):
-# the luck tables keep the best NN_LUCK_KEEP plays of a roll by the estimate, and any
-# within NN_LUCK_MARGIN of the last of them (a worse play there only adds variance, never
-# bias: it pays in SE per CPU-second).  The 1-ply look-ahead values the best NN_REPLY_KEEP
+# the luck tables keep the best NN_LUCK_KEEP plays of a roll by the pruning net's estimate
+# (the slope in a race, or for a net without one), and any within NN_LUCK_MARGIN of the last
+# of them (a worse play there only adds variance, never bias: it pays in SE per CPU-second;
+# the pruning net keeping 8 gives the SE of the slope keeping 12 in about 0.85 of the time).
+# The 1-ply look-ahead values the best NN_REPLY_KEEP
 # replies of a roll by the pruning net (1.6 times faster, -0.0004 +- 0.0008 points a game
 # against the exact search over 60,000 paired games; by the slope, keeping 8 was
 # -0.009 +- 0.006, so it was opt-in).
@@ -38,8 +40,8 @@ cdef enum:
     NN_SLOPE_WORDS = 4          # 64-bit words for a bit per raw input (NN_BASE_INPUTS, 198)
     NN_REPLY_KEEP = 8
     NN_REPLY_ESTIMATOR = NN_EST_PRUNE
-    NN_LUCK_KEEP = 12
-    NN_LUCK_ESTIMATOR = NN_EST_SLOPE
+    NN_LUCK_KEEP = 8
+    NN_LUCK_ESTIMATOR = NN_EST_PRUNE
 assert NN_BASE_INPUTS <= 64 * NN_SLOPE_WORDS
 
 # The pruning net's estimate rows (NeuralNetC.erows): for side s (0: on roll, 1: has
