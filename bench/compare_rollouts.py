@@ -1,11 +1,12 @@
 """Time two builds' rollouts against each other: games per CPU-second of one player.
 
     python bench/compare_rollouts.py bac9400 HEAD [--player neural-1ply] [--vr] \
-        [--games 300] [--rounds 6]
+        [--evaluator int16] [--games 300] [--rounds 6]
 
 The builds and rounds are compare_builds.py's: each revision exported and built in place,
 then both run at once, one on each core, swapped every round.  Each run is a rollout of the
-start (``tavli_fast.rollout``, ``jobs=1``, seed 1, luck-adjusted with ``--vr``) in CPU time,
+start (``tavli_fast.rollout``, ``jobs=1``, seed 1, luck-adjusted with ``--vr``, by the
+evaluator ``--evaluator``) in CPU time,
 after a warm-up of a tenth of the games.  Printed: each build's median games per CPU-second,
 and the median over the rounds of the second build's speed against the first's (least,
 greatest).  Both builds must give the same equity (the same games), or the script says so.
@@ -25,10 +26,11 @@ from compare_builds import build_both, revisions_parser, run_rounds, speed_up  #
 CHILD = r"""
 import json, sys, time
 import tavli_fast as tf
-player, games, vr = sys.argv[1], int(sys.argv[2]), sys.argv[3] == "vr"
-tf.rollout("start", max(games // 10, 1), players=(player, player), seed=2, jobs=1, vr=vr)
+player, games, vr, kind = sys.argv[1], int(sys.argv[2]), sys.argv[3] == "vr", sys.argv[4]
+opts = dict(players=(player, player), jobs=1, vr=vr, evaluator=kind)
+tf.rollout("start", max(games // 10, 1), seed=2, **opts)
 t = time.process_time()
-r = tf.rollout("start", games, players=(player, player), seed=1, jobs=1, vr=vr)
+r = tf.rollout("start", games, seed=1, **opts)
 seconds = time.process_time() - t
 print(json.dumps({"file": tf.__file__, "seconds": seconds, "equity": r.equity}))
 """
@@ -39,17 +41,19 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--player", default="neural-1ply")
     parser.add_argument("--games", type=int, default=300)
     parser.add_argument("--vr", action="store_true", help="luck-adjusted rollouts")
+    parser.add_argument("--evaluator", choices=("float32", "int16"), default="float32")
     args = parser.parse_args(argv)
     if args.rounds < 1 or args.games < 1:
         parser.error("--rounds and --games must be at least 1")
     with tempfile.TemporaryDirectory() as tmp:
         srcs = build_both(args.a, args.b, Path(tmp))
         reports = run_rounds(srcs, args.rounds, CHILD,
-                             [args.player, str(args.games), "vr" if args.vr else "plain"])
+                             [args.player, str(args.games), "vr" if args.vr else "plain",
+                              args.evaluator])
     seconds = {rev: [r["seconds"] for r in done] for rev, done in reports.items()}
     equities = {rev: {r["equity"] for r in done} for rev, done in reports.items()}
     kind = "luck-adjusted" if args.vr else "plain"
-    print(f"{args.player} rollouts of the start, {kind}, {args.games} games a run, "
+    print(f"{args.player} rollouts of the start, {kind}, {args.evaluator}, {args.games} games a run, "
           f"{args.rounds} rounds (CPU time, one core each)")
     for rev, times in seconds.items():
         print(f"{rev:>12s}: {args.games / statistics.median(times):,.1f} games / CPU-s")

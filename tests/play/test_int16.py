@@ -20,6 +20,9 @@ from tavli_fast.play.players import player_id
 #: The stated tolerance (docs/performance.md): every probability of the int16 evaluator
 #: within this of the float32 path's on the 2,000 benchmark positions.
 PROBABILITY_TOLERANCE = 0.005
+#: The pruning net's estimates of a play (an equity) for an int16 net (int16 too,
+#: tq_estimate_batch) within this of the float32 ones (docs/performance.md).
+ESTIMATE_TOLERANCE = 0.01
 
 
 def _probe_net(bias: float, quantised: bool) -> _core.NeuralNet:
@@ -101,8 +104,9 @@ def test_the_plays_it_chooses_are_the_float32_ones_but_for_near_ties(nets):
 
 def test_its_three_instances_give_the_same_numbers_bit_for_bit(tmp_path):
     """TAVLI_FAST_SIMD=baseline takes the scalar instance, =avx2 the AVX2 one, unset the best
-    this processor has (AVX-512BW here, when it has it): evaluations, a roll's plays, and
-    0- and 1-ply games by the int16 net must not differ by a bit."""
+    this processor has (AVX-512BW here, when it has it): evaluations, a roll's plays, the
+    pruning net's estimates of them, and 0- and 1-ply games by the int16 net must not differ
+    by a bit."""
     script = (
         "import numpy as np, sys; from tavli_fast import _core;"
         "from tavli_fast.game.position import Position;"
@@ -112,7 +116,8 @@ def test_its_three_instances_give_the_same_numbers_bit_for_bit(tmp_path):
         "[_core.run_games(start, 6, player_id(p), player_id(p), 5, True, True,"
         " bearoff=net.bearoff, truncate=True, net=net, per_game_equity=eq[k * 6:(k + 1) * 6])"
         " for k, p in enumerate(('neural', 'neural-1ply'))];"
-        "out = [net.evaluate_many(b).ravel(), net.play_equities(b[0], b[1:]), eq];"
+        "est = [net.play_estimates(x, _core.generate(x, 4, 2), estimator='prune') for x in b];"
+        "out = [net.evaluate_many(b).ravel(), net.play_equities(b[0], b[1:]), eq, *est];"
         "np.save(sys.argv[2], np.concatenate(out)); print(_core.INT16_KERNELS)"
     )
     stack = tmp_path / "boards.npy"
@@ -131,6 +136,24 @@ def test_its_three_instances_give_the_same_numbers_bit_for_bit(tmp_path):
     reference = np.load(tmp_path / "baseline.npy")
     for simd in ("avx2", "default"):
         np.testing.assert_array_equal(np.load(tmp_path / f"{simd}.npy"), reference)
+
+
+def test_the_pruning_nets_estimates_for_an_int16_net_are_int16_and_close(nets):
+    """An int16 net's pre-filter ranks by the pruning net's int16 estimates: not the float32
+    numbers (so the int16 path is the one taken), each within ESTIMATE_TOLERANCE of them, and
+    the same plays left unranked (+inf)."""
+    plain, int16 = nets
+    diffs = []
+    for board in _benchmark_boards("contact.csv")[:150]:
+        plays = _core.generate(board, 5, 2)
+        exact = plain.play_estimates(board, plays, estimator="prune")
+        quick = int16.play_estimates(board, plays, estimator="prune")
+        ranked = np.isfinite(exact)
+        np.testing.assert_array_equal(ranked, np.isfinite(quick))
+        diffs.append(np.abs(exact[ranked] - quick[ranked]))
+    d = np.concatenate(diffs)
+    assert len(d) > 1000
+    assert 0.0 < d.max() <= ESTIMATE_TOLERANCE
 
 
 def test_a_quantised_net_keeps_its_race_net_databases_and_pruning_net(nets):

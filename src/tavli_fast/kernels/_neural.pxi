@@ -154,6 +154,12 @@ ctypedef struct NeuralNetC:
     # A pruning net's estimate rows (_nn_prefilter.pxi nn_estimate_rows), or NULL: built when
     # it is attached to a net, cleared by any change of its weights (nn_sync_fast).
     const float* erows
+    # The same rows for the estimates of int16 nets (_nnquant.h tq_estimate_batch), at
+    # TQ_EST_SCALE, and the output layer as the int16 evaluator's (qew2, qes2inv), or NULL:
+    # built with erows when the hidden layer is a multiple of 32 units.
+    const short* qerows
+    const short* qew2
+    float qes2inv[NN_OUTPUTS]
     # The int16 evaluator's weights (_nnquant.h; NeuralNet.as_quantised()), or NULL: the rows of
     # fw1 at TQ_SCALE, and w2 as int16 with out = sigmoid(qs2inv[o] * sum + b2[o]).
     const short* qw1

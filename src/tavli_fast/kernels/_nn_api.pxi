@@ -37,6 +37,26 @@ def set_look_bound(bint enabled):
     return previous
 
 
+cdef void _quantise_outputs(const float* fw2, int hp, short* q2, float* s2inv) noexcept nogil:
+    """The int16 output layer (_nnquant.h) of the float32 one fw2 [5][hp]: each output's
+    weights at the largest scale at which 32 units' products, every activation at most
+    TQ_ONE, sum below 2^31 and every weight fits in int16; s2inv[o] undoes the scale."""
+    cdef int i, j, o
+    cdef double scale, block, widest, largest
+    for o in range(NN_OUTPUTS):
+        widest = largest = 1e-30
+        for j in range(0, hp, 32):
+            block = 0.0
+            for i in range(j, j + 32):
+                block += fabs(fw2[o * hp + i])
+                largest = max(largest, fabs(fw2[o * hp + i]))
+            widest = max(widest, block)
+        scale = min(2147483647.0 / 16384.0 / widest, 32767.0 / largest)
+        for j in range(hp):
+            q2[o * hp + j] = tq_round(fw2[o * hp + j] * scale)
+        s2inv[o] = <float>(1.0 / (scale * 16384.0))
+
+
 cdef class NeuralNet:
     """A neural evaluator whose weights this object owns (float64, C order), with the
     C view `&net.c` for nogil code.
@@ -64,6 +84,7 @@ cdef class NeuralNet:
     cdef BearoffTables _bearoff
     cdef float* _fast              # the fast path's float32 copy (one block)
     cdef float* _erows             # as a pruning net, its estimate rows (c.erows), or NULL
+    cdef short* _qerows            # and their int16 copy with its output layer (c.qerows), or NULL
     cdef short* _q                 # the int16 evaluator's weights, or NULL
 
     def __cinit__(self, w1, b1, w2, b2, NeuralNet race=None, BearoffTables bearoff=None,
@@ -134,11 +155,15 @@ cdef class NeuralNet:
     def __dealloc__(self):
         free(self._fast)
         free(self._erows)
+        free(self._qerows)
         free(self._q)
 
     cdef _estimate_rows(self):
         """Build this net's estimate rows (c.erows), as the pruning net of another, unless
-        they are built and its weights unchanged since: other threads may be reading them."""
+        they are built and its weights unchanged since: other threads may be reading them.
+        With a multiple of 32 hidden units, their int16 copy too (c.qerows: the estimates of
+        int16 nets)."""
+        cdef Py_ssize_t i
         if self.c.erows != NULL:
             return
         if self._erows == NULL:
@@ -146,14 +171,24 @@ cdef class NeuralNet:
             if self._erows == NULL:
                 raise MemoryError("cannot allocate the pruning net's estimate rows")
         nn_estimate_rows(&self.c, self._erows)
+        if self.c.hp % 32 == 0:         # the int16 copy, for the estimates of int16 nets
+            if self._qerows == NULL:
+                self._qerows = <short*>calloc((NN_EST_ROWS + NN_OUTPUTS) * self.c.hp,
+                                              sizeof(short))
+                if self._qerows == NULL:
+                    raise MemoryError("cannot allocate the pruning net's int16 estimate rows")
+            for i in range(NN_EST_ROWS * self.c.hp):
+                self._qerows[i] = tq_round(<double>self._erows[i] * TQ_EST_SCALE)
+            _quantise_outputs(self.c.fw2, self.c.hp, self._qerows + NN_EST_ROWS * self.c.hp,
+                              self.c.qes2inv)
+            self.c.qew2 = self._qerows + NN_EST_ROWS * self.c.hp
+            self.c.qerows = self._qerows
         self.c.erows = self._erows
 
     cdef _quantise(self):
         """The int16 evaluator's weights (_nnquant.h) from the float32 copy: w1's rows at
-        TQ_SCALE; each output's w2 at the largest scale at which 32 units' products, every
-        activation at most TQ_ONE, sum below 2^31 and every weight fits in int16."""
-        cdef int hp = self.c.hp, rows = self.c.n_inputs + NN_POINT_ROWS, i, j, o
-        cdef double scale, block, widest, largest
+        TQ_SCALE, the output layer by _quantise_outputs."""
+        cdef int hp = self.c.hp, rows = self.c.n_inputs + NN_POINT_ROWS, i
         if hp % 32 or hp > 512:
             raise ValueError(f"the int16 evaluator takes a multiple of 32 hidden units, at most "
                              f"512 (padded to a multiple of 16: {hp})")
@@ -162,18 +197,7 @@ cdef class NeuralNet:
             raise MemoryError("cannot allocate the int16 weights")
         for i in range(rows * hp):
             self._q[i] = tq_round(<double>self.c.fw1[i] * 512.0)
-        for o in range(NN_OUTPUTS):
-            widest = largest = 1e-30
-            for j in range(0, hp, 32):
-                block = 0.0
-                for i in range(j, j + 32):
-                    block += fabs(self.c.fw2[o * hp + i])
-                    largest = max(largest, fabs(self.c.fw2[o * hp + i]))
-                widest = max(widest, block)
-            scale = min(2147483647.0 / 16384.0 / widest, 32767.0 / largest)
-            for j in range(hp):
-                self._q[rows * hp + o * hp + j] = tq_round(self.c.fw2[o * hp + j] * scale)
-            self.c.qs2inv[o] = <float>(1.0 / (scale * 16384.0))
+        _quantise_outputs(self.c.fw2, hp, self._q + rows * hp, self.c.qs2inv)
         self.c.qw1 = self._q
         self.c.qw2 = self._q + rows * hp
 

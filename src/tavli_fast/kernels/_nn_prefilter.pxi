@@ -135,6 +135,8 @@ ctypedef struct NNSlope:
     int hp
     float dh[NN_MAX_HIDDEN]     # dE/d(hidden sum j) at the base: g[i] = sum_j w1[i][j] dh[j]
     float h[NN_PRUNE_MAX_HIDDEN]    # the pruning net's hidden sums at the base
+    bint quantised              # the net is int16: the pruning net estimates by int16 too,
+    short qh[NN_PRUNE_MAX_HIDDEN]   # from h at TQ_EST_SCALE (tq_estimate_batch)
     # The slope's point tables (nn_slope_point), like the pruning net's estimate rows: for
     # side k (0: on roll, 1: has moved) and point p (1..24, 25: the bar), points[k][p][n] is
     # the slope's change from no checker on p to n, its share of the pips and borne-off
@@ -196,9 +198,14 @@ cdef void nn_estimate_prepare(const NeuralNetC* net, const NNBase* base, const d
     cdef tf_rows r
     cdef double f[NN_FEATURE_INPUTS]
     cdef const NeuralNetC* pn = net.prune
+    cdef int j
     if estimator == NN_EST_PRUNE and pn != NULL and base.net == net:
         _nn_rows(&r, base.before.c[1], base.before.c[0], f, 0, nn_point_rows(pn))
         tf_sums(pn.fb1, pn.fw1, pn.hp, &r, s.h)
+        s.quantised = net.qw1 != NULL and pn.qerows != NULL
+        if s.quantised:
+            for j in range(pn.hp):
+                s.qh[j] = tq_round(<double>s.h[j] * TQ_EST_SCALE)
         s.prices = prices
         s.prune = pn
         s.ready = True
@@ -340,13 +347,19 @@ cdef enum:
 cdef void nn_estimate_batch(NNSlope* s, const int* adds, const int* subs,
                             const tf_span* spans, const int* which, int m,
                             float* est) noexcept nogil:
-    """est[which[k]] for the k < m plays of a batch of the pruning net's estimate rows."""
+    """est[which[k]] for the k < m plays of a batch of the pruning net's estimate rows
+    (by int16 for an int16 net)."""
     cdef const NeuralNetC* pn = s.prune
     cdef float hidden[NN_EST_BATCH * NN_PRUNE_MAX_HIDDEN]
     cdef float out[NN_EST_BATCH * 8]
     cdef double q[NN_OUTPUTS]
     cdef int k, o
-    tf_forward_batch(s.h, pn.erows, pn.hp, adds, subs, spans, m, pn.fw2, pn.fb2, hidden, out)
+    if s.quantised:
+        tq_estimate_batch(s.qh, pn.qerows, pn.hp, adds, subs, spans, m, pn.qew2, pn.qes2inv,
+                          pn.fb2, out)
+    else:
+        tf_forward_batch(s.h, pn.erows, pn.hp, adds, subs, spans, m, pn.fw2, pn.fb2, hidden,
+                         out)
     for k in range(m):
         for o in range(NN_OUTPUTS):
             q[o] = out[8 * k + o]

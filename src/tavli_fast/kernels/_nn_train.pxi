@@ -31,6 +31,7 @@ cdef void nn_sync_fast(NeuralNetC* net, const tf_rows* rows) noexcept nogil:
     cdef int i, a, j, o, h = net.n_hidden, hp = net.hp
     cdef int n = net.n_inputs if rows == NULL else _rows_count(rows)
     net.erows = NULL                    # built from the weights before this change
+    net.qerows = NULL
     for j in range(h):
         net.fb1[j] = <float>net.b1[j]
     for o in range(NN_OUTPUTS):

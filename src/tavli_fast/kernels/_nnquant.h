@@ -176,6 +176,58 @@ static void tq_forward_scalar(const short* init, const short* q1, int hp, const 
     tq_finish(acc, s2inv, b2, out);
 }
 
+/* ---- The pruning net's estimates for int16 nets (_nn_prefilter.pxi nn_estimate_batch): a
+   batch of plays, each the base's sums `init` plus and minus rows of `rows` (its estimate
+   rows: a point's change from empty to n checkers, which reaches about 70) at TQ_EST_SCALE
+   a unit, an add and a subtract at a time (a changed point's new and old rows come in pairs,
+   so no partial sum strays far), doubled with saturation to TQ_SCALE for the activation,
+   then the output layer as tq_forward's.  out[8 i + o] receives output o (out[8 i + 5..7]:
+   sigmoid(0)), the batch's output sigmoids taken together at the end.  hp: a multiple of
+   32.  The scalar instance and the AVX2 one (also on AVX-512 processors: a pruning net's
+   32 units are two registers) give the same numbers. */
+#define TQ_EST_SCALE 256
+
+static inline void tq_estimate_z(const float acc[5][8], const float* s2inv, const float* b2,
+                                 float* z) {
+    for (int o = 0; o < 5; o++) {
+        const float* l = acc[o];
+        z[o] = (((l[0] + l[1]) + (l[2] + l[3])) + ((l[4] + l[5]) + (l[6] + l[7]))) * s2inv[o] + b2[o];
+    }
+    z[5] = z[6] = z[7] = 0.0f;
+}
+
+static void tq_estimate_batch_scalar(const short* init, const short* rows, int hp,
+                                     const int* add, const int* sub, const tf_span* spans,
+                                     int n, const short* q2, const float* s2inv,
+                                     const float* b2, float* out) {
+    for (int i = 0; i < n; i++) {
+        const tf_span* e = &spans[i];
+        int m = e->n_add > e->n_sub ? e->n_add : e->n_sub;
+        float acc[5][8] = {{0}};
+        short h[32];
+        for (int j = 0; j < hp; j += 32) {
+            for (int u = 0; u < 32; u++) {
+                short x = init[j + u];
+                for (int a = 0; a < m; a++) {
+                    if (a < e->n_add) x = tq_sat(x + rows[(long)add[e->add0 + a] * hp + j + u]);
+                    if (a < e->n_sub) x = tq_sat(x - rows[(long)sub[e->sub0 + a] * hp + j + u]);
+                }
+                h[u] = tq_act(tq_sat(2 * x));
+            }
+            for (int o = 0; o < 5; o++) {
+                const short* w = q2 + o * hp + j;
+                for (int l = 0; l < 8; l++) {
+                    int t = h[2 * l] * w[2 * l] + h[2 * l + 1] * w[2 * l + 1]
+                            + h[16 + 2 * l] * w[16 + 2 * l] + h[17 + 2 * l] * w[17 + 2 * l];
+                    acc[o][l] += (float)t;
+                }
+            }
+        }
+        tq_estimate_z((const float (*)[8])acc, s2inv, b2, out + 8 * i);
+    }
+    tf_sigmoid_many(out, out, 8L * n);
+}
+
 #if TF_HAVE_AVX2
 /* ---- AVX2: 64 units (four registers of 16) at a time. */
 #pragma GCC push_options
@@ -252,6 +304,64 @@ static void tq_forward_avx2(const short* init, const short* q1, int hp, const tf
     for (; j < hp; j += 32) tq_block_avx2(init, &t, q2, hp, j, 2, acc);
     for (int o = 0; o < 5; o++) _mm256_storeu_ps(sums[o], acc[o]);
     tq_finish((const float (*)[8])sums, s2inv, b2, out);
+}
+
+/* tq_estimate_z's sums of the lanes by horizontal adds, which pair them in its order (0 + 1,
+   2 + 3, then those two, then the halves): the same numbers. */
+static inline void tq_estimate_z_avx2(const __m256* acc, const float* s2inv, const float* b2,
+                                      float* z) {
+    __m256 quads = _mm256_hadd_ps(_mm256_hadd_ps(acc[0], acc[1]), _mm256_hadd_ps(acc[2], acc[3]));
+    __m256 pairs4 = _mm256_hadd_ps(acc[4], acc[4]);
+    __m256 quads4 = _mm256_hadd_ps(pairs4, pairs4);
+    __m128 s = _mm_add_ps(_mm256_castps256_ps128(quads), _mm256_extractf128_ps(quads, 1));
+    __m128 s4 = _mm_add_ss(_mm256_castps256_ps128(quads4), _mm256_extractf128_ps(quads4, 1));
+    _mm_storeu_ps(z, _mm_add_ps(_mm_mul_ps(s, _mm_loadu_ps(s2inv)), _mm_loadu_ps(b2)));
+    s4 = _mm_add_ss(_mm_mul_ss(s4, _mm_load_ss(s2inv + 4)), _mm_load_ss(b2 + 4));
+    _mm_storeu_ps(z + 4, _mm_move_ss(_mm_setzero_ps(), s4));      /* z[5..7] = 0 */
+}
+
+static void tq_estimate_batch_avx2(const short* init, const short* rows, int hp,
+                                   const int* add, const int* sub, const tf_span* spans,
+                                   int n, const short* q2, const float* s2inv,
+                                   const float* b2, float* out) {
+    for (int i = 0; i < n; i++) {
+        const tf_span* e = &spans[i];
+        const int* ad = add + e->add0;
+        const int* sb = sub + e->sub0;
+        int both = e->n_add < e->n_sub ? e->n_add : e->n_sub, a;
+        __m256 acc[5];
+        for (int o = 0; o < 5; o++) acc[o] = _mm256_setzero_ps();
+        for (int j = 0; j < hp; j += 32) {
+            __m256i h0 = TQ_LOAD(init + j), h1 = TQ_LOAD(init + j + 16);
+            /* the scalar instance's order: an add and a subtract at a time, then the rest */
+            for (a = 0; a < both; a++) {
+                const short* r = rows + (long)ad[a] * hp + j;
+                const short* t = rows + (long)sb[a] * hp + j;
+                h0 = _mm256_subs_epi16(_mm256_adds_epi16(h0, TQ_LOAD(r)), TQ_LOAD(t));
+                h1 = _mm256_subs_epi16(_mm256_adds_epi16(h1, TQ_LOAD(r + 16)), TQ_LOAD(t + 16));
+            }
+            for (; a < e->n_add; a++) {
+                const short* r = rows + (long)ad[a] * hp + j;
+                h0 = _mm256_adds_epi16(h0, TQ_LOAD(r));
+                h1 = _mm256_adds_epi16(h1, TQ_LOAD(r + 16));
+            }
+            for (a = both; a < e->n_sub; a++) {
+                const short* t = rows + (long)sb[a] * hp + j;
+                h0 = _mm256_subs_epi16(h0, TQ_LOAD(t));
+                h1 = _mm256_subs_epi16(h1, TQ_LOAD(t + 16));
+            }
+            h0 = tq_act_avx2(_mm256_adds_epi16(h0, h0));
+            h1 = tq_act_avx2(_mm256_adds_epi16(h1, h1));
+            for (int o = 0; o < 5; o++) {
+                const short* w = q2 + o * hp + j;
+                __m256i p = _mm256_add_epi32(_mm256_madd_epi16(h0, TQ_LOAD(w)),
+                                             _mm256_madd_epi16(h1, TQ_LOAD(w + 16)));
+                acc[o] = _mm256_add_ps(acc[o], _mm256_cvtepi32_ps(p));
+            }
+        }
+        tq_estimate_z_avx2(acc, s2inv, b2, out + 8 * i);
+    }
+    tf_sigmoid_many(out, out, 8L * n);
 }
 #undef TQ_LOAD
 #pragma GCC pop_options
@@ -354,4 +464,14 @@ static void tq_forward(const short* init, const short* q1, int hp, const tf_rows
     if (tq_level == 1) { tq_forward_avx2(init, q1, hp, r, q2, s2inv, b2, out); return; }
 #endif
     tq_forward_scalar(init, q1, hp, r, q2, s2inv, b2, out);
+}
+
+/* The pruning net's outputs for a batch of plays, by int16 (tq_estimate_batch_*). */
+static void tq_estimate_batch(const short* init, const short* rows, int hp, const int* add,
+                              const int* sub, const tf_span* spans, int n, const short* q2,
+                              const float* s2inv, const float* b2, float* out) {
+#if TF_HAVE_AVX2
+    if (tq_level >= 1) { tq_estimate_batch_avx2(init, rows, hp, add, sub, spans, n, q2, s2inv, b2, out); return; }
+#endif
+    tq_estimate_batch_scalar(init, rows, hp, add, sub, spans, n, q2, s2inv, b2, out);
 }

@@ -146,10 +146,14 @@ cdef extern from *:
     int tf_shot_rolls(uint32_t blots, uint32_t made, uint32_t hitters, int* loss) noexcept nogil
     int tf_escape_rolls(uint32_t start, uint32_t blocks, uint32_t target) noexcept nogil
     int tq_init(int allowed) noexcept nogil
+    enum: TQ_EST_SCALE
     short tq_round(double x) noexcept nogil
     void tq_quantise_sums(const float* h, int hp, short* qh) noexcept nogil
     void tq_forward(const short* init, const short* q1, int hp, const tf_rows* r,
                     const short* q2, const float* s2inv, const float* b2, double* out) noexcept nogil
+    void tq_estimate_batch(const short* init, const short* rows, int hp, const int* add,
+                           const int* sub, const tf_span* spans, int n, const short* q2,
+                           const float* s2inv, const float* b2, float* out) noexcept nogil
 
 
 import os as _os
