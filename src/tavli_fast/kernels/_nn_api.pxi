@@ -208,7 +208,8 @@ cdef class NeuralNet:
 
     def as_quantised(self):
         """This net, and its race net, by the int16 evaluator (new objects; the same
-        databases and pruning net, which stays float32: it only ranks plays)."""
+        databases and pruning net, whose weights stay float32: for an int16 net it estimates
+        by int16 copies of its estimate rows, tq_estimate_batch)."""
         race = self._race.as_quantised() if self._race is not None else None
         return NeuralNet(self._w1, self._b1, self._w2, self._b2, race=race,
                          bearoff=self._bearoff, prune=self._prune, quantised=True)

@@ -29,10 +29,9 @@
 # (the slope in a race, or for a net without one), and any within NN_LUCK_MARGIN of the last
 # of them (a worse play there only adds variance, never bias: it pays in SE per CPU-second;
 # the pruning net keeping 8 gives the SE of the slope keeping 12 in about 0.85 of the time).
-# The 1-ply look-ahead values the best NN_REPLY_KEEP
-# replies of a roll by the pruning net (1.6 times faster, -0.0004 +- 0.0008 points a game
-# against the exact search over 60,000 paired games; by the slope, keeping 8 was
-# -0.009 +- 0.006, so it was opt-in).
+# The 1-ply look-ahead values the best NN_REPLY_KEEP replies of a roll by the pruning net
+# (1.6 times faster, -0.0004 +- 0.0008 points a game against the exact search over 60,000
+# paired games; by the slope, keeping 8 was -0.009 +- 0.006, so it was opt-in).
 cdef enum:
     NN_EST_SLOPE = 0            # the first-order estimate
     NN_EST_PRUNE = 1            # the pruning net where the net has one, else the slope

@@ -18,7 +18,8 @@
    layer of up to 512 units in registers, its rows added in one pass), AVX2 (64 units at a
    time), and a scalar one for every other processor.  Every integer operation is exact and
    the float additions are taken in the same order, so a seed gives the same numbers on every
-   machine (tests/play/test_int16.py). */
+   machine (tests/play/test_int16.py).  The pruning net's estimates for an int16 net go the
+   same way, a batch of plays at a time (tq_estimate_batch, below). */
 
 #define TQ_SCALE 512
 #define TQ_ONE 16384                        /* 1.0 in Q14 */
@@ -118,15 +119,21 @@ static void tq_prepare(const short* q1, int hp, const tf_rows* r, tq_rows* t) {
     }
 }
 
-/* out[o] = sigmoid(the 8 lanes of acc[o] summed * s2inv[o] + b2[o]): the instances' common
-   end, compiled once (no contraction into FMA anywhere). */
-static void tq_finish(const float acc[5][8], const float* s2inv, const float* b2, double* out) {
-    float z[8];
+/* z[o] = the 8 lanes of acc[o] summed * s2inv[o] + b2[o], z[5..7] = 0: the output sums
+   before their sigmoids, compiled once (no contraction into FMA anywhere). */
+static inline void tq_output_sums(const float acc[5][8], const float* s2inv, const float* b2,
+                                  float* z) {
     for (int o = 0; o < 5; o++) {
         const float* l = acc[o];
         z[o] = (((l[0] + l[1]) + (l[2] + l[3])) + ((l[4] + l[5]) + (l[6] + l[7]))) * s2inv[o] + b2[o];
     }
     z[5] = z[6] = z[7] = 0.0f;
+}
+
+/* out[o] = sigmoid(z[o]): the instances' common end. */
+static void tq_finish(const float acc[5][8], const float* s2inv, const float* b2, double* out) {
+    float z[8];
+    tq_output_sums(acc, s2inv, b2, z);
     tf_sigmoid_many(z, z, 8);
     for (int o = 0; o < 5; o++) out[o] = z[o];
 }
@@ -143,6 +150,20 @@ static inline short tq_act(short h) {
     short inner = (short)(tq_coef[1][seg] + tq_mulhrs(tq, tq_coef[2][seg]));
     short y = (short)(tq_coef[0][seg] + tq_mulhrs(tq, inner));
     return h < 0 ? (short)(TQ_ONE - y) : y;
+}
+
+/* The output layer's products of 32 activations h (units j..j + 31) added to acc: lane l of
+   the 8 gets units 2l, 2l + 1, 16 + 2l, 17 + 2l, summed as integers (exact). */
+static inline void tq_outputs_scalar(const short* h, const short* q2, int hp, int j,
+                                     float acc[5][8]) {
+    for (int o = 0; o < 5; o++) {
+        const short* w = q2 + o * hp + j;
+        for (int l = 0; l < 8; l++) {
+            int s = h[2 * l] * w[2 * l] + h[2 * l + 1] * w[2 * l + 1]
+                    + h[16 + 2 * l] * w[16 + 2 * l] + h[17 + 2 * l] * w[17 + 2 * l];
+            acc[o][l] += (float)s;
+        }
+    }
 }
 
 static void tq_forward_scalar(const short* init, const short* q1, int hp, const tf_rows* r,
@@ -163,15 +184,7 @@ static void tq_forward_scalar(const short* init, const short* q1, int hp, const 
                                tq_mulhrs(t.shifted[a][j1], t.vshifted[a]) << t.shift[a]));
             h[u] = tq_act(x);
         }
-        /* lane l of the 8: units 2l, 2l + 1, 16 + 2l, 17 + 2l of the 32 */
-        for (int o = 0; o < 5; o++) {
-            const short* w = q2 + o * hp + j;
-            for (int l = 0; l < 8; l++) {
-                int s = h[2 * l] * w[2 * l] + h[2 * l + 1] * w[2 * l + 1]
-                        + h[16 + 2 * l] * w[16 + 2 * l] + h[17 + 2 * l] * w[17 + 2 * l];
-                acc[o][l] += (float)s;
-            }
-        }
+        tq_outputs_scalar(h, q2, hp, j, acc);
     }
     tq_finish(acc, s2inv, b2, out);
 }
@@ -186,15 +199,6 @@ static void tq_forward_scalar(const short* init, const short* q1, int hp, const 
    32.  The scalar instance and the AVX2 one (also on AVX-512 processors: a pruning net's
    32 units are two registers) give the same numbers. */
 #define TQ_EST_SCALE 256
-
-static inline void tq_estimate_z(const float acc[5][8], const float* s2inv, const float* b2,
-                                 float* z) {
-    for (int o = 0; o < 5; o++) {
-        const float* l = acc[o];
-        z[o] = (((l[0] + l[1]) + (l[2] + l[3])) + ((l[4] + l[5]) + (l[6] + l[7]))) * s2inv[o] + b2[o];
-    }
-    z[5] = z[6] = z[7] = 0.0f;
-}
 
 static void tq_estimate_batch_scalar(const short* init, const short* rows, int hp,
                                      const int* add, const int* sub, const tf_span* spans,
@@ -214,16 +218,9 @@ static void tq_estimate_batch_scalar(const short* init, const short* rows, int h
                 }
                 h[u] = tq_act(tq_sat(2 * x));
             }
-            for (int o = 0; o < 5; o++) {
-                const short* w = q2 + o * hp + j;
-                for (int l = 0; l < 8; l++) {
-                    int t = h[2 * l] * w[2 * l] + h[2 * l + 1] * w[2 * l + 1]
-                            + h[16 + 2 * l] * w[16 + 2 * l] + h[17 + 2 * l] * w[17 + 2 * l];
-                    acc[o][l] += (float)t;
-                }
-            }
+            tq_outputs_scalar(h, q2, hp, j, acc);
         }
-        tq_estimate_z((const float (*)[8])acc, s2inv, b2, out + 8 * i);
+        tq_output_sums((const float (*)[8])acc, s2inv, b2, out + 8 * i);
     }
     tf_sigmoid_many(out, out, 8L * n);
 }
@@ -306,9 +303,9 @@ static void tq_forward_avx2(const short* init, const short* q1, int hp, const tf
     tq_finish((const float (*)[8])sums, s2inv, b2, out);
 }
 
-/* tq_estimate_z's sums of the lanes by horizontal adds, which pair them in its order (0 + 1,
-   2 + 3, then those two, then the halves): the same numbers. */
-static inline void tq_estimate_z_avx2(const __m256* acc, const float* s2inv, const float* b2,
+/* tq_output_sums by horizontal adds, which pair the lanes in its order (0 + 1, 2 + 3, then
+   those two, then the halves): the same numbers. */
+static inline void tq_output_sums_avx2(const __m256* acc, const float* s2inv, const float* b2,
                                       float* z) {
     __m256 quads = _mm256_hadd_ps(_mm256_hadd_ps(acc[0], acc[1]), _mm256_hadd_ps(acc[2], acc[3]));
     __m256 pairs4 = _mm256_hadd_ps(acc[4], acc[4]);
@@ -359,7 +356,7 @@ static void tq_estimate_batch_avx2(const short* init, const short* rows, int hp,
                 acc[o] = _mm256_add_ps(acc[o], _mm256_cvtepi32_ps(p));
             }
         }
-        tq_estimate_z_avx2(acc, s2inv, b2, out + 8 * i);
+        tq_output_sums_avx2(acc, s2inv, b2, out + 8 * i);
     }
     tf_sigmoid_many(out, out, 8L * n);
 }
