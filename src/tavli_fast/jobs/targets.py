@@ -86,19 +86,21 @@ class TargetsUnit:
     bearoff: bool = False  # the net values bear-offs by the (default) bear-off databases
     truncate_plies: int = 0  # > 0: rollout games stop after that many plies (the net values them)
     contact: bool = False  # keep only the positions with contact (the main net's)
+    prune: tuple[np.ndarray, ...] = ()  # the net's pruning net's arrays, if it has one (the
+    # luck tables of rollout labels rank plays by it, as in the caller's process)
 
 
-_NETS: dict[tuple[str, bool], _core.NeuralNet] = {}
+_NETS: dict[tuple[str, bool, bool], _core.NeuralNet] = {}
 
 
 def targets_worker(unit: TargetsUnit) -> tuple[int, np.ndarray, np.ndarray, np.ndarray]:
     """(index, boards int8[m, 2, 26], look-ahead probabilities float64[m, 5], outcomes
     int8[m]) of one unit (outcomes as ``NeuralNet.selfplay_positions`` gives them)."""
-    key = (unit.checksum, unit.bearoff)
+    key = (unit.checksum, unit.bearoff, bool(unit.prune))
     net = _NETS.get(key)
     if net is None:
         _NETS.clear()
-        net = net_from_arrays(unit.weights)
+        net = net_from_arrays(unit.weights, unit.prune)
         if unit.bearoff:
             net = attach_bearoff(net, game_resources((PLAYERS["neural"],), True)["bearoff"])
         _NETS[key] = net
@@ -169,6 +171,7 @@ class TargetsJob:
         self.units = parts(games, unit_games)
         self.games, self.seed, self.explore = games, seed, explore
         self.weights = net_arrays(net)
+        self.prune = net.prune.arrays() if net.prune is not None else ()
         self.bearoff = net.bearoff is not None
         self.checksum = weights_checksum(self.weights)
         self.have = set(shard_indices(directory))
@@ -185,7 +188,7 @@ class TargetsJob:
     def _unit(self, i: int) -> TargetsUnit:
         return TargetsUnit(i, _unit_seed(self.seed, i), part_size(self.games, self.unit_games, i),  # type: ignore[arg-type]
                            self.explore, self.weights, self.checksum, self.plies, self.rollouts,
-                           self.race, self.bearoff, self.truncate_plies, self.contact)
+                           self.race, self.bearoff, self.truncate_plies, self.contact, self.prune)
 
     def add(self, result: tuple[int, np.ndarray, np.ndarray, np.ndarray]) -> None:
         index, boards, probs, outcomes = result

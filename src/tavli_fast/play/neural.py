@@ -129,10 +129,13 @@ def net_arrays(net: _core.NeuralNet) -> tuple[np.ndarray, ...]:
     return net.arrays() + (net.race.arrays() if net.race is not None else ())
 
 
-def net_from_arrays(arrays: tuple[np.ndarray, ...]) -> _core.NeuralNet:
-    """The net of `net_arrays`' four or eight arrays."""
+def net_from_arrays(arrays: tuple[np.ndarray, ...],
+                    prune: tuple[np.ndarray, ...] = ()) -> _core.NeuralNet:
+    """The net of `net_arrays`' four or eight arrays, with the pruning net of `prune`'s four
+    (``net.prune.arrays()``), if given."""
     race = _core.NeuralNet(*arrays[4:8]) if len(arrays) == 8 else None
-    return _core.NeuralNet(*arrays[:4], race=race)
+    return _core.NeuralNet(*arrays[:4], race=race,
+                           prune=_core.NeuralNet(*prune) if prune else None)
 
 
 def save_net(path: str | os.PathLike, net: _core.NeuralNet, version: str, **info: object) -> None:
