@@ -53,8 +53,8 @@ def main(argv: list[str] | None = None) -> int:
     seconds = {rev: [r["seconds"] for r in done] for rev, done in reports.items()}
     equities = {rev: {r["equity"] for r in done} for rev, done in reports.items()}
     kind = "luck-adjusted" if args.vr else "plain"
-    print(f"{args.player} rollouts of the start, {kind}, {args.evaluator}, {args.games} games a run, "
-          f"{args.rounds} rounds (CPU time, one core each)")
+    print(f"{args.player} rollouts of the start, {kind}, {args.evaluator}, {args.games} games "
+          f"a run, {args.rounds} rounds (CPU time, one core each)")
     for rev, times in seconds.items():
         print(f"{rev:>12s}: {args.games / statistics.median(times):,.1f} games / CPU-s")
     print(f"{args.b} against {args.a}: {speed_up(seconds[args.a], seconds[args.b])} x")

@@ -1,6 +1,6 @@
 # The Python face of the net (part of _neural.pxi): NeuralNet and the module-level
 # constants neural.py and the tests use (the checks of its search settings, the search cache
-# and the batch helpers over boards: _nn_api_tools.pxi).
+# and the module-level helpers: _nn_api_tools.pxi).
 
 # ---------------------------------------------------------------- Python API
 

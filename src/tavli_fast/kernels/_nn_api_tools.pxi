@@ -1,6 +1,7 @@
 # The net's Python face, continued (part of _neural.pxi, after _nn_api.pxi): the checks of
 # the search settings NeuralNet's methods take (ply, prices, the reply and move filters),
-# the search cache, and the module-level batch helpers over boards.
+# the search cache, and the module-level helpers (races, the inputs of boards, the fast
+# sigmoid, the core generator's state).
 
 cdef int _check_ply(int ply) except -1:
     if not 0 <= ply <= 2:
