@@ -304,6 +304,7 @@ cdef void nn_play_probs(const NeuralNetC* net, const NNBase* base, const Board* 
     cdef double q[NN_OUTPUTS]
     cdef double f[NN_FEATURE_INPUTS]
     cdef int k
+    cdef uint32_t changed
     if after.c[0][OFF] == 15:
         nn_won_probs(after, True, p)
         return
@@ -320,9 +321,11 @@ cdef void nn_play_probs(const NeuralNetC* net, const NNBase* base, const Board* 
     _nn_delta_side(&r, base.before.c[0], after.c[0], NN_SIDE_INPUTS)   # has moved
     if base.nf:
         _nn_feature_values(after.c[1], after.c[0], f, base.nf)
-        for k in range(base.nf):
-            if f[k] != base.feat[k]:
-                _rows_put(&r, NN_BASE_INPUTS + k, f[k] - base.feat[k])
+        changed = tf_changed_doubles(f, base.feat, base.nf)
+        while changed:
+            k = tf_ctz(changed)
+            changed &= changed - 1
+            _rows_put(&r, NN_BASE_INPUTS + k, f[k] - base.feat[k])
     if net.qw1 != NULL:
         tq_forward(base.qh, net.qw1, net.hp, &r, net.qw2, net.qs2inv, net.fb2, q)
     else:

@@ -53,6 +53,19 @@ cdef extern from *:
     }
     #endif
 
+    /* Bits 0..n-1 (n <= 32): bit k set where a[k] != b[k], two compares at a time (no
+       branch a feature: which of them change is as good as random). */
+    static inline unsigned int tf_changed_doubles(const double* a, const double* b, int n) {
+        unsigned int c = 0;
+        int k = 0;
+    #if defined(__SSE2__)
+        for (; k + 2 <= n; k += 2)
+            c |= (unsigned)_mm_movemask_pd(_mm_cmpneq_pd(_mm_loadu_pd(a + k), _mm_loadu_pd(b + k))) << k;
+    #endif
+        for (; k < n; k++) c |= (unsigned)(a[k] != b[k]) << k;
+        return c;
+    }
+
     /* Input i changes by v: its row is added, subtracted or scaled (tf_rows, _nnsimd.pxi). */
     static inline void tf_put_row(tf_rows* r, int i, double v) {
         if (v == 1.0) r->add[r->n_add++] = i;
@@ -72,6 +85,7 @@ cdef extern from *:
     void tf_row_bits(const int8_t* row, uint32_t* one, uint32_t* two) noexcept nogil
     uint32_t tf_row_changes(const int8_t* old, const int8_t* new) noexcept nogil
     uint32_t tf_mirror26(uint32_t x) noexcept nogil
+    uint32_t tf_changed_doubles(const double* a, const double* b, int n) noexcept nogil
     void tf_put_row(tf_rows* r, int i, double v) noexcept nogil
 
 

@@ -314,8 +314,10 @@ static inline int TF_(shot_rolls)(unsigned blots, unsigned made, unsigned hitter
     hits1 = -((TF_(i8))(hit != 0) & live);
     step = hit | none;
     lost1 = TF_LOST(step, live);
-    *loss = 2 * TF_SUM8(lost2) + TF_SUM8(lost1);
-    return 2 * TF_SUM8(hits2) + TF_SUM8(hits1);
+    /* one sum over the lanes each: a non-double's lanes count twice (integers: exact) */
+    const TF_(i8) lost = lost2 + lost2 + lost1, hits = hits2 + hits2 + hits1;
+    *loss = TF_SUM8(lost);
+    return TF_SUM8(hits);
 }
 
 /* How many of the 36 rolls take one checker from `start` (one bit; moving down) onto
@@ -340,7 +342,8 @@ static inline int TF_(escape_rolls)(unsigned start, unsigned blocks, unsigned ta
         hit |= step & t;
     }
     hits1 = -((TF_(i8))(hit != 0) & *(const TF_(i8)*)tf_double_live);
-    return 2 * TF_SUM8(hits2) + TF_SUM8(hits1);
+    hits1 += hits2 + hits2;
+    return TF_SUM8(hits1);
 }
 #undef TF_LOST
 #undef TF_SUM8

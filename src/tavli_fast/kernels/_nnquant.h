@@ -85,34 +85,27 @@ static void tq_quantise_sums(const float* h, int hp, short* qh) {
     for (; j < hp; j++) qh[j] = tq_round((double)h[j] * TQ_SCALE);
 }
 
-/* One evaluation's rows as pointers (the block's units follow), and the scaled rows'
-   multipliers: `plain` those with |v| < 1, `shifted` the others. */
+/* One evaluation's scaled rows (tf_rows.scaled) with their multipliers: `plain` those with
+   |v| < 1, `shifted` the others.  Its added and subtracted rows are read from the tf_rows
+   itself (row a at q1 + add[a] * hp), so that only these few need preparing. */
 typedef struct {
-    int n_add, n_sub, n_plain, n_shifted;
-    const short* add[256];
-    const short* sub[256];
-    const short* plain[256];
-    const short* shifted[256];
+    int n_plain, n_shifted;
+    int plain[256], shifted[256];
     short vplain[256], vshifted[256];
     int shift[256];
-} tq_rows;
+} tq_scaled;
 
-static void tq_prepare(const short* q1, int hp, const tf_rows* r, tq_rows* t) {
-    t->n_add = r->n_add;
-    t->n_sub = r->n_sub;
-    for (int a = 0; a < r->n_add; a++) t->add[a] = q1 + (long)r->add[a] * hp;
-    for (int a = 0; a < r->n_sub; a++) t->sub[a] = q1 + (long)r->sub[a] * hp;
+static inline void tq_prepare(const tf_rows* r, tq_scaled* t) {
     t->n_plain = t->n_shifted = 0;
     for (int a = 0; a < r->n_scaled; a++) {
         double v = r->val[a];
-        const short* row = q1 + (long)r->scaled[a] * hp;
         if (fabs(v) * 32768.0 < 32767.0) {
-            t->plain[t->n_plain] = row;
+            t->plain[t->n_plain] = r->scaled[a];
             t->vplain[t->n_plain++] = (short)tq_lrint(v * 32768.0);
         } else {
             int s = 1;
             while (s < 15 && fabs(v) * (double)(1 << (15 - s)) > 32767.0) s++;
-            t->shifted[t->n_shifted] = row;
+            t->shifted[t->n_shifted] = r->scaled[a];
             t->vshifted[t->n_shifted] = (short)tq_lrint(v * (double)(1 << (15 - s)));
             t->shift[t->n_shifted++] = s;
         }
@@ -168,20 +161,21 @@ static inline void tq_outputs_scalar(const short* h, const short* q2, int hp, in
 
 static void tq_forward_scalar(const short* init, const short* q1, int hp, const tf_rows* r,
                               const short* q2, const float* s2inv, const float* b2, double* out) {
-    tq_rows t;
+    tq_scaled t;
     float acc[5][8] = {{0}};
     short h[32];
-    tq_prepare(q1, hp, r, &t);
+    tq_prepare(r, &t);
     for (int j = 0; j < hp; j += 32) {
         for (int u = 0; u < 32; u++) {
-            int j1 = j + u;
-            short x = init[j1];
-            for (int a = 0; a < t.n_add; a++) x = tq_sat(x + t.add[a][j1]);
-            for (int a = 0; a < t.n_sub; a++) x = tq_sat(x - t.sub[a][j1]);
-            for (int a = 0; a < t.n_plain; a++) x = tq_sat(x + tq_mulhrs(t.plain[a][j1], t.vplain[a]));
+            const short* col = q1 + j + u;
+            short x = init[j + u];
+            for (int a = 0; a < r->n_add; a++) x = tq_sat(x + col[(long)r->add[a] * hp]);
+            for (int a = 0; a < r->n_sub; a++) x = tq_sat(x - col[(long)r->sub[a] * hp]);
+            for (int a = 0; a < t.n_plain; a++)
+                x = tq_sat(x + tq_mulhrs(col[(long)t.plain[a] * hp], t.vplain[a]));
             for (int a = 0; a < t.n_shifted; a++)
                 x = tq_sat(x + (short)(unsigned short)((unsigned)(unsigned short)
-                               tq_mulhrs(t.shifted[a][j1], t.vshifted[a]) << t.shift[a]));
+                               tq_mulhrs(col[(long)t.shifted[a] * hp], t.vshifted[a]) << t.shift[a]));
             h[u] = tq_act(x);
         }
         tq_outputs_scalar(h, q2, hp, j, acc);
@@ -253,26 +247,52 @@ static inline __m256i tq_act_avx2(__m256i h) {
     return _mm256_blendv_epi8(y, _mm256_sub_epi16(_mm256_set1_epi16(TQ_ONE), y), neg);
 }
 
+/* tq_output_sums by horizontal adds, which pair the lanes in its order (0 + 1, 2 + 3, then
+   those two, then the halves): the same numbers. */
+static inline void tq_output_sums_avx2(const __m256* acc, const float* s2inv, const float* b2,
+                                      float* z) {
+    __m256 quads = _mm256_hadd_ps(_mm256_hadd_ps(acc[0], acc[1]), _mm256_hadd_ps(acc[2], acc[3]));
+    __m256 pairs4 = _mm256_hadd_ps(acc[4], acc[4]);
+    __m256 quads4 = _mm256_hadd_ps(pairs4, pairs4);
+    __m128 s = _mm_add_ps(_mm256_castps256_ps128(quads), _mm256_extractf128_ps(quads, 1));
+    __m128 s4 = _mm_add_ss(_mm256_castps256_ps128(quads4), _mm256_extractf128_ps(quads4, 1));
+    _mm_storeu_ps(z, _mm_add_ps(_mm_mul_ps(s, _mm_loadu_ps(s2inv)), _mm_loadu_ps(b2)));
+    s4 = _mm_add_ss(_mm_mul_ss(s4, _mm_load_ss(s2inv + 4)), _mm_load_ss(b2 + 4));
+    _mm_storeu_ps(z + 4, _mm_move_ss(_mm_setzero_ps(), s4));      /* z[5..7] = 0 */
+}
+
+/* tq_finish from the AVX2 instances' sums (the AVX-512 one's too), the output sigmoids by
+   the AVX2 kernels' inline: the same numbers (setup.py builds with -ffp-contract=off, so
+   that no product and sum is fused into an FMA in the AVX-512 code either). */
+static inline void tq_finish_avx2(const __m256* acc, const float* s2inv, const float* b2,
+                                  double* out) {
+    float z[8];
+    tq_output_sums_avx2(acc, s2inv, b2, z);
+    store_avx2(z, sigmoid_avx2(load_avx2(z)));
+    for (int o = 0; o < 5; o++) out[o] = z[o];
+}
+
 static inline __attribute__((always_inline)) void tq_block_avx2(
-        const short* init, const tq_rows* t, const short* q2, int hp, int j, int nv, __m256* acc) {
+        const short* init, const short* q1, const tf_rows* r, const tq_scaled* t,
+        const short* q2, int hp, int j, int nv, __m256* acc) {
     __m256i h[4];
     for (int q = 0; q < nv; q++) h[q] = TQ_LOAD(init + j + 16 * q);
-    for (int a = 0; a < t->n_add; a++) {
-        const short* row = t->add[a] + j;
+    for (int a = 0; a < r->n_add; a++) {
+        const short* row = q1 + (long)r->add[a] * hp + j;
         for (int q = 0; q < nv; q++) h[q] = _mm256_adds_epi16(h[q], TQ_LOAD(row + 16 * q));
     }
-    for (int a = 0; a < t->n_sub; a++) {
-        const short* row = t->sub[a] + j;
+    for (int a = 0; a < r->n_sub; a++) {
+        const short* row = q1 + (long)r->sub[a] * hp + j;
         for (int q = 0; q < nv; q++) h[q] = _mm256_subs_epi16(h[q], TQ_LOAD(row + 16 * q));
     }
     for (int a = 0; a < t->n_plain; a++) {
-        const short* row = t->plain[a] + j;
+        const short* row = q1 + (long)t->plain[a] * hp + j;
         __m256i m = _mm256_set1_epi16(t->vplain[a]);
         for (int q = 0; q < nv; q++)
             h[q] = _mm256_adds_epi16(h[q], _mm256_mulhrs_epi16(TQ_LOAD(row + 16 * q), m));
     }
     for (int a = 0; a < t->n_shifted; a++) {
-        const short* row = t->shifted[a] + j;
+        const short* row = q1 + (long)t->shifted[a] * hp + j;
         __m256i m = _mm256_set1_epi16(t->vshifted[a]);
         __m128i s = _mm_cvtsi32_si128(t->shift[a]);
         for (int q = 0; q < nv; q++)
@@ -291,30 +311,14 @@ static inline __attribute__((always_inline)) void tq_block_avx2(
 
 static void tq_forward_avx2(const short* init, const short* q1, int hp, const tf_rows* r,
                             const short* q2, const float* s2inv, const float* b2, double* out) {
-    tq_rows t;
+    tq_scaled t;
     __m256 acc[5];
-    float sums[5][8];
     int j = 0;
-    tq_prepare(q1, hp, r, &t);
+    tq_prepare(r, &t);
     for (int o = 0; o < 5; o++) acc[o] = _mm256_setzero_ps();
-    for (; j + 64 <= hp; j += 64) tq_block_avx2(init, &t, q2, hp, j, 4, acc);
-    for (; j < hp; j += 32) tq_block_avx2(init, &t, q2, hp, j, 2, acc);
-    for (int o = 0; o < 5; o++) _mm256_storeu_ps(sums[o], acc[o]);
-    tq_finish((const float (*)[8])sums, s2inv, b2, out);
-}
-
-/* tq_output_sums by horizontal adds, which pair the lanes in its order (0 + 1, 2 + 3, then
-   those two, then the halves): the same numbers. */
-static inline void tq_output_sums_avx2(const __m256* acc, const float* s2inv, const float* b2,
-                                      float* z) {
-    __m256 quads = _mm256_hadd_ps(_mm256_hadd_ps(acc[0], acc[1]), _mm256_hadd_ps(acc[2], acc[3]));
-    __m256 pairs4 = _mm256_hadd_ps(acc[4], acc[4]);
-    __m256 quads4 = _mm256_hadd_ps(pairs4, pairs4);
-    __m128 s = _mm_add_ps(_mm256_castps256_ps128(quads), _mm256_extractf128_ps(quads, 1));
-    __m128 s4 = _mm_add_ss(_mm256_castps256_ps128(quads4), _mm256_extractf128_ps(quads4, 1));
-    _mm_storeu_ps(z, _mm_add_ps(_mm_mul_ps(s, _mm_loadu_ps(s2inv)), _mm_loadu_ps(b2)));
-    s4 = _mm_add_ss(_mm_mul_ss(s4, _mm_load_ss(s2inv + 4)), _mm_load_ss(b2 + 4));
-    _mm_storeu_ps(z + 4, _mm_move_ss(_mm_setzero_ps(), s4));      /* z[5..7] = 0 */
+    for (; j + 64 <= hp; j += 64) tq_block_avx2(init, q1, r, &t, q2, hp, j, 4, acc);
+    for (; j < hp; j += 32) tq_block_avx2(init, q1, r, &t, q2, hp, j, 2, acc);
+    tq_finish_avx2(acc, s2inv, b2, out);
 }
 
 static void tq_estimate_batch_avx2(const short* init, const short* rows, int hp,
@@ -385,25 +389,26 @@ static inline __m512i tq_act_avx512(__m512i h) {
 }
 
 static inline __attribute__((always_inline)) void tq_all_avx512(
-        const short* init, const tq_rows* t, const short* q2, int hp, int nz, __m256* acc) {
+        const short* init, const short* q1, const tf_rows* r, const tq_scaled* t,
+        const short* q2, int hp, int nz, __m256* acc) {
     __m512i h[TQ_MAX_ZMM];
     for (int q = 0; q < nz; q++) h[q] = TQ_LOAD512(init + 32 * q);
-    for (int a = 0; a < t->n_add; a++) {
-        const short* row = t->add[a];
+    for (int a = 0; a < r->n_add; a++) {
+        const short* row = q1 + (long)r->add[a] * hp;
         for (int q = 0; q < nz; q++) h[q] = _mm512_adds_epi16(h[q], TQ_LOAD512(row + 32 * q));
     }
-    for (int a = 0; a < t->n_sub; a++) {
-        const short* row = t->sub[a];
+    for (int a = 0; a < r->n_sub; a++) {
+        const short* row = q1 + (long)r->sub[a] * hp;
         for (int q = 0; q < nz; q++) h[q] = _mm512_subs_epi16(h[q], TQ_LOAD512(row + 32 * q));
     }
     for (int a = 0; a < t->n_plain; a++) {
-        const short* row = t->plain[a];
+        const short* row = q1 + (long)t->plain[a] * hp;
         __m512i m = _mm512_set1_epi16(t->vplain[a]);
         for (int q = 0; q < nz; q++)
             h[q] = _mm512_adds_epi16(h[q], _mm512_mulhrs_epi16(TQ_LOAD512(row + 32 * q), m));
     }
     for (int a = 0; a < t->n_shifted; a++) {
-        const short* row = t->shifted[a];
+        const short* row = q1 + (long)t->shifted[a] * hp;
         __m512i m = _mm512_set1_epi16(t->vshifted[a]);
         __m128i s = _mm_cvtsi32_si128(t->shift[a]);
         for (int q = 0; q < nz; q++)
@@ -421,17 +426,15 @@ static inline __attribute__((always_inline)) void tq_all_avx512(
 
 static void tq_forward_avx512(const short* init, const short* q1, int hp, const tf_rows* r,
                               const short* q2, const float* s2inv, const float* b2, double* out) {
-    tq_rows t;
+    tq_scaled t;
     __m256 acc[5];
-    float sums[5][8];
-    tq_prepare(q1, hp, r, &t);
+    tq_prepare(r, &t);
     for (int o = 0; o < 5; o++) acc[o] = _mm256_setzero_ps();
     /* the usual widths as constants, so that the registers are named at compile time */
-    if (hp == 320) tq_all_avx512(init, &t, q2, hp, 10, acc);
-    else if (hp == 128) tq_all_avx512(init, &t, q2, hp, 4, acc);
-    else tq_all_avx512(init, &t, q2, hp, hp / 32, acc);
-    for (int o = 0; o < 5; o++) _mm256_storeu_ps(sums[o], acc[o]);
-    tq_finish((const float (*)[8])sums, s2inv, b2, out);
+    if (hp == 320) tq_all_avx512(init, q1, r, &t, q2, hp, 10, acc);
+    else if (hp == 128) tq_all_avx512(init, q1, r, &t, q2, hp, 4, acc);
+    else tq_all_avx512(init, q1, r, &t, q2, hp, hp / 32, acc);
+    tq_finish_avx2(acc, s2inv, b2, out);
 }
 #undef TQ_LOAD512
 #pragma GCC pop_options
