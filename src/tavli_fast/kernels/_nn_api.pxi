@@ -281,8 +281,9 @@ cdef class NeuralNet:
         cdef Board b
         cdef NNBase base     # on the stack, and the result made by numpy's C API: a call of
         cdef double* o       # a roll's few plays would otherwise spend a sixth of its time here
+        cdef double p[NN_BATCH * NN_OUTPUTS]
         cdef cnp.npy_intp n = plays.shape[0]
-        cdef Py_ssize_t i
+        cdef Py_ssize_t i, j, k
         _load_board(board, &b)
         if plays.shape[1] != 2 or plays.shape[2] != 26:
             raise ValueError("plays must have shape (n, 2, 26)")
@@ -290,8 +291,13 @@ cdef class NeuralNet:
         o = <double*>cnp.PyArray_DATA(out)
         with nogil:
             nn_base_prepare(&self.c, &b, &base)
-            for i in range(n):
-                o[i] = nn_play_equity(&self.c, &base, <const Board*>&plays[i, 0, 0])
+            i = 0
+            while i < n:
+                k = min(NN_BATCH, n - i)
+                nn_plays_probs(&self.c, &base, <const Board*>&plays[i, 0, 0], NULL, <int>k, p)
+                for j in range(k):
+                    o[i + j] = nn_equity(&p[NN_OUTPUTS * j])
+                i += k
         return out
 
     def play_estimates(self, const int8_t[:, ::1] board, const int8_t[:, :, ::1] plays,

@@ -150,26 +150,71 @@ cdef inline uint32_t nn_board_slot(const Board* b) noexcept nogil:
                       >> (64 - NN_MEMO_BITS))
 
 
-cdef inline void nn_memo_probs(NNMemo* memo, const NeuralNetC* net, const NNBase* base,
-                               const Board* after, double* p) noexcept nogil:
-    """nn_play_probs(net, base, after, p), from the memo when the board is in it (NULL:
-    no memo), else evaluated and stored while there is room."""
+cdef inline bint nn_memo_find(NNMemo* memo, const Board* after, double* p) noexcept nogil:
+    """Whether board `after` is in the memo (NULL: no memo); if so, its probabilities go
+    to `p`."""
     cdef uint32_t slot
     cdef NNMemoEntry* e
     if memo == NULL:
-        nn_play_probs(net, base, after, p)
-        return
+        return False
     slot = nn_board_slot(after)
     while memo.slots[slot]:
         e = &memo.e[memo.slots[slot] - 1]
         if memcmp(&e.board, after, sizeof(Board)) == 0:
             memcpy(p, e.p, NN_OUTPUTS * sizeof(double))
-            return
+            return True
         slot = (slot + 1) & ((1 << NN_MEMO_BITS) - 1)
-    nn_play_probs(net, base, after, p)
-    if memo.n < NN_MEMO_ENTRIES:
-        e = &memo.e[memo.n]
-        memo.n += 1
-        memo.slots[slot] = <uint16_t>memo.n
-        e.board = after[0]
-        memcpy(e.p, p, NN_OUTPUTS * sizeof(double))
+    return False
+
+
+cdef inline void nn_memo_keep(NNMemo* memo, const Board* after, const double* p) noexcept nogil:
+    """Store board `after` (not in the memo) and its probabilities `p` while there is room
+    (memo NULL: nothing)."""
+    cdef uint32_t slot
+    cdef NNMemoEntry* e
+    if memo == NULL or memo.n >= NN_MEMO_ENTRIES:
+        return
+    slot = nn_board_slot(after)
+    while memo.slots[slot]:
+        slot = (slot + 1) & ((1 << NN_MEMO_BITS) - 1)
+    e = &memo.e[memo.n]
+    memo.n += 1
+    memo.slots[slot] = <uint16_t>memo.n
+    e.board = after[0]
+    memcpy(e.p, p, NN_OUTPUTS * sizeof(double))
+
+
+cdef inline void nn_memo_probs(NNMemo* memo, const NeuralNetC* net, const NNBase* base,
+                               const Board* after, double* p) noexcept nogil:
+    """nn_play_probs(net, base, after, p), from the memo when the board is in it (NULL:
+    no memo), else evaluated and stored while there is room."""
+    if not nn_memo_find(memo, after, p):
+        nn_play_probs(net, base, after, p)
+        nn_memo_keep(memo, after, p)
+
+
+cdef void nn_memo_plays_probs(NNMemo* memo, const NeuralNetC* net, const NNBase* base,
+                              const Board* plays, const int* which, int k,
+                              double* probs) noexcept nogil:
+    """nn_memo_probs of plays[which[j]] (which NULL: plays[j]) to probs[5 j ..], j < k <=
+    NN_BATCH: those not in the memo valued together (nn_plays_probs), then stored in
+    order, as one at a time would (the plays are distinct, so none finds another's entry)."""
+    cdef int asked[NN_BATCH]
+    cdef bint known[NN_BATCH]
+    cdef double q[NN_BATCH * NN_OUTPUTS]
+    cdef int j, i, fresh = 0
+    for j in range(k):
+        i = which[j] if which != NULL else j
+        known[j] = nn_memo_find(memo, &plays[i], &probs[NN_OUTPUTS * j])
+        if not known[j]:
+            asked[fresh] = i
+            fresh += 1
+    if fresh == 0:
+        return
+    nn_plays_probs(net, base, plays, asked, fresh, q)
+    fresh = 0
+    for j in range(k):
+        if not known[j]:
+            memcpy(&probs[NN_OUTPUTS * j], &q[NN_OUTPUTS * fresh], NN_OUTPUTS * sizeof(double))
+            nn_memo_keep(memo, &plays[asked[fresh]], &probs[NN_OUTPUTS * j])
+            fresh += 1

@@ -294,12 +294,11 @@ cdef inline void _nn_delta_side(tf_rows* r, const int8_t* old, const int8_t* new
         _rows_put(r, base + NN_PIP_UNIT, _nn_ratio(NN_BY167, NN_RATIO_SIZE, dpips, 167.0))
 
 
-cdef void nn_play_probs(const NeuralNetC* net, const NNBase* base, const Board* after,
-                        double* p) noexcept nogil:
-    """Probabilities for the side that has just moved (row 0 of `after`, sides not
-    switched), from the base of the position it moved from (fast path).  A play into a
-    bear-off is valued by the databases, if `net` has them; one that breaks contact is
-    evaluated afresh by the race net, if `net` has one."""
+cdef bint nn_play_begin(const NeuralNetC* net, const NNBase* base, const Board* after,
+                        double* p, float* z) noexcept nogil:
+    """nn_play_probs up to the output sigmoids of the int16 evaluator: True when `p` holds the
+    play's probabilities; False when the int16 evaluator left its output sums in z[0..7]
+    (tq_sums), whose sigmoids nn_play_end takes to `p`."""
     cdef tf_rows r
     cdef double q[NN_OUTPUTS]
     cdef double f[NN_FEATURE_INPUTS]
@@ -307,14 +306,14 @@ cdef void nn_play_probs(const NeuralNetC* net, const NNBase* base, const Board* 
     cdef uint32_t changed
     if after.c[0][OFF] == 15:
         nn_won_probs(after, True, p)
-        return
+        return True
     if base.class_may_change:
         net = nn_class_net(net, after.c[1], after.c[0], q)
         if net != base.net:             # the databases (NULL) or another net value it afresh
             if net != NULL:
                 _nn_probs_of(net, after.c[1], after.c[0], q)
             nn_swap_sides(q, p)
-            return
+            return True
     net = base.net
     _rows_clear(&r)
     _nn_delta_side(&r, base.before.c[1], after.c[1], 0)                # now on roll
@@ -327,11 +326,57 @@ cdef void nn_play_probs(const NeuralNetC* net, const NNBase* base, const Board* 
             changed &= changed - 1
             _rows_put(&r, NN_BASE_INPUTS + k, f[k] - base.feat[k])
     if net.qw1 != NULL:
-        tq_forward(base.qh, net.qw1, net.hp, &r, net.qw2, net.qs2inv, net.fb2, q)
-    else:
-        tf_forward(base.h, net.fw1, net.hp, &r, net.fw2, net.fb2, q)
+        tq_sums(base.qh, net.qw1, net.hp, &r, net.qw2, net.qs2inv, net.fb2, z)
+        return False
+    tf_forward(base.h, net.fw1, net.hp, &r, net.fw2, net.fb2, q)
     nn_make_consistent(q)
     nn_swap_sides(q, p)
+    return True
+
+
+cdef inline void nn_play_end(const float* y, double* p) noexcept nogil:
+    """The probabilities `p` of a play from the sigmoids y[0..4] of nn_play_begin's sums."""
+    cdef double q[NN_OUTPUTS]
+    cdef int o
+    for o in range(NN_OUTPUTS):
+        q[o] = y[o]
+    nn_make_consistent(q)
+    nn_swap_sides(q, p)
+
+
+cdef void nn_play_probs(const NeuralNetC* net, const NNBase* base, const Board* after,
+                        double* p) noexcept nogil:
+    """Probabilities for the side that has just moved (row 0 of `after`, sides not
+    switched), from the base of the position it moved from (fast path).  A play into a
+    bear-off is valued by the databases, if `net` has them; one that breaks contact is
+    evaluated afresh by the race net, if `net` has one."""
+    cdef float z[8]
+    if not nn_play_begin(net, base, after, p, z):
+        tf_sigmoid_many(z, z, 8)
+        nn_play_end(z, p)
+
+
+cdef enum:
+    NN_BATCH = 32       # the plays whose output sigmoids nn_plays_probs takes together
+
+
+cdef void nn_plays_probs(const NeuralNetC* net, const NNBase* base, const Board* plays,
+                         const int* which, int k, double* probs) noexcept nogil:
+    """probs[5 j + o] = nn_play_probs of plays[which[j]] (which NULL: plays[j]), j < k <=
+    NN_BATCH: the same numbers, but the int16 evaluator's output sigmoids of the k plays
+    are taken together, so that one play's need not wait for the last one's."""
+    cdef float z[NN_BATCH * 8]
+    cdef int waiting[NN_BATCH]
+    cdef int j, m = 0
+    for j in range(k):
+        if not nn_play_begin(net, base, &plays[which[j] if which != NULL else j],
+                             &probs[NN_OUTPUTS * j], &z[8 * m]):
+            waiting[m] = j
+            m += 1
+    if m:
+        tf_sigmoid_many(z, z, 8 * m)
+        for j in range(m):
+            nn_play_end(&z[8 * j], &probs[NN_OUTPUTS * waiting[j]])
 
 
 cdef inline double nn_play_equity(const NeuralNetC* net, const NNBase* base,
@@ -345,16 +390,20 @@ cdef int nn_best_play_probs(const NeuralNetC* net, const NNBase* base, const Boa
                             int n, double* best_probs, const double* prices=NULL) noexcept nogil:
     """Index of the play with the best 0-ply equity among plays[0:n] (the first of equals),
     gammons at `prices` (NULL: money); its probabilities (for its mover) go to best_probs."""
-    cdef int i, best = 0
+    cdef int j, k, best = 0
     cdef double v, best_v = -1e300
-    cdef double p[NN_OUTPUTS]
-    for i in range(n):
-        nn_play_probs(net, base, &plays[i], p)
-        v = nn_equity_priced(p, prices)
-        if v > best_v:
-            best_v = v
-            best = i
-            memcpy(best_probs, p, sizeof(p))
+    cdef double p[NN_BATCH * NN_OUTPUTS]
+    cdef int i = 0
+    while i < n:
+        k = min(NN_BATCH, n - i)
+        nn_plays_probs(net, base, &plays[i], NULL, k, p)
+        for j in range(k):
+            v = nn_equity_priced(&p[NN_OUTPUTS * j], prices)
+            if v > best_v:
+                best_v = v
+                best = i + j
+                memcpy(best_probs, &p[NN_OUTPUTS * j], NN_OUTPUTS * sizeof(double))
+        i += k
     return best
 
 

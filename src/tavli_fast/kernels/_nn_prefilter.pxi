@@ -452,17 +452,23 @@ cdef int nn_best_reply_probs(const NeuralNetC* net, const NNBase* base, NNSlope*
     roll of the same table has valued (_nn_cache.pxi: the same numbers)."""
     cdef float est[MAX_RESULTS]
     cdef float cut
-    cdef int i, first, best = 0
+    cdef int i = 0, j, k, first, best = 0
     cdef bint filtered = nn_reply_cut(net, base, s, plays, n, prices, rf, est, &cut, &first)
     cdef double e, best_v = -1e300
-    cdef double p[NN_OUTPUTS]
-    for i in range(n):
-        if filtered and est[i] < cut:
-            continue
-        nn_memo_probs(memo, net, base, &plays[i], p)
-        e = nn_equity_priced(p, prices)
-        if e > best_v:
-            best_v = e
-            best = i
-            memcpy(best_probs, p, sizeof(p))
+    cdef int kept[NN_BATCH]           # the plays valued, NN_BATCH at a time, in order
+    cdef double p[NN_BATCH * NN_OUTPUTS]
+    while i < n:
+        k = 0
+        while i < n and k < NN_BATCH:
+            if not (filtered and est[i] < cut):
+                kept[k] = i
+                k += 1
+            i += 1
+        nn_memo_plays_probs(memo, net, base, plays, kept, k, p)
+        for j in range(k):
+            e = nn_equity_priced(&p[NN_OUTPUTS * j], prices)
+            if e > best_v:
+                best_v = e
+                best = kept[j]
+                memcpy(best_probs, &p[NN_OUTPUTS * j], NN_OUTPUTS * sizeof(double))
     return best

@@ -216,10 +216,11 @@ cdef double nn_1ply_equity_above(const NeuralNetC* net, MoveGen* g, const Board*
     cdef double* t = table if table != NULL else local
     cdef double* row
     cdef double p[NN_OUTPUTS]
+    cdef double held[NN_BATCH * NN_OUTPUTS]
     cdef float est[MAX_RESULTS]
     cdef float cut
     cdef double v
-    cdef int d1, d2, r, n, i, k, first, pass_
+    cdef int d1, d2, r, n, i, k, k0, m, first, pass_
     cdef bint filtered
     if after.c[0][OFF] == 15:
         return neural_1ply_equity(net, g, after, table, NULL, NULL, rf)
@@ -265,9 +266,14 @@ cdef double nn_1ply_equity_above(const NeuralNetC* net, MoveGen* g, const Board*
                 if (d1 == d2) != (pass_ == 1) or look.n_held[r] == 0:
                     continue
                 row = t + r * NN_OUTPUTS
-                for k in range(look.n_held[r]):
-                    nn_memo_probs(&look.memo, net, &base, &look.held[r][k], p)
-                    _nn_look_offer(look, r, look.index[r][k], p, nn_equity(p), row)
+                k0 = 0
+                while k0 < look.n_held[r]:      # one batch: NN_LOOK_CAP <= NN_BATCH
+                    m = min(NN_BATCH, look.n_held[r] - k0)
+                    nn_memo_plays_probs(&look.memo, net, &base, &look.held[r][k0], NULL, m, held)
+                    for k in range(m):
+                        _nn_look_offer(look, r, look.index[r][k0 + k], &held[NN_OUTPUTS * k],
+                                       nn_equity(&held[NN_OUTPUTS * k]), row)
+                    k0 += m
                 v = -nn_roll_table_equity(t)
     return v
 
@@ -298,33 +304,38 @@ cdef int neural_choose_1ply(const NeuralNetC* net, const MoveGen* g, int n, Move
     (from its 1-ply look; next_table[0] = -1 when there is none): the luck of his next roll
     comes free."""
     cdef NNBase base
-    cdef int i, j, m = 0, best
+    cdef int i, i0, j, k, m = 0, best
     cdef int cap = filt.candidates
     cdef int cand[NN_MAX_CANDIDATES]
     cdef double eq[NN_MAX_CANDIDATES]
     cdef double table[NN_ROLLS * NN_OUTPUTS]
-    cdef double p[NN_OUTPUTS]
+    cdef double p[NN_BATCH * NN_OUTPUTS]
     cdef double v, best_v
     cdef NNLook* look
     cand[0] = 0
     if next_table != NULL:
         next_table[0] = -1.0
     nn_base_prepare(net, &g.root, &base)
-    # The top candidates by 0-ply equity, kept sorted (insertion into a short list).
-    for i in range(n):
-        nn_play_probs(net, &base, &g.out[i], p)
-        v = nn_equity_priced(p, prices)
-        if m == cap and v <= eq[m - 1]:
-            continue
-        j = m if m < cap else m - 1
-        while j > 0 and eq[j - 1] < v:
-            eq[j] = eq[j - 1]
-            cand[j] = cand[j - 1]
-            j -= 1
-        eq[j] = v
-        cand[j] = i
-        if m < cap:
-            m += 1
+    # The top candidates by 0-ply equity, kept sorted (insertion into a short list); the
+    # plays valued NN_BATCH at a time.
+    i0 = 0
+    while i0 < n:
+        k = min(NN_BATCH, n - i0)
+        nn_plays_probs(net, &base, &g.out[i0], NULL, k, p)
+        for i in range(i0, i0 + k):
+            v = nn_equity_priced(&p[NN_OUTPUTS * (i - i0)], prices)
+            if m == cap and v <= eq[m - 1]:
+                continue
+            j = m if m < cap else m - 1
+            while j > 0 and eq[j - 1] < v:
+                eq[j] = eq[j - 1]
+                cand[j] = cand[j - 1]
+                j -= 1
+            eq[j] = v
+            cand[j] = i
+            if m < cap:
+                m += 1
+        i0 += k
     best = cand[0]
     if m == 1 or (eq[1] < eq[0] - filt.window and next_table == NULL):
         # One play within the window: its 1-ply look could not change the choice (it is

@@ -123,14 +123,6 @@ static inline void tq_output_sums(const float acc[5][8], const float* s2inv, con
     z[5] = z[6] = z[7] = 0.0f;
 }
 
-/* out[o] = sigmoid(z[o]): the instances' common end. */
-static void tq_finish(const float acc[5][8], const float* s2inv, const float* b2, double* out) {
-    float z[8];
-    tq_output_sums(acc, s2inv, b2, z);
-    tf_sigmoid_many(z, z, 8);
-    for (int o = 0; o < 5; o++) out[o] = z[o];
-}
-
 /* ---- The scalar instance: the reference, lane by lane. */
 static inline short tq_sat(int x) { return (short)(x > 32767 ? 32767 : x < -32768 ? -32768 : x); }
 static inline short tq_mulhrs(short a, short b) { return (short)(((int)a * b + 0x4000) >> 15); }
@@ -159,8 +151,8 @@ static inline void tq_outputs_scalar(const short* h, const short* q2, int hp, in
     }
 }
 
-static void tq_forward_scalar(const short* init, const short* q1, int hp, const tf_rows* r,
-                              const short* q2, const float* s2inv, const float* b2, double* out) {
+static void tq_sums_scalar(const short* init, const short* q1, int hp, const tf_rows* r,
+                           const short* q2, const float* s2inv, const float* b2, float* z) {
     tq_scaled t;
     float acc[5][8] = {{0}};
     short h[32];
@@ -180,7 +172,7 @@ static void tq_forward_scalar(const short* init, const short* q1, int hp, const 
         }
         tq_outputs_scalar(h, q2, hp, j, acc);
     }
-    tq_finish(acc, s2inv, b2, out);
+    tq_output_sums((const float (*)[8])acc, s2inv, b2, z);
 }
 
 /* ---- The pruning net's estimates for int16 nets (_nn_prefilter.pxi nn_estimate_batch): a
@@ -261,17 +253,6 @@ static inline void tq_output_sums_avx2(const __m256* acc, const float* s2inv, co
     _mm_storeu_ps(z + 4, _mm_move_ss(_mm_setzero_ps(), s4));      /* z[5..7] = 0 */
 }
 
-/* tq_finish from the AVX2 instances' sums (the AVX-512 one's too), the output sigmoids by
-   the AVX2 kernels' inline: the same numbers (setup.py builds with -ffp-contract=off, so
-   that no product and sum is fused into an FMA in the AVX-512 code either). */
-static inline void tq_finish_avx2(const __m256* acc, const float* s2inv, const float* b2,
-                                  double* out) {
-    float z[8];
-    tq_output_sums_avx2(acc, s2inv, b2, z);
-    store_avx2(z, sigmoid_avx2(load_avx2(z)));
-    for (int o = 0; o < 5; o++) out[o] = z[o];
-}
-
 static inline __attribute__((always_inline)) void tq_block_avx2(
         const short* init, const short* q1, const tf_rows* r, const tq_scaled* t,
         const short* q2, int hp, int j, int nv, __m256* acc) {
@@ -309,8 +290,8 @@ static inline __attribute__((always_inline)) void tq_block_avx2(
     }
 }
 
-static void tq_forward_avx2(const short* init, const short* q1, int hp, const tf_rows* r,
-                            const short* q2, const float* s2inv, const float* b2, double* out) {
+static void tq_sums_avx2(const short* init, const short* q1, int hp, const tf_rows* r,
+                         const short* q2, const float* s2inv, const float* b2, float* z) {
     tq_scaled t;
     __m256 acc[5];
     int j = 0;
@@ -318,7 +299,7 @@ static void tq_forward_avx2(const short* init, const short* q1, int hp, const tf
     for (int o = 0; o < 5; o++) acc[o] = _mm256_setzero_ps();
     for (; j + 64 <= hp; j += 64) tq_block_avx2(init, q1, r, &t, q2, hp, j, 4, acc);
     for (; j < hp; j += 32) tq_block_avx2(init, q1, r, &t, q2, hp, j, 2, acc);
-    tq_finish_avx2(acc, s2inv, b2, out);
+    tq_output_sums_avx2(acc, s2inv, b2, z);
 }
 
 static void tq_estimate_batch_avx2(const short* init, const short* rows, int hp,
@@ -424,8 +405,10 @@ static inline __attribute__((always_inline)) void tq_all_avx512(
         }
 }
 
-static void tq_forward_avx512(const short* init, const short* q1, int hp, const tf_rows* r,
-                              const short* q2, const float* s2inv, const float* b2, double* out) {
+/* (setup.py builds with -ffp-contract=off: tq_output_sums_avx2's products and sums, inlined
+   here, are not fused into FMA, so the numbers are the AVX2 instance's.) */
+static void tq_sums_avx512(const short* init, const short* q1, int hp, const tf_rows* r,
+                           const short* q2, const float* s2inv, const float* b2, float* z) {
     tq_scaled t;
     __m256 acc[5];
     tq_prepare(r, &t);
@@ -434,7 +417,7 @@ static void tq_forward_avx512(const short* init, const short* q1, int hp, const 
     if (hp == 320) tq_all_avx512(init, q1, r, &t, q2, hp, 10, acc);
     else if (hp == 128) tq_all_avx512(init, q1, r, &t, q2, hp, 4, acc);
     else tq_all_avx512(init, q1, r, &t, q2, hp, hp / 32, acc);
-    tq_finish_avx2(acc, s2inv, b2, out);
+    tq_output_sums_avx2(acc, s2inv, b2, z);
 }
 #undef TQ_LOAD512
 #pragma GCC pop_options
@@ -454,16 +437,26 @@ static int tq_init(int allowed) {
     return tq_level;
 }
 
-/* The 5 outputs from int16 sums `init` (hp units, a multiple of 32, at most 512) plus the
-   rows of `r` in the int16 rows q1 ([inputs][hp]); q2 [5][hp]: w2 times 1 / (s2inv[o] *
-   TQ_ONE). */
+/* The 5 output sums before their sigmoids, z[0..4] (z[5..7] = 0), from int16 sums `init`
+   (hp units, a multiple of 32, at most 512) plus the rows of `r` in the int16 rows q1
+   ([inputs][hp]); q2 [5][hp]: w2 times 1 / (s2inv[o] * TQ_ONE).  The sigmoids are the
+   caller's (tf_sigmoid_many), so that a batch of plays can take theirs together. */
+static void tq_sums(const short* init, const short* q1, int hp, const tf_rows* r,
+                    const short* q2, const float* s2inv, const float* b2, float* z) {
+#if TF_HAVE_AVX2
+    if (tq_level == 2) { tq_sums_avx512(init, q1, hp, r, q2, s2inv, b2, z); return; }
+    if (tq_level == 1) { tq_sums_avx2(init, q1, hp, r, q2, s2inv, b2, z); return; }
+#endif
+    tq_sums_scalar(init, q1, hp, r, q2, s2inv, b2, z);
+}
+
+/* The 5 outputs: tq_sums, then their sigmoids. */
 static void tq_forward(const short* init, const short* q1, int hp, const tf_rows* r,
                        const short* q2, const float* s2inv, const float* b2, double* out) {
-#if TF_HAVE_AVX2
-    if (tq_level == 2) { tq_forward_avx512(init, q1, hp, r, q2, s2inv, b2, out); return; }
-    if (tq_level == 1) { tq_forward_avx2(init, q1, hp, r, q2, s2inv, b2, out); return; }
-#endif
-    tq_forward_scalar(init, q1, hp, r, q2, s2inv, b2, out);
+    float z[8];
+    tq_sums(init, q1, hp, r, q2, s2inv, b2, z);
+    tf_sigmoid_many(z, z, 8);
+    for (int o = 0; o < 5; o++) out[o] = z[o];
 }
 
 /* The pruning net's outputs for a batch of plays, by int16 (tq_estimate_batch_*). */

@@ -149,6 +149,8 @@ cdef extern from *:
     enum: TQ_EST_SCALE
     short tq_round(double x) noexcept nogil
     void tq_quantise_sums(const float* h, int hp, short* qh) noexcept nogil
+    void tq_sums(const short* init, const short* q1, int hp, const tf_rows* r,
+                 const short* q2, const float* s2inv, const float* b2, float* z) noexcept nogil
     void tq_forward(const short* init, const short* q1, int hp, const tf_rows* r,
                     const short* q2, const float* s2inv, const float* b2, double* out) noexcept nogil
     void tq_estimate_batch(const short* init, const short* rows, int hp, const int* add,
