@@ -15,11 +15,34 @@ cdef MoveGen* _new_movegen() except NULL:
 cdef MoveGen* _scratch = _new_movegen()
 
 
+cdef int _check_board_shape(Py_ssize_t rows, Py_ssize_t points) except -1:
+    if rows != 2 or points != 26:
+        raise ValueError(f"a board has shape (2, 26), not ({rows}, {points})")
+    return 0
+
+
 cdef int _load_board(const int8_t[:, ::1] src, Board* b) except -1:
-    if src.shape[0] != 2 or src.shape[1] != 26:
-        raise ValueError(f"a board has shape (2, 26), not ({src.shape[0]}, {src.shape[1]})")
+    _check_board_shape(src.shape[0], src.shape[1])
     memcpy(b.c, &src[0, 0], 52)
     return 0
+
+
+cdef cnp.ndarray _int8_array(object a, int ndim):
+    """`a` as an int8 numpy array of `ndim` dimensions in C order: itself when it is one
+    (read through numpy's C API: the buffer protocol of a typed memoryview costs a small
+    call a tenth of its time), else through a typed memoryview, whose errors a wrong
+    buffer gets (ValueError, TypeError)."""
+    cdef const int8_t[:, ::1] two
+    cdef const int8_t[:, :, ::1] three
+    if (cnp.PyArray_Check(a) and cnp.PyArray_NDIM(<cnp.ndarray>a) == ndim
+            and cnp.PyArray_TYPE(<cnp.ndarray>a) == cnp.NPY_INT8
+            and cnp.PyArray_IS_C_CONTIGUOUS(<cnp.ndarray>a)):
+        return <cnp.ndarray>a
+    if ndim == 2:
+        two = a
+        return np.asarray(two)
+    three = a
+    return np.asarray(three)
 
 
 cdef int _check_die(int d) except -1:

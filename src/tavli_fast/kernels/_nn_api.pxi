@@ -271,22 +271,28 @@ cdef class NeuralNet:
                     neural_probs(&self.c, &boards[i, 0, 0], &boards[i, 1, 0], &o[i, 0])
         return out
 
-    def play_equities(self, const int8_t[:, ::1] board, const int8_t[:, :, ::1] plays):
+    def play_equities(self, board, plays):
         """float64[n]: the 0-ply equity of each of `plays` (post-move boards, sides not
         switched) for its mover, evaluated as the players do: as changes to the hidden
         sums of `board`, the position they were played from (row 0 to move).  Any boards
         are accepted; the closer they are to `board`, the fewer inputs change.  (With the
         bear-off databases, a board whose row 1 is all home while `board`'s is not is valued
         by the net: a play cannot bring the other side home.)"""
+        # The arrays read through numpy's C API, the base on the stack and the result made
+        # by the C API: a call of a roll's few plays would otherwise spend a fifth of its
+        # time outside the net.
+        cdef cnp.ndarray before = _int8_array(board, 2), after = _int8_array(plays, 3)
         cdef Board b
-        cdef NNBase base     # on the stack, and the result made by numpy's C API: a call of
-        cdef double* o       # a roll's few plays would otherwise spend a sixth of its time here
+        cdef NNBase base
         cdef double p[NN_BATCH * NN_OUTPUTS]
-        cdef cnp.npy_intp n = plays.shape[0]
+        cdef cnp.npy_intp n = after.shape[0]
         cdef Py_ssize_t i, j, k
-        _load_board(board, &b)
-        if plays.shape[1] != 2 or plays.shape[2] != 26:
+        cdef const Board* ps = <const Board*>cnp.PyArray_DATA(after)
+        cdef double* o
+        _check_board_shape(before.shape[0], before.shape[1])
+        if after.shape[1] != 2 or after.shape[2] != 26:
             raise ValueError("plays must have shape (n, 2, 26)")
+        memcpy(b.c, cnp.PyArray_DATA(before), 52)
         out = cnp.PyArray_EMPTY(1, &n, cnp.NPY_FLOAT64, 0)
         o = <double*>cnp.PyArray_DATA(out)
         with nogil:
@@ -294,7 +300,7 @@ cdef class NeuralNet:
             i = 0
             while i < n:
                 k = min(NN_BATCH, n - i)
-                nn_plays_probs(&self.c, &base, <const Board*>&plays[i, 0, 0], NULL, <int>k, p)
+                nn_plays_probs(&self.c, &base, &ps[i], NULL, <int>k, p)
                 for j in range(k):
                     o[i + j] = nn_equity(&p[NN_OUTPUTS * j])
                 i += k
