@@ -256,6 +256,27 @@ def test_play_equities_of_any_boards_equal_their_single_evaluations(boards, inpu
         net.play_equities(START, np.zeros((3, 2, 25), dtype=np.int8))
 
 
+@pytest.mark.parametrize("kind", ["float32", "int16"])
+def test_a_plays_value_does_not_depend_on_the_batch_it_is_valued_in(kind):
+    """The plays of a roll are valued 32 at a time (the int16 evaluator takes a batch's
+    output sigmoids together): every one of 153 plays (5 batches, the last one short) gets
+    the value it gets alone; any int8 buffer gives a numpy array's numbers, and bad arrays
+    still get their errors."""
+    net = neural.evaluator(kind=kind)
+    board = pos("x 24:1 22:1 13:4 8:3 6:4 5:2; o 24:2 13:4 10:1 8:2 6:4 4:2").board
+    plays = np.ascontiguousarray(_core.generate(board, 2, 2))
+    assert len(plays) == 153
+    together = net.play_equities(board, plays)
+    alone = [net.play_equities(board, plays[i:i + 1])[0] for i in range(len(plays))]
+    assert together.tolist() == alone
+    assert len(set(alone)) > 100        # a mix-up of plays would show
+    assert net.play_equities(memoryview(board), memoryview(plays)).tolist() == alone
+    with pytest.raises(ValueError, match="dtype"):
+        net.play_equities(board, plays.astype(np.int16))
+    with pytest.raises(ValueError, match="a board has shape"):
+        net.play_equities(np.ascontiguousarray(board[:, :25]), plays)
+
+
 def test_pip_inputs_are_the_exact_fractions_beyond_real_positions():
     """The pips and borne-off inputs are looked up in tables of k / 167 and k / 15; boards
     beyond them (evaluate_many takes any array: here 35 checkers, 719 pips) are divided, and

@@ -12,7 +12,8 @@
    - The output layer: the activations times w2 in int16 (each output at its own scale,
      the largest that keeps a 32 units' int32 sum from overflowing) by pmaddwd; each 32
      units' integer sum converted to float and added, lane by lane (8 lanes), in unit order.
-   - The 5 output sigmoids as the float path's (tf_sigmoid_many).
+   - The 5 output sigmoids as the float path's (tf_sigmoid_many), taken by the caller
+     (tq_sums stops before them): a batch of plays takes theirs together (nn_plays_probs).
 
    Three instances compute the same integers and the same floats: AVX-512BW (the hidden
    layer of up to 512 units in registers, its rows added in one pass), AVX2 (64 units at a
@@ -180,7 +181,7 @@ static void tq_sums_scalar(const short* init, const short* q1, int hp, const tf_
    rows: a point's change from empty to n checkers, which reaches about 70) at TQ_EST_SCALE
    a unit, an add and a subtract at a time (a changed point's new and old rows come in pairs,
    so no partial sum strays far), doubled with saturation to TQ_SCALE for the activation,
-   then the output layer as tq_forward's.  out[8 i + o] receives output o (out[8 i + 5..7]:
+   then the output layer as tq_sums'.  out[8 i + o] receives output o (out[8 i + 5..7]:
    sigmoid(0)), the batch's output sigmoids taken together at the end.  hp: a multiple of
    32.  The scalar instance and the AVX2 one (also on AVX-512 processors: a pruning net's
    32 units are two registers) give the same numbers. */
