@@ -197,12 +197,15 @@ cdef void nn_memo_plays_probs(NNMemo* memo, const NeuralNetC* net, const NNBase*
                               const Board* plays, const int* which, int k,
                               double* probs) noexcept nogil:
     """nn_memo_probs of plays[which[j]] (which NULL: plays[j]) to probs[5 j ..], j < k <=
-    NN_BATCH: those not in the memo valued together (nn_plays_probs), then stored in
+    NN_BATCH (memo NULL: nn_plays_probs): those not in the memo valued together (nn_plays_probs), then stored in
     order, as one at a time would (the plays are distinct, so none finds another's entry)."""
     cdef int asked[NN_BATCH]
     cdef bint known[NN_BATCH]
     cdef double q[NN_BATCH * NN_OUTPUTS]
     cdef int j, i, fresh = 0
+    if memo == NULL:
+        nn_plays_probs(net, base, plays, which, k, probs)
+        return
     for j in range(k):
         i = which[j] if which != NULL else j
         known[j] = nn_memo_find(memo, &plays[i], &probs[NN_OUTPUTS * j])

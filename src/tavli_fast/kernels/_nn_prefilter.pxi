@@ -444,10 +444,11 @@ cdef int nn_best_reply_probs(const NeuralNetC* net, const NNBase* base, NNSlope*
                              const Board* plays, int n, double* best_probs,
                              const double* prices, const ReplyFilter* rf,
                              NNMemo* memo=NULL) noexcept nogil:
-    """nn_best_play_probs through the pre-filter `rf` (NULL or keep 0: every play by the
-    net): the plays whose estimates are the best rf.keep, or within rf.margin of the
-    keep-th, are valued by the net (in their order), and the best of them by the net is
-    returned, its probabilities in best_probs.  The estimator is rf.estimator's
+    """Index of the play with the best 0-ply equity (the first of equals), gammons at
+    `prices` (NULL: money), among plays[0:n] through the pre-filter `rf` (NULL or keep 0:
+    every play by the net); its probabilities (for its mover) go to best_probs.  The plays
+    whose estimates are the best rf.keep, or within rf.margin of the keep-th, are valued
+    by the net (in their order), NN_BATCH at a time (nn_plays_probs).  The estimator is rf.estimator's
     (nn_reply_cut).  `memo` (NULL: none): the probabilities of the base's plays another
     roll of the same table has valued (_nn_cache.pxi: the same numbers)."""
     cdef float est[MAX_RESULTS]
@@ -471,4 +472,20 @@ cdef int nn_best_reply_probs(const NeuralNetC* net, const NNBase* base, NNSlope*
                 best_v = e
                 best = kept[j]
                 memcpy(best_probs, &p[NN_OUTPUTS * j], NN_OUTPUTS * sizeof(double))
+    return best
+
+
+cdef int nn_best_play_probs(const NeuralNetC* net, const NNBase* base, const Board* plays,
+                            int n, double* best_probs, const double* prices=NULL) noexcept nogil:
+    """nn_best_reply_probs of every play: no pre-filter, no memo."""
+    return nn_best_reply_probs(net, base, NULL, plays, n, best_probs, prices, NULL, NULL)
+
+
+cdef int nn_best_play(const NeuralNetC* net, const NNBase* base, const Board* plays, int n,
+                      double* best_equity) noexcept nogil:
+    """Index of the play with the best 0-ply equity among plays[0:n] (the first of equals);
+    its equity goes to best_equity."""
+    cdef double p[NN_OUTPUTS]
+    cdef int best = nn_best_play_probs(net, base, plays, n, p)
+    best_equity[0] = nn_equity(p)
     return best
