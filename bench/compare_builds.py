@@ -23,6 +23,7 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import re
 import shutil
 import statistics
 import subprocess
@@ -63,13 +64,20 @@ print(json.dumps({"file": tf.__file__, "times": times}))
 """
 
 
-def build(revision: str, where: Path) -> Path:
-    """The revision's tree under `where`, its extension built in place; its src folder."""
+def build(revision: str, where: Path, package: str | None = None) -> Path:
+    """The revision's tree under `where`, its extension built in place; its src folder.
+    With `package`, the package is renamed so (its folder and its extension), so that two
+    builds load side by side in one process (compare_inprocess.py)."""
     tree = where / revision.replace("/", "_")
     tree.mkdir(parents=True)
     archive = subprocess.run(["git", "-C", str(ROOT), "archive", revision], check=True,
                              capture_output=True).stdout
     subprocess.run(["tar", "-x", "-C", str(tree)], input=archive, check=True)
+    if package is not None:
+        (tree / "src" / "tavli_fast").rename(tree / "src" / package)
+        setup = tree / "setup.py"
+        text = re.sub(r"\btavli_fast\._core\b", f"{package}._core", setup.read_text())
+        setup.write_text(text.replace("src/tavli_fast/", f"src/{package}/"))
     subprocess.run([sys.executable, "setup.py", "-q", "build_ext", "--inplace"], cwd=tree,
                    check=True, capture_output=True)
     return tree / "src"

@@ -22,9 +22,7 @@ from __future__ import annotations
 
 import argparse
 import importlib
-import re
 import statistics
-import subprocess
 import sys
 import tempfile
 import time
@@ -35,26 +33,9 @@ import numpy as np
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 import bench_neural  # noqa: E402
+from compare_builds import build  # noqa: E402
+from int16_speed import plays_rate  # noqa: E402
 from perf_neural import plays_of_one_roll  # noqa: E402
-
-ROOT = Path(__file__).resolve().parents[1]
-
-
-def build_as(revision: str, package: str, where: Path) -> Path:
-    """The revision's tree under `where` with its package renamed `package` and its
-    extension built in place; its src folder."""
-    tree = where / package
-    tree.mkdir(parents=True)
-    archive = subprocess.run(["git", "-C", str(ROOT), "archive", revision], check=True,
-                             capture_output=True).stdout
-    subprocess.run(["tar", "-x", "-C", str(tree)], input=archive, check=True)
-    (tree / "src" / "tavli_fast").rename(tree / "src" / package)
-    setup = tree / "setup.py"
-    text = re.sub(r"\btavli_fast\._core\b", f"{package}._core", setup.read_text())
-    setup.write_text(text.replace("src/tavli_fast/", f"src/{package}/"))
-    subprocess.run([sys.executable, "setup.py", "-q", "build_ext", "--inplace"], cwd=tree,
-                   check=True, capture_output=True)
-    return tree / "src"
 
 
 class Build:
@@ -70,13 +51,6 @@ class Build:
     def games(self, net, games: int, seed: int = 1) -> tuple:
         return self.core.run_games(self.start, games, self.who, self.who, seed, True, True,
                                    bearoff=net.bearoff, truncate=True, net=net)
-
-
-def plays_rate(net, items, n: int) -> float:
-    start = time.process_time()
-    for board, plays in items:
-        net.play_equities(board, plays)
-    return n / (time.process_time() - start)
 
 
 def games_rate(build: Build, net, games: int) -> float:
@@ -101,7 +75,7 @@ def main(argv: list[str] | None = None) -> int:
     with tempfile.TemporaryDirectory() as tmp:
         packages = {"tavli_fast_a": args.a, "tavli_fast_b": args.b}
         for package, revision in packages.items():
-            sys.path.insert(0, str(build_as(revision, package, Path(tmp))))
+            sys.path.insert(0, str(build(revision, Path(tmp) / package, package)))
         builds = {package: Build(package) for package in packages}
         print(f"a = {args.a}, b = {args.b}; {args.rounds} rounds, one process, CPU time")
         kinds = args.evaluators.split(",")
