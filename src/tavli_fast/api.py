@@ -196,11 +196,12 @@ def _rollout(
       the net (``result.net``). On a Dask cluster the file must be at the same path on the
       workers.
     - evaluator: how the net (of the neural players, variance reduction and truncation)
-      values positions: ``"float32"`` (None: the default, the reference) or ``"int16"``
-      (``neural.EVALUATORS``): integer arithmetic, about 1.2 times as fast in 0-ply rollouts
-      on AVX2 / AVX-512 machines (much slower on processors without AVX2), its probabilities
-      within about 0.005 of float32's (about 1e-3 typically; docs/performance.md); the same
-      seed gives the same numbers on every machine. Kept in the checkpoint (a resume without
+      values positions: ``"float32"`` (the reference) or ``"int16"`` (``neural.EVALUATORS``;
+      None: ``neural.default_evaluator()``, int16 on AVX2 / AVX-512 machines, float32 on
+      others): integer arithmetic, about 1.4 times as fast in 0-ply rollouts on AVX2 /
+      AVX-512 machines (much slower on processors without AVX2), its probabilities within
+      about 0.005 of float32's (about 1e-3 typically; docs/performance.md); either, named,
+      gives the same numbers for a seed on every machine. Kept in the checkpoint (a resume without
       it keeps the saved one; one that asks for another is refused), named with the net and
       noted in the result. Not for Plakoto / Fevga (their nets have no int16 evaluator).
 

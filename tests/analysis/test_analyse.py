@@ -21,7 +21,7 @@ from tavli_fast.analysis.thresholds import BAD, DOUBTFUL, VERY_BAD, mark, rating
 from tavli_fast.cli.analyse import main
 from tavli_fast.game.position import Position
 from tavli_fast.matchfile.model import MatchFileError
-from tavli_fast.play.neural import default_net
+from tavli_fast.play.neural import evaluator
 
 DATA = Path(__file__).resolve().parents[1] / "data" / "matches"
 GNUBG_7 = DATA / "gnubg-7pt.mat"
@@ -91,15 +91,18 @@ def test_mwc_error_is_given_in_a_match_only(seven):
 
 def test_luck_averages_to_zero_over_the_21_rolls():
     # Luck of a roll = best play's 0-ply equity - the equity before the roll: over the 36
-    # rolls, weighted, it is 0 (the equity before the roll is that mean, by definition).
-    net = default_net()
+    # rolls, weighted, it is 0 (the equity before the roll is that mean, by definition). The
+    # analysis's net is the default evaluator's; by int16 a position valued on its own and
+    # the same position reached by the look-ahead's incremental sums differ by about 1e-4.
+    net = evaluator()
+    tolerance = 1e-3 if net.quantised else 1e-6
     pos = Position.from_id("4HPwATDgc/ABMA")
     pos = Position(pos.board)
     total = 0.0
     for d1 in range(1, 7):
         for d2 in range(1, 7):
             total += max(net.move_equity(p.position.board) for p in pos.plays(d1, d2))
-    assert total / 36 == pytest.approx(_pre_roll_equity(pos), abs=1e-6)
+    assert total / 36 == pytest.approx(_pre_roll_equity(pos), abs=tolerance)
 
 
 def test_one_ply_analysis_runs_and_three_ply_is_refused():

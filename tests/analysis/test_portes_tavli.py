@@ -20,7 +20,7 @@ from tavli_fast.cli.analyse import main as analyse_main
 from tavli_fast.game.resolve import resolve_position
 from tavli_fast.matchfile.mat import read_mat
 from tavli_fast.play.met import load_met
-from tavli_fast.play.neural import default_net
+from tavli_fast.play.neural import evaluator
 
 
 @pytest.fixture(scope="module")
@@ -41,7 +41,8 @@ def portes_equity(board_after: np.ndarray, score: tuple[int, int], length: int) 
     """The mover's cubeless equity after a play, a backgammon counted as a gammon (R20's
     Portes option), gammons at the match score's price (cube 1: tavli-match's Portes has no
     cube)."""
-    p = default_net().evaluate(np.ascontiguousarray(board_after[::-1]))   # opponent on roll
+    # the analysis values positions by the default evaluator; the opponent on roll
+    p = evaluator().evaluate(np.ascontiguousarray(board_after[::-1]))
     win, win_gammon, lose_gammon = 1.0 - p[0], p[3], p[1]
     me, opp = length - score[0], length - score[1]
     price_win, price_lose = _core.gammon_prices_of(1, me, opp, load_met().kernel)[:2]

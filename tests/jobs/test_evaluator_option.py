@@ -7,12 +7,17 @@ Its numbers are the ones the core gives with the net turned int16 by hand
 (``NeuralNet.as_quantised``), close to the float32 ones but not equal; a seed gives the same
 numbers again, with one worker or two; checkpoints keep it, a resume goes on with it and
 refuses another; checkpoints of float32 runs carry no such key and resume as before; the
-Plakoto and Fevga nets, which have no int16 evaluator, refuse it.
+Plakoto and Fevga nets, which have no int16 evaluator, refuse it. A run that names no
+evaluator takes the default one (``neural.default_evaluator``: int16 where its kernels have
+AVX2, float32 elsewhere), so the float32 runs here name theirs.
 """
 
 from __future__ import annotations
 
 import json
+import os
+import subprocess
+import sys
 
 import numpy as np
 import pytest
@@ -32,7 +37,7 @@ from tavli_fast.jobs.plays import make_plays_request
 from tavli_fast.jobs import rollout as rollout_jobs
 from tavli_fast.jobs.rollout_request import make_request
 from tavli_fast.play.hint import hint
-from tavli_fast.play.neural import EVALUATORS, default_net
+from tavli_fast.play.neural import EVALUATORS, default_evaluator, default_net
 from tavli_fast.play.reports import eval_report
 
 from helpers import pos
@@ -70,7 +75,7 @@ def test_an_int16_rollout_plays_the_games_the_core_plays_with_the_int16_net():
     # chunk: the core's counts with the net made int16 here, by the chunk's own seed
     # (SeedSequence(master seed, spawn_key=(chunk,))), are the run's.
     plain = dict(vr=False, stratify=False, truncate=False, bearoff=False, chunk_size=200)
-    int16, float32 = rollout(200, evaluator="int16", **plain), rollout(200, **plain)
+    int16, float32 = rollout(200, evaluator="int16", **plain), rollout(200, evaluator="float32", **plain)
     seed = int(np.random.SeedSequence(5, spawn_key=(0,)).generate_state(1, np.uint64)[0])
     board = np.ascontiguousarray(RACE_POSITION.board, dtype=np.int8)
     outcomes = ("win_single", "win_gammon", "win_backgammon", "lose_single", "lose_gammon",
@@ -84,12 +89,13 @@ def test_an_int16_rollout_plays_the_games_the_core_plays_with_the_int16_net():
 
 
 def test_an_int16_rollout_differs_from_float32_but_is_close_and_says_so():
-    int16, float32 = rollout(evaluator="int16"), rollout()
+    int16, float32 = rollout(evaluator="int16"), rollout(evaluator="float32")
     assert figures(int16) != figures(float32)
     assert abs(lucky_equity(int16) - lucky_equity(float32)) < 0.05
     assert int16_noted(int16.notes) and not int16_noted(float32.notes)
     assert int16.net.evaluator == "int16" and "int16" in int16.net.describe()
-    assert figures(rollout(evaluator="float32")) == figures(float32)   # float32: the default
+    # None: the default evaluator, int16 where its kernels have AVX2 (float32 without)
+    assert figures(rollout()) == figures(int16 if default_evaluator() == "int16" else float32)
 
 
 def test_the_same_seed_gives_the_same_int16_numbers_again_and_with_two_workers():
@@ -122,8 +128,8 @@ def checkpoint_evaluators(jobs, checkpoint) -> tuple[str, str]:
 
 def test_a_float32_checkpoint_has_no_evaluator_key_and_resumes_as_before(tmp_path):
     checkpoint = tmp_path / "c.json"
-    straight = rollout(chunk_size=48)
-    rollout(48, chunk_size=48, checkpoint=checkpoint)
+    straight = rollout(chunk_size=48, evaluator="float32")
+    rollout(48, chunk_size=48, checkpoint=checkpoint, evaluator="float32")
     # No "evaluator" key, as checkpoints were before int16.
     assert checkpoint_evaluators(rollout_jobs, checkpoint) == ("absent", "float32")
     assert figures(rollout(chunk_size=48, resume=checkpoint)) == figures(straight)
@@ -152,6 +158,20 @@ def test_bad_or_useless_evaluators_are_refused():
                         evaluator="float32").net.evaluator == "float32"
 
 
+def test_the_default_evaluator_is_int16_with_avx2_and_float32_without():
+    # A process kept to the int16 evaluator's lane-by-lane instance (TAVLI_FAST_SIMD=baseline,
+    # as on a processor without AVX2), where int16 would be the slower one, takes float32.
+    code = ("from tavli_fast.play.reports import eval_report; "
+            "print(eval_report('start')['evaluator'])")
+    env = {**os.environ, "TAVLI_FAST_SIMD": "baseline"}
+    out = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True,
+                         check=True).stdout.strip()
+    assert out == "float32"
+    assert eval_report("start")["evaluator"] == (
+        "float32" if _core.INT16_KERNELS == "baseline" else "int16")
+    assert make_request(RACE, 10, players="neural").net.evaluator == default_evaluator()
+
+
 # ------------------------------------------------------------------------ candidate plays
 
 def plays(**kw):
@@ -164,7 +184,7 @@ def play_figures(result) -> list:
 
 
 def test_candidate_plays_are_screened_and_rolled_out_by_the_int16_net():
-    int16, float32 = plays(evaluator="int16"), plays()
+    int16, float32 = plays(evaluator="int16"), plays(evaluator="float32")
     assert play_figures(int16) != play_figures(float32)
     for a, b in zip(play_figures(int16), play_figures(float32)):
         assert a[0] == b[0] and abs(a[1] - b[1]) < 0.05
@@ -172,7 +192,7 @@ def test_candidate_plays_are_screened_and_rolled_out_by_the_int16_net():
     assert play_figures(plays(evaluator="int16", jobs=2)) == play_figures(int16)
     # The screening's 1-ply equities are those of the shipped net made int16 by hand.
     by_hand = {r.play: r.equity_1ply for r in hint("start", 3, 1, net=default_net().as_quantised())}
-    reference = {r.play: r.equity_1ply for r in hint("start", 3, 1)}
+    reference = {r.play: r.equity_1ply for r in hint("start", 3, 1, net=default_net())}
     screened = make_plays_request("start", "31", evaluator="int16").candidates
     assert [c.screen_equity for c in screened] == [by_hand[c.play] for c in screened]
     assert [c.screen_equity for c in screened] != [reference[c.play] for c in screened]
@@ -185,7 +205,7 @@ def test_a_candidate_play_checkpoint_keeps_int16(tmp_path):
     assert play_figures(plays(resume=checkpoint)) == play_figures(done)
     with pytest.raises(ValueError, match="int16 evaluator, not float32"):
         plays(resume=checkpoint, evaluator="float32")
-    plays(checkpoint=old)
+    plays(checkpoint=old, evaluator="float32")
     assert checkpoint_evaluators(plays_jobs, old) == ("absent", "float32")
     with pytest.raises(ValueError, match="float32 evaluator, not int16"):
         plays(resume=old, evaluator="int16")
@@ -207,19 +227,20 @@ def opening_figures(result) -> str:
 def test_openings_take_int16_keep_it_in_the_checkpoint_and_refuse_another_on_resume(tmp_path):
     checkpoint = tmp_path / "o.json"
     int16 = openings(evaluator="int16", checkpoint=checkpoint)
-    assert opening_figures(int16) != opening_figures(openings())
+    assert opening_figures(int16) != opening_figures(openings(evaluator="float32"))
     assert int16_noted(int16.notes)
     assert checkpoint_evaluators(openings_jobs, checkpoint) == ("int16", "int16")
     assert opening_figures(openings(resume=checkpoint)) == opening_figures(int16)
     with pytest.raises(ValueError, match="int16 evaluator, not float32"):
         openings(resume=checkpoint, evaluator="float32")
-    assert "evaluator" not in make_openings_request(36, "neural", rolls="31").to_checkpoint()
+    assert "evaluator" not in make_openings_request(36, "neural", rolls="31",
+                                                    evaluator="float32").to_checkpoint()
 
 
 def test_replies_take_int16_and_say_so():
     kw = dict(players="neural", seed=5, jobs=1, chunk_size=36, vr=False)
     int16 = tf.replies("31", "8/5 6/5", 36, evaluator="int16", **kw)
-    float32 = tf.replies("31", "8/5 6/5", 36, **kw)
+    float32 = tf.replies("31", "8/5 6/5", 36, evaluator="float32", **kw)
     assert int16.to_dict()["equity"] != float32.to_dict()["equity"]
     assert int16_noted(int16.notes) and int16_noted(str(int16).splitlines())
     assert not int16_noted(float32.notes)
@@ -241,13 +262,14 @@ def test_matches_take_int16_keep_it_in_the_checkpoint_and_refuse_another_on_resu
     assert resumed.request.net.evaluator == "int16" and resumed.tallies == int16.tallies
     with pytest.raises(ValueError, match="int16 evaluator, not float32"):
         matches(resume=checkpoint, evaluator="float32")
-    matches(checkpoint=old)
+    matches(checkpoint=old, evaluator="float32")
     assert "evaluator" not in read_match_checkpoint(old)["request"]
     assert matches(resume=old).request.net.evaluator == "float32"
     with pytest.raises(ValueError, match="float32 evaluator, not int16"):
         matches(resume=old, evaluator="int16")
     # A recorded match too (its options are play_matches'): the int16 net plays other moves.
-    assert play_match_record(3, seed=5, evaluator="int16") != play_match_record(3, seed=5)
+    assert (play_match_record(3, seed=5, evaluator="int16")
+            != play_match_record(3, seed=5, evaluator="float32"))
 
 
 # ------------------------------------------------------------------------ commands

@@ -28,8 +28,10 @@ from tavli_fast.play.players import player_id
 from tavli_fast.run.checkpoint import write_checkpoint
 
 # Short cubeless matches between 1-ply players: about 3.5 games a match, 20 ms a game.
-# (Seed 2: the two filters' tallies differ in the first chunk and in the later ones.)
-FAST = dict(length=3, players="neural-1ply", seed=2, jobs=1, cube=False, chunk_size=2)
+# (Seed 2: the two filters' tallies differ in the first chunk and in the later ones. The
+# seeds here were chosen with the float32 evaluator, which these matches name.)
+FAST = dict(length=3, players="neural-1ply", seed=2, jobs=1, cube=False, chunk_size=2,
+            evaluator="float32")
 EXACT = [0, 0.0]
 
 
@@ -71,7 +73,8 @@ def test_the_filter_asked_for_is_played_and_noted(exact, default):
 def test_play_match_record_passes_it_on():
     # One match as play_matches plays it, with its options: the filter among them.
     # (Seed 4: a match whose plays the two filters make differently.)
-    one = play_match_record(3, seed=4, players="neural-1ply", cube=False, reply_filter=0)
+    one = play_match_record(3, seed=4, players="neural-1ply", cube=False, reply_filter=0,
+                            evaluator="float32")
     assert one.games == matches(1, seed=4, record=True, reply_filter=0).records()[0].games
     assert one.games != matches(1, seed=4, record=True).records()[0].games
 
@@ -91,7 +94,7 @@ def test_keep_0_plays_what_the_exact_search_chooses_outside_the_match():
     # or one of the same exact 1-ply equity (a game the opponent wins next roll whatever the
     # play: every play ties, and which is taken is an accident of rounding).
     result = tf.play_matches(3, 4, "neural-1ply", seed=2, jobs=1, cube=False, bearoff=False,
-                             record=True, reply_filter=0)
+                             record=True, reply_filter=0, evaluator="float32")
     net, one_ply = default_net(bearoff=False), player_id("neural-1ply")
 
     def exact_equity(after) -> float:  # every reply valued (no pre-filter)
@@ -152,7 +155,7 @@ def test_a_tavli_match_takes_it_for_its_portes_games():
     assert request.identity()["reply_filter"] == EXACT
     assert request.reply_filter == (0, 0.0)
     assert any("Portes games only" in note for note in request.notes)
-    default = make_match_request(3, 10, "neural-1ply", tavli=True)
+    default = make_match_request(3, 10, "neural-1ply", tavli=True, evaluator="float32")
     assert default.identity()["reply_filter"] == [8, 0.0] and not default.notes
 
 
@@ -215,7 +218,7 @@ def test_an_older_checkpoint_resumes_with_the_exact_search_it_played(exact, defa
 
 
 ARGV = ["--length", "3", "--player", "neural-1ply", "--seed", "2", "-j", "1", "--no-cube",
-        "--chunk-size", "2", "--no-progress", "--json"]
+        "--chunk-size", "2", "--no-progress", "--json", "--evaluator", "float32"]
 
 
 def test_tavli_match_takes_the_filter(exact, capsys):

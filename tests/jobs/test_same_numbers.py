@@ -25,6 +25,8 @@ The luck-adjusted figures of the same four cases were written again when the luc
 default became the best 8 plays of a roll by the pruning net (issue 54, instead of 12 by the
 first-order estimate): only those figures changed (every other figure of the four cases, and
 every other case, gave its recorded figures bit for bit).
+The cases with the net name the float32 evaluator: the figures are float32's, and the default
+evaluator became int16 where the processor has AVX2 (issue 54).
 """
 
 from __future__ import annotations
@@ -48,9 +50,10 @@ _RUN_KEYS = {"elapsed_s", "games_per_second", "jobs", "checkpoint", "notes", "wo
 # name -> (public function, keywords in today's spelling)
 CASES: dict[str, tuple[str, dict[str, Any]]] = {
     "rollout neural": ("rollout", dict(position="start", trials=400, players="neural",
-                                       seed=11, jobs=2)),
+                                       seed=11, jobs=2, evaluator="float32")),
     "rollout neural vr": ("rollout", dict(position="4HPwATDgc/ABMA", trials=200,
-                                          players="neural", seed=12, jobs=1, vr=True)),
+                                          players="neural", seed=12, jobs=1, vr=True,
+                                          evaluator="float32")),
     # Played out: truncated, the flat package counted a game whose cube branches had all
     # passed as stopped in the bear-off database wherever it was (issue 51, item 1).
     "rollout pubeval cubeful": ("rollout", dict(position="4HPwATDgc/ABMA", trials=2000,
@@ -58,7 +61,8 @@ CASES: dict[str, tuple[str, dict[str, Any]]] = {
                                                 cubeful=True, truncate=False)),
     "rollout neural-1ply truncated": ("rollout", dict(position="start", trials=200,
                                                       players="neural-1ply", seed=14, jobs=2,
-                                                      truncate_plies=8)),
+                                                      truncate_plies=8,
+                                                      evaluator="float32")),
     "rollout portes": ("rollout", dict(position="start", trials=2000, players="greedy",
                                        seed=15, jobs=1, rules="portes")),
     "rollout plakoto": ("rollout", dict(position="start", trials=2000, players="heuristic",
@@ -66,10 +70,10 @@ CASES: dict[str, tuple[str, dict[str, Any]]] = {
     "rollout fevga": ("rollout", dict(position="start", trials=2000, players="heuristic",
                                       seed=17, jobs=1, rules="fevga")),
     "openings": ("openings", dict(trials=36, players="neural", seed=18, jobs=2,
-                                  rolls=["31"])),
+                                  rolls=["31"], evaluator="float32")),
     "replies": ("replies", dict(roll="31", play="8/5 6/5", trials=36, players="pubeval", seed=19, jobs=2)),
     "match": ("play_matches", dict(length=3, matches=60, players=("pubeval", "neural"),
-                                   seed=20, jobs=2, cube=False)),
+                                   seed=20, jobs=2, cube=False, evaluator="float32")),
     "match portes": ("play_matches", dict(length=3, matches=60, players=("pubeval", "greedy"),
                                           seed=21, jobs=1, rules="portes")),
     "tavli match": ("play_matches", dict(length=3, matches=40,

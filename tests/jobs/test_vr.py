@@ -14,7 +14,7 @@ import pytest
 
 import tavli_fast as tf
 from tavli_fast import _core
-from tavli_fast.play.neural import default_net
+from tavli_fast.play.neural import default_net, evaluator
 from tavli_fast.api import rollout
 from tavli_fast.play.players import player_id
 from tavli_fast.game.position import Position
@@ -116,7 +116,7 @@ def test_truncate_plies_counts_the_nets_estimate_where_it_stops():
     p = Position.from_id("XGID=-b----E-C---eE---c-e----B-:0:0:1:31:0:0:0:0:10")
     r = rollout(p, 20, players="neural", seed=1, jobs=1, truncate_plies=1, vr=False)
     after = Position.from_id(tf.choose(p.position_id(), 3, 1, "neural")).sides_switched()
-    q = default_net().evaluate(np.ascontiguousarray(after.board, dtype=np.int8))
+    q = evaluator().evaluate(np.ascontiguousarray(after.board, dtype=np.int8))
     # The opponent is on roll there: his win is our loss, his gammons our lost gammons.
     assert r.truncated == 20 and r.mean_plies == 1
     assert r.win == pytest.approx(1 - q[0], abs=1e-12)

@@ -374,9 +374,10 @@ def test_r24_hint_at_a_match_score_values_each_play_at_the_prices(capsys):
     from tavli_fast.play.cube import gammon_prices
     from tavli_fast.play.neural import default_net
 
-    net = default_net()
+    # The float32 net, the reference, which the Python look-ahead below uses too.
+    net, float32 = default_net(), ["--evaluator", "float32"]
     at_score = xgid("0:0:1:31:3:0:0:5:10")             # 2-away/5-away, 3-1 to play
-    assert hint_main(["--position", at_score, "--top", "2", "--json"]) == 0
+    assert hint_main(["--position", at_score, "--top", "2", "--json", *float32]) == 0
     report = json.loads(capsys.readouterr().out)
     mine, theirs = gammon_prices(tf.Position.from_id(at_score).context)
     assert report["gammon_prices"]["mover"]["win_gammon"] == pytest.approx(mine[0])
@@ -386,7 +387,7 @@ def test_r24_hint_at_a_match_score_values_each_play_at_the_prices(capsys):
         assert play["equity_0ply"] == pytest.approx(_priced(_after(net, [board])[0], mine), abs=1e-5)
         if play["equity_1ply"] is not None:
             assert play["equity_1ply"] == pytest.approx(_look(net, board, mine, theirs), abs=1e-5)
-    assert hint_main(["--position", xgid("0:0:1:31:0:0:0:0:10"), "--json"]) == 0
+    assert hint_main(["--position", xgid("0:0:1:31:0:0:0:0:10"), "--json", *float32]) == 0
     money = json.loads(capsys.readouterr().out)
     assert money["gammon_prices"] is None
     ones = np.ones(4)

@@ -205,15 +205,22 @@ def test_player_nets_pit_two_evaluators_on_the_same_dice(nets):
 
 
 def test_the_choice_of_evaluator_is_recorded_and_checked():
-    assert neural.check_evaluator(None) == "float32"
+    default = neural.default_evaluator()       # int16 with AVX2 kernels, else float32
+    assert neural.check_evaluator(None) == default
     with pytest.raises(ValueError, match="evaluator must be one of float32, int16, not 'int8'"):
         neural.check_evaluator("int8")
     choice = neural.choose_net(None, True, "int16")
     assert choice.evaluator == "int16" and "int16 evaluator" in choice.describe()
     assert choice.checkpoint_keys() == ({"evaluator": "int16"}, {})
-    assert neural.choose_net(None, True).checkpoint_keys() == ({}, {})  # as before
+    float32 = neural.choose_net(None, True, "float32")
+    assert float32.checkpoint_keys() == ({}, {})  # as before int16
     assert neural.net_of_choice(choice).quantised
-    assert not neural.net_of_choice(neural.choose_net()).quantised
+    assert not neural.net_of_choice(float32).quantised
+    assert neural.choose_net().evaluator == default
+    assert neural.net_of_choice(neural.choose_net()).quantised == (default == "int16")
     with pytest.raises(ValueError, match="int16 evaluator is for the net"):
         neural.choose_net(None, False, "int16")
-    assert neural.evaluator(kind="int16").quantised and not neural.evaluator().quantised
+    assert neural.choose_net(None, False) is None        # no net, no evaluator asked: none
+    assert neural.evaluator(kind="int16").quantised
+    assert not neural.evaluator(kind="float32").quantised
+    assert neural.evaluator().quantised == (default == "int16")

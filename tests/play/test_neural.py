@@ -317,7 +317,8 @@ def test_baseline_and_avx2_kernels_give_bit_identical_numbers(boards, tmp_path):
         "import numpy as np, sys; from tavli_fast import _core; from tavli_fast import simulate;"
         "from tavli_fast.play.neural import default_net;"
         "b = np.load(sys.argv[1]); net = default_net();"
-        "r = simulate('start', games=20, players=('neural-1ply', 'neural'), seed=4);"
+        "r = simulate('start', games=20, players=('neural-1ply', 'neural'), seed=4,"
+        "             evaluator='float32');"
         "out = [net.evaluate_many(b).ravel(), net.play_equities(b[0], b[1:]),"
         "       net.play_estimates(b[0], b[1:], estimator='prune'),"
         "       net.roll_table(b[0], (8, 0.0)).ravel(),"
@@ -930,7 +931,7 @@ def test_eval_cli_prints_the_nets_probabilities(capsys):
 
     assert eval_main(["--position", "4HPwATDgc/ABMA", "--json"]) == 0
     report = json.loads(capsys.readouterr().out)
-    expected = neural.default_net().evaluate(START)
+    expected = neural.evaluator().evaluate(START)   # the default evaluator, as the command
     assert [report[k] for k in ("win", "win_gammon", "win_backgammon", "lose_gammon",
                                 "lose_backgammon")] == pytest.approx(list(expected))
     assert report["equity"] == pytest.approx(equity(expected))

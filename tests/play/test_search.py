@@ -259,9 +259,10 @@ def test_tavli_hint_at_two_ply_prints_the_apis_ranking(capsys):
     assert header[-3:] == ["0-ply", "1-ply", "2-ply"]
 
 
-def test_tavli_eval_and_the_cube_decision_use_the_probabilities_at_the_ply(net, capsys):
+def test_tavli_eval_and_the_cube_decision_use_the_probabilities_at_the_ply(capsys):
     from tavli_fast.cli.evaluate import eval_main, hint_main
 
+    net = neural.evaluator()                # the commands' default evaluator
     xgid = "XGID=-b----E-C---eE---c-e----B-:0:0:1:00:0:0:0:0:10"     # money, before the roll
     board = Position.from_id(xgid).board
     want = net.probabilities(board, 2)

@@ -16,7 +16,7 @@ import tavli_fast as tf  # noqa: E402
 from tavli_fast.cli.evaluate import eval_main, hint_main  # noqa: E402
 from tavli_fast.cli.openings import main as openings_main  # noqa: E402
 from tavli_fast.cli.rollout import main as rollout_main  # noqa: E402
-from tavli_fast.play.neural import default_net  # noqa: E402
+from tavli_fast.play.neural import evaluator  # noqa: E402
 from tavli_fast.serve.app import ServeConfig, create_app  # noqa: E402
 from tavli_fast.serve.jobs import finite  # noqa: E402
 
@@ -63,7 +63,7 @@ def test_eval_is_the_commands_document(client, capsys):
     served = client.post("/v1/eval", json={"position": "4HPwATDgc/ABMA"})
     assert served.status_code == 200
     assert served.json() == _command(eval_main, ["--position", "4HPwATDgc/ABMA", "--json"], capsys)
-    start = default_net().evaluate(tf.Position.initial().board)
+    start = evaluator().evaluate(tf.Position.initial().board)   # the default evaluator
     assert served.json()["win"] == pytest.approx(start[0])
     board = served.json()["board"]
     assert board["mover"][6] == 5 and board["opponent"][19] == 5 and board["pips"] == [167, 167]

@@ -2,7 +2,7 @@
 action, the one played, the equity lost, its mark; and the luck of each roll.
 
 Checker plays: every play of the roll is valued by the neural net as ``tavli-hint`` values
-them (``play/hint.py``'s way: cubeless equity for the mover, gammons at the match score's
+them (by the default evaluator, ``neural.default_evaluator``; ``play/hint.py``'s way: cubeless equity for the mover, gammons at the match score's
 prices): at 0 ply all of them; at 1 and 2 ply ``hint``'s ranking at that ply (each play at
 the deepest ply it reached) and the play made at that ply. A roll with one distinct legal
 play (forced, or none) is not a decision.
@@ -38,7 +38,7 @@ from ..matchfile.replay import ReplayedAction, ReplayedGame
 from ..play.cube import CubeDecision, cube_decision, gammon_prices
 from ..play.hint import ranked_plays
 from ..play.met import load_met
-from ..play.neural import default_net
+from ..play.neural import evaluator
 from ..play.reports import NET_OUTPUTS, probabilities_at
 from .rollouts import RolloutSettings, roll_out_cube, roll_out_plays
 from .thresholds import mark
@@ -137,7 +137,7 @@ def _checker(replayed: ReplayedAction, game: int, ply: int, cache: _core.SearchC
     `backgammons` (Portes), a backgammon is valued as a gammon."""
     action, before, after = replayed.action, replayed.before, replayed.after
     assert after is not None and action.dice is not None
-    net = default_net()
+    net = evaluator()
     prices = gammon_prices(before.context, backgammons=backgammons)
     mine, theirs = prices if prices is not None else (None, None)
     plays = before.plays(*action.dice)
@@ -197,7 +197,7 @@ def _pre_roll_equity(before: Position, backgammons: bool = True) -> float:
     prices = gammon_prices(before.context, backgammons=backgammons)
     mine, theirs = prices if prices is not None else (None, None)
     board = np.ascontiguousarray(before.board[::-1])
-    return -default_net().move_equity(board, ply=1, prices=theirs, reply_prices=mine)
+    return -evaluator().move_equity(board, ply=1, prices=theirs, reply_prices=mine)
 
 
 def cube_analysis_at(pos: Position, ply: int, cache: _core.SearchCache | None) -> CubeDecision:
@@ -205,7 +205,7 @@ def cube_analysis_at(pos: Position, ply: int, cache: _core.SearchCache | None) -
     probabilities at `ply` (0 ply: ``cube_decision``'s own; bear-offs exact either way)."""
     if ply == 0:
         return cube_decision(pos)
-    p = probabilities_at(pos, default_net(), ply, cache=cache)
+    p = probabilities_at(pos, evaluator(), ply, cache=cache)
     return cube_decision(pos, probabilities=[getattr(p, k) for k in NET_OUTPUTS], exact=True)
 
 

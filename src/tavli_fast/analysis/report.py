@@ -29,6 +29,7 @@ from ..matchfile.model import MatchRecord
 from ..matchfile.sgf import parse_sgf
 from ..matchfile.replay import replay_match
 from ..matchfile.variant_replay import replay_variant_match
+from ..play.neural import default_evaluator
 from ..run.driver import run_job
 from ..run.executors import default_jobs, make_executor
 from ..run.progress import RolloutProgress
@@ -187,6 +188,9 @@ class MatchAnalysis:
                              if a.resignation is not None],
             "settings": {"ply": self.ply, "checker_ply": self.ply, "cube_ply": self.ply,
                          "luck_ply": 0, "player": self.player,
+                         # how the backgammon / Portes net valued positions (the Plakoto and
+                         # Fevga nets: float32 only)
+                         "evaluator": default_evaluator(),
                          "rollout_close": None if self.rollouts is None else self.rollouts.close,
                          "trials": None if self.rollouts is None else self.rollouts.trials,
                          "seed": None if self.rollouts is None else self.rollouts.seed,

@@ -177,13 +177,13 @@ def add_reply_filter_option(p: argparse.ArgumentParser) -> None:
 
 def add_evaluator_option(p: argparse.ArgumentParser) -> None:
     """``--evaluator {float32,int16}``: how the backgammon / Portes net values positions (the
-    command's ``evaluator``; argparse checks the choice, so a bad value is one line and exit
+    command's ``evaluator``; none given: ``neural.default_evaluator()``; argparse checks the choice, so a bad value is one line and exit
     status 2; ``--game plakoto|fevga`` refuses int16 there, those nets have float32 only)."""
     p.add_argument("--evaluator", choices=EVALUATORS, default=None,
-                   help="how the net values positions: float32 (default, the reference) or "
-                   "int16 (about 1.2 x faster rollouts on AVX2 / AVX-512 machines, much slower "
-                   "without AVX2; probabilities within about 0.005 of float32's; kept in "
-                   "checkpoints; backgammon / Portes only)")
+                   help="how the net values positions: float32 (the reference) or int16 "
+                   "(about 1.3-1.5 x faster on AVX2 / AVX-512 machines, where it is the "
+                   "default; much slower without AVX2, where float32 is; probabilities within "
+                   "about 0.005 of float32's; kept in checkpoints; backgammon / Portes only)")
 
 
 def positive_int(text: str) -> int:

@@ -152,7 +152,7 @@ def run(args: argparse.Namespace) -> int:
         "weights": args.weights,
         # None: the default, or with --resume the checkpoint's (an older one: every reply).
         "reply_filter": args.reply_filter,
-        # None: float32, or with --resume the checkpoint's.
+        # None: the default evaluator, or with --resume the checkpoint's.
         "evaluator": args.evaluator,
     }
     settings_from_checkpoint(args, settings, lambda path: read_match_checkpoint(path)["request"],

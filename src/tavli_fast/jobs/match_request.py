@@ -155,7 +155,7 @@ def make_match_request(
     (``check_reply_filter``; None: the default); in a tavli match it applies to the Portes
     games (the Plakoto and Fevga players have no such look-ahead).
     ``evaluator``: how the neural players' net values positions (``neural.EVALUATORS``;
-    None: float32, the reference; ``"int16"``: faster); in a tavli match, in the Portes games
+    None: ``neural.default_evaluator()``; ``"float32"``: the reference; ``"int16"``: faster); in a tavli match, in the Portes games
     (the Plakoto and Fevga nets are valued by float32).
     """
     if game_rules is not None and not tavli:

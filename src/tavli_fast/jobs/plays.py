@@ -313,15 +313,13 @@ def _screened(position: Position, dice: tuple[int, int], count: int | None, wind
     return chosen
 
 
-def _screening_net(net: NetChoice | None) -> _core.NeuralNet | None:
+def _screening_net(net: NetChoice | None) -> _core.NeuralNet:
     """The net that screens the candidates for a run whose net is ``net``, with the bear-off
-    databases as the commands' hint values positions: None (``hint``'s default, the shipped
-    net with them) for the shipped net valued by float32; else the chosen net (a weights
-    file's, by its evaluator) with them (memoised per choice, as ``net_of_choice`` is)."""
-    if net is None or (net.file is None and net.evaluator == "float32"):
-        return None
-    if net.file is None:
-        return shipped_evaluator(None, kind=net.evaluator)
+    databases as the commands' hint values positions: the shipped net by ``net``'s evaluator
+    (None: by the default one, as ``tavli-hint``), else the chosen net (a weights file's, by
+    its evaluator) with them (memoised per choice, as ``net_of_choice`` is)."""
+    if net is None or net.file is None:
+        return shipped_evaluator(None, kind=None if net is None else net.evaluator)
     return with_bearoff(net_of_choice(net), default_database().tables)
 
 
@@ -356,7 +354,8 @@ def make_plays_request(
     InvalidPlayError, InvalidPositionError, InvalidCountError) precisely. ``reply_filter``:
     the 1-ply players' pre-filter of replies (``check_reply_filter``; None: the default).
     ``evaluator``: how the net values positions, in the games and in the screening of the
-    candidates (``neural.EVALUATORS``; None: float32, the reference; ``"int16"``: faster)."""
+    candidates (``neural.EVALUATORS``; None: ``neural.default_evaluator()``; ``"float32"``: the reference;
+    ``"int16"``: faster)."""
     pos, _ = resolve_position(position)  # type: ignore[arg-type]
     if dice is None:
         if pos.context.dice is None:

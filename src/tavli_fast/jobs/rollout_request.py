@@ -186,9 +186,10 @@ def make_request(
     neural players described in ``parallel.rollout`` (Plakoto and Fevga take ``ply`` and
     ``weights`` only); ``weights``, a weights file for their net instead of the shipped one
     (a Plakoto / Fevga net for those games; ValueError if the rollout uses no net);
-    ``evaluator``: how the net values positions, ``"float32"`` (None: the default, the
-    reference) or ``"int16"`` (faster; ``neural.EVALUATORS``), kept in the checkpoint and
-    noted in the result (not for Plakoto / Fevga, whose nets have no int16 evaluator).
+    ``evaluator``: how the net values positions, ``"float32"`` (the reference) or ``"int16"``
+    (faster; ``neural.EVALUATORS``; None: ``neural.default_evaluator()``), kept in the
+    checkpoint and noted in the result (not for Plakoto / Fevga, whose nets have no int16
+    evaluator).
     """
     if game is None and game_rules is not None:
         raise ValueError("game_rules are the options of Plakoto or Fevga: give game too")

@@ -33,7 +33,7 @@ from ..game.position import GameContext, Position
 from .bearoff import default_database, in_two_sided
 from .match_bearoff import exact_match_analysis
 from .met import load_met
-from .neural import default_net
+from .neural import evaluator
 from .players import NEURAL_BY_PLY, PLAYERS
 
 __all__ = ["CubeDecision", "cube_decision", "cube_state_args", "ACTIONS", "DOUBLING", "OWNER_CODES",
@@ -203,7 +203,7 @@ def _probabilities_of(pos: Position, player: str) -> np.ndarray:
             f"player {player!r} gives no probabilities: cube decisions need the neural "
             "evaluator (player 'neural') or probabilities given"
         )
-    return np.asarray(default_net().evaluate(pos.board), dtype=np.float64)
+    return np.asarray(evaluator().evaluate(pos.board), dtype=np.float64)
 
 
 def resolve_pre_roll(position: str | Position) -> Position:
@@ -236,7 +236,7 @@ def cube_decision(position: str | Position, *, probabilities: Sequence[float] | 
     or a Position with its GameContext. `probabilities`: (win, win_gammon, win_backgammon,
     lose_gammon, lose_backgammon) of the side on roll, gammons including backgammons; when
     given, no evaluator runs. Otherwise `player`'s evaluator gives them (the neural net at
-    0-ply). `exact`: answer a position inside the bear-off databases exactly (True: money
+    0-ply, by the default evaluator, ``neural.default_evaluator``). `exact`: answer a position inside the bear-off databases exactly (True: money
     from the cubeful database, a match by solving the game at its score), or always by the
     model (False); the default None does the first unless `probabilities` are given (then
     the model runs on them). Raises InvalidPositionError (dice already rolled, game over,

@@ -19,7 +19,7 @@ import numpy as np
 
 from .. import _core
 from .cube import gammon_prices
-from .neural import default_net
+from .neural import evaluator
 from ..errors import check_dice
 from ..game.resolve import resolve_position
 from ..game.position import Position
@@ -64,8 +64,8 @@ def hint(position: str | Position, die1: int, die2: int, *, top: int = 5,
          filter_2ply: tuple[int, float] = FILTER_2PLY,
          cache: _core.SearchCache | None = None) -> list[RankedPlay]:
     """The plays of (die1, die2) from `position` ("start", a Position ID, an XGID or a
-    Position), best first, by `net` (default the shipped one with the bear-off databases),
-    looked at `ply` deep (0, 1 or 2): the `top` best by 0 ply at 1 ply, and at 2 ply the
+    Position), best first, by `net` (default: the shipped one with the bear-off databases, by
+    the default evaluator, ``neural.default_evaluator``), looked at `ply` deep (0, 1 or 2): the `top` best by 0 ply at 1 ply, and at 2 ply the
     best of those that `filter_2ply` (candidates, window) keeps.  `cache`: a SearchCache to
     keep (and reuse) the 2-ply search's positions in, e.g. across the hints of one game
     (None: a fresh one).  Raises InvalidDiceError, InvalidPositionError (a finished game)
@@ -86,7 +86,7 @@ def ranked_plays(position: str | Position, die1: int, die2: int, *, top: int = 5
     depth = check_ply(ply)
     d1, d2 = check_dice(die1, die2)
     pos, _ = resolve_position(position)
-    net = net or default_net()
+    net = net or evaluator()
     prices = gammon_prices(pos.context, backgammons=backgammons)
     mine, theirs = prices if prices is not None else (None, None)
     plays = pos.plays(d1, d2)

@@ -58,6 +58,7 @@ __all__ = [
     "Probabilities",
     "EVALUATORS",
     "check_evaluator",
+    "default_evaluator",
     "quantised",
     "DEFAULT_WEIGHTS",
     "default_net",
@@ -290,11 +291,12 @@ def default_net(bearoff: bool = True) -> _core.NeuralNet:
     return with_bearoff(net, default_database().tables)
 
 
-def evaluator(weights: str | os.PathLike | None = None, kind: str = "float32") -> _core.NeuralNet:
+def evaluator(weights: str | os.PathLike | None = None,
+              kind: str | None = None) -> _core.NeuralNet:
     """The evaluator the players use: the net of the weights file `weights` (a shipped net may
     be named by its bare file name; None: the shipped default) with the bear-off databases of
-    the default cache, valued by the evaluator `kind` (EVALUATORS). NeuralNetError if the file
-    cannot be used, ValueError for an unknown kind."""
+    the default cache, valued by the evaluator `kind` (EVALUATORS; None: default_evaluator()).
+    NeuralNetError if the file cannot be used, ValueError for an unknown kind."""
     kind = check_evaluator(kind)
     tables = default_database().tables
     if weights is None:
@@ -306,15 +308,26 @@ def evaluator(weights: str | os.PathLike | None = None, kind: str = "float32") -
     return attach_bearoff(net.as_quantised() if kind == "int16" else net, tables)
 
 
-#: The evaluators a net's positions can be valued by: the float32 path (the reference, the
-#: default) and the int16 one (``NeuralNet.as_quantised``: faster, within about 0.005 of it).
+#: The evaluators a net's positions can be valued by: the float32 path (the reference) and
+#: the int16 one (``NeuralNet.as_quantised``: faster, within about 0.005 of it, as strong).
 EVALUATORS = ("float32", "int16")
 
 
+def default_evaluator() -> str:
+    """The evaluator of a run that names none: int16 where its kernels run on AVX2 or
+    AVX-512BW (``_core.INT16_KERNELS``), where it is the faster one (about 1.3-1.5 x in
+    rollouts) and plays as well as float32 (docs/performance.md); float32, the reference,
+    where they would run lane by lane (``TAVLI_FAST_SIMD=baseline`` or a processor without
+    AVX2), about 5 x slower than float32. Either gives the same numbers on every machine
+    when named; the results and checkpoints say which valued a run."""
+    return "float32" if _core.INT16_KERNELS == "baseline" else "int16"
+
+
 def check_evaluator(kind: object) -> str:
-    """`kind` if it names an evaluator (EVALUATORS; None: float32), else ValueError."""
+    """`kind` if it names an evaluator (EVALUATORS; None: default_evaluator()), else
+    ValueError."""
     if kind is None:
-        return "float32"
+        return default_evaluator()
     if kind not in EVALUATORS:
         raise ValueError(f"evaluator must be one of {', '.join(EVALUATORS)}, not {kind!r}")
     return str(kind)
@@ -392,14 +405,15 @@ class NetChoice:
 def choose_net(weights: str | os.PathLike | None = None, needed: bool = True,
                evaluator: str | None = None) -> NetChoice | None:
     """The NetChoice of the weights file `weights` (None: the shipped net) valued by
-    `evaluator` (EVALUATORS; None: float32), the file loaded and checked now, for a run that
-    uses a net (`needed`; else None). ValueError naming the file if it cannot be used
-    (NeuralNetError, a ValueError), for an unknown evaluator, or if weights or the int16
+    `evaluator` (EVALUATORS; None: default_evaluator()), the file loaded and checked now, for
+    a run that uses a net (`needed`; else None). ValueError naming the file if it cannot be
+    used (NeuralNetError, a ValueError), for an unknown evaluator, or if weights or the int16
     evaluator are asked of a run that uses no net."""
     kind = check_evaluator(evaluator)
     if not needed:
         for asked, what in ((weights is not None, "weights are"),
-                            (kind != "float32", f"the {kind} evaluator is")):
+                            (evaluator is not None and kind != "float32",
+                             f"the {kind} evaluator is")):
             if asked:
                 raise ValueError(f"{what} for the net, and this run uses none (no neural "
                                  "player, no variance reduction, no truncate_plies)")
@@ -418,14 +432,15 @@ def choose_net(weights: str | os.PathLike | None = None, needed: bool = True,
 
 
 def net_of_choice(choice: NetChoice | None) -> _core.NeuralNet:
-    """The net of `choice` (None: the shipped one), without bear-off databases, loaded once
-    per process, by the evaluator chosen. NeuralNetError if its file no longer holds the
-    weights it had when chosen."""
+    """The net of `choice` (None: the shipped one by the default evaluator), without bear-off
+    databases, loaded once per process, by the evaluator chosen. NeuralNetError if its file
+    no longer holds the weights it had when chosen."""
     if choice is None or choice.file is None:
         net = default_net(bearoff=False)
     else:
         net = _load_checked(choice)
-    return quantised(net) if choice is not None and choice.evaluator == "int16" else net
+    kind = default_evaluator() if choice is None else choice.evaluator
+    return quantised(net) if kind == "int16" else net
 
 
 @functools.cache
@@ -437,8 +452,9 @@ def _load_checked(choice: NetChoice) -> _core.NeuralNet:
 
 def evaluate(position: str | Position, net: _core.NeuralNet | None = None) -> Probabilities:
     """The net's probabilities for the player on roll in `position` (Position ID, XGID or
-    Position), before the dice are rolled."""
+    Position), before the dice are rolled; `net` None: the shipped one by the default
+    evaluator (``default_evaluator``), as ``tavli-eval``."""
     pos = position if isinstance(position, Position) else Position.from_id(position)
     if pos.board[0, 0] == 15 or pos.board[1, 0] == 15:
         raise ValueError("the game is over: there is nothing to evaluate")
-    return Probabilities.from_array((net or default_net()).evaluate(pos.board))
+    return Probabilities.from_array((net or evaluator()).evaluate(pos.board))

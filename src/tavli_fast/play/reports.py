@@ -39,7 +39,7 @@ def load_position(position: str, weights: str | None = None, game: str | None = 
                   kind: str | None = None) -> tuple[Any, Any]:
     """(position, net): ``position`` read as the commands read ``--position`` (of ``game`` when
     given) and the net that values it (``weights``: a weights file, None the shipped net),
-    by the evaluator ``kind`` (``neural.EVALUATORS``; None: float32; the Plakoto and Fevga
+    by the evaluator ``kind`` (``neural.EVALUATORS``; None: the default one; the Plakoto and Fevga
     nets have float32 only). ValueError (InvalidPositionError, VariantIdError,
     NeuralNetError) for bad input."""
     check_variant_evaluator(game, kind)
@@ -86,7 +86,7 @@ def eval_report(position: str, *, weights: str | None = None, game: str | None =
                 ply: int = 0, evaluator: str | None = None) -> dict[str, Any]:
     """``tavli-eval --json``: the net's five probabilities for the side on roll before it rolls
     (at ``ply``: 0, 1 or 2 rolls ahead), the cubeless equity and (backgammon) the cube analysis
-    and cubeful equity on them; ``evaluator``: how the net values positions (None: float32;
+    and cubeful equity on them; ``evaluator``: how the net values positions (None: the default one;
     ``"int16"``: the int16 evaluator, backgammon only)."""
     ply = check_ply(ply)
     if game is not None and ply:
@@ -113,7 +113,7 @@ def hint_report(position: str, dice: tuple[int, int] | None = None, *, top: int 
     (``plays``: 0-ply equity of each, 1-ply of the ``top`` best, at ``ply`` 2 the 2-ply equity
     of the best of those, and each play's 0-ply probabilities for the mover); before the roll,
     the cube analysis (``cube``) on the probabilities at ``ply``. ``ply`` None: 1 for the
-    plays, 0 for the cube. ``evaluator``: how the net values positions (None: float32;
+    plays, 0 for the cube. ``evaluator``: how the net values positions (None: the default one;
     ``"int16"``: the int16 evaluator, backgammon only). ValueError for bad input (a finished
     game, top < 0, a bad ply, no dice in Plakoto or Fevga, an unknown evaluator)."""
     top = check_top(top)

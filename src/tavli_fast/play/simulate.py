@@ -15,10 +15,12 @@ from .. import _core
 from ..checks import check_count, check_seed
 from .players import player_kinds
 from ..game.resolve import resolve_position
-from .players import game_resources
+from .neural import choose_net
+from .players import game_resources, needs_net
 from ..game.position import Position
 from ..rules import FevgaRules, PlakotoRules, Rules, get_rules
 from ..variants.games import VariantSimulationResult, simulate_variant
+from ..variants.neural import check_variant_evaluator
 
 __all__ = ["SimulationResult", "simulate"]
 
@@ -70,6 +72,7 @@ def simulate(
     bearoff: bool = True,
     cache_dir: str | os.PathLike | None = None,
     game: str = "portes",
+    evaluator: str | None = None,
 ) -> SimulationResult | VariantSimulationResult:
     """Play `games` whole games from `position` in the compiled core, one process.
 
@@ -80,13 +83,15 @@ def simulate(
     roll rolls normally, except that an XGID's rolled dice are played first.
     With `bearoff` (the default) pubeval and greedy play pure bear-offs
     perfectly by the bear-off databases (built in `cache_dir` on first use).
-    The same seed gives the same games.
+    The same seed gives the same games. `evaluator`: how the neural players' net values
+    positions (``neural.EVALUATORS``; None: ``neural.default_evaluator()``).
 
     ``game="plakoto"`` or ``"fevga"`` plays that game instead (players ``random`` and
     ``heuristic``; ``rules`` a PlakotoRules / FevgaRules or None; ``position`` "start", a
     position of that game, its dict or text id): see ``variant_games.simulate_variant``.
     """
     if game in ("plakoto", "fevga"):
+        check_variant_evaluator(game, evaluator)
         return simulate_variant(
             game, position, games, players, seed,
             None if isinstance(rules, str) and rules == "backgammon" else rules,  # type: ignore[arg-type]
@@ -98,7 +103,8 @@ def simulate(
     names, kinds = player_kinds(players)
     rule = get_rules(rules)
     seed = check_seed(seed)
-    resources = game_resources(kinds, bearoff, cache_dir=cache_dir)
+    resources = game_resources(kinds, bearoff, cache_dir=cache_dir,
+                               weights=choose_net(evaluator=evaluator, needed=needs_net(kinds)))
     first_dice = None
     if pos.context.dice is not None:
         first_dice = np.tile(np.array(pos.context.dice, dtype=np.int8), (n, 1))

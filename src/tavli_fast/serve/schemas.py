@@ -17,8 +17,9 @@ __all__ = ["EvalBody", "HintBody", "RolloutBody", "OpeningsBody"]
 Rules = Literal["backgammon", "portes", "plakoto", "fevga"]
 #: ``--evaluator``: how the backgammon / Portes net values positions (``neural.EVALUATORS``,
 #: checked by the API it is passed to: another value is a 400 with its one-line message).
-_EVALUATOR = ("as --evaluator: float32 (default, the reference) or int16 (faster, "
-              "probabilities within about 0.005; backgammon / Portes only)")
+_EVALUATOR = ("as --evaluator: float32 (the reference) or int16 (faster, probabilities "
+              "within about 0.005; backgammon / Portes only); none: int16 where the "
+              "server's processor has AVX2, else float32")
 Dice = str | list[int]
 Count = int | float
 

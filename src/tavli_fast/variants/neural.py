@@ -193,9 +193,10 @@ def check_variant_evaluator(game: object, evaluator: object) -> None:
     """ValueError for an evaluator other than float32 asked of a Plakoto / Fevga run or
     command (``game``; None: backgammon / Portes, where any of ``neural.EVALUATORS`` goes):
     the int16 evaluator is for the backgammon / Portes net, these nets have none. An unknown
-    evaluator is refused too (``neural.check_evaluator``)."""
+    evaluator is refused too (``neural.check_evaluator``); None asks for none (these nets'
+    float32)."""
     kind = check_evaluator(evaluator)
-    if game is not None and kind != "float32":
+    if game is not None and evaluator is not None and kind != "float32":
         raise ValueError(f"evaluator {kind}: the {kind} evaluator is for the backgammon / Portes "
                          f"net, not {game}'s (its net is valued by float32 only)")
 
