@@ -138,6 +138,34 @@ def test_its_three_instances_give_the_same_numbers_bit_for_bit(tmp_path):
         np.testing.assert_array_equal(np.load(tmp_path / f"{simd}.npy"), reference)
 
 
+def test_the_output_layers_integer_lanes_do_not_overflow(tmp_path):
+    """Every hidden unit at 1 (the activation's largest) and every weight to an output the
+    same: at the scale that only keeps 32 units' products below 2^31 an AVX2 lane's 40 units
+    (of 320) would overflow int32; the lanes' own bound (_quantise_outputs) keeps each
+    instance's output at the float32 one's, 320 x 0.001 = 0.32, and the three equal."""
+    script = (
+        "import numpy as np, sys; from tavli_fast import _core;"
+        "from tavli_fast.game.position import Position;"
+        "w1 = np.zeros((_core.NEURAL_BASE_INPUTS, 320)); b1 = np.full(320, 20.0);"
+        "w2 = np.full((5, 320), 0.001); w2[1:] *= -1;"
+        "net = _core.NeuralNet(w1, b1, w2, np.zeros(5), quantised=True);"
+        "p = net.evaluate_many(np.ascontiguousarray(Position.initial().board)[None])[0];"
+        "print(repr(float(np.log(p[0] / (1 - p[0])))), _core.INT16_KERNELS)"
+    )
+    logits = {}
+    for simd in ("baseline", "avx2", "default"):
+        env = {k: v for k, v in os.environ.items() if k != "TAVLI_FAST_SIMD"}
+        if simd != "default":
+            env["TAVLI_FAST_SIMD"] = simd
+        r = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True,
+                           env=env)
+        assert r.returncode == 0, r.stderr
+        logits[simd] = r.stdout.split()
+    assert logits["avx2"][1] in ("avx2", "baseline")
+    assert logits["baseline"][0] == logits["avx2"][0] == logits["default"][0]
+    assert float(logits["baseline"][0]) == pytest.approx(0.32, abs=1e-3)
+
+
 def test_the_pruning_nets_estimates_for_an_int16_net_are_int16_and_close(nets):
     """An int16 net's pre-filter ranks by the pruning net's int16 estimates: not the float32
     numbers (so the int16 path is the one taken), each within ESTIMATE_TOLERANCE of them, and

@@ -40,10 +40,14 @@ def set_look_bound(bint enabled):
 
 cdef void _quantise_outputs(const float* fw2, int hp, short* q2, float* s2inv) noexcept nogil:
     """The int16 output layer (_nnquant.h) of the float32 one fw2 [5][hp]: each output's
-    weights at the largest scale at which 32 units' products, every activation at most
-    TQ_ONE, sum below 2^31 and every weight fits in int16; s2inv[o] undoes the scale."""
-    cdef int i, j, o
+    weights at the largest scale at which every weight fits in int16, 32 units' products
+    (every activation at most TQ_ONE) sum below 2^31 (the rule the evaluator's strength was
+    measured with), and so do those of each lane of the kernels' integer sums (units
+    16k + 2l and 16k + 2l + 1 of every k, l < 8; with room for the weights' rounding), so
+    that the lanes add up every unit's product exactly; s2inv[o] undoes the scale."""
+    cdef int i, j, o, n
     cdef double scale, block, widest, largest
+    cdef double lane[8]
     for o in range(NN_OUTPUTS):
         widest = largest = 1e-30
         for j in range(0, hp, 32):
@@ -53,6 +57,14 @@ cdef void _quantise_outputs(const float* fw2, int hp, short* q2, float* s2inv) n
                 largest = max(largest, fabs(fw2[o * hp + i]))
             widest = max(widest, block)
         scale = min(2147483647.0 / 16384.0 / widest, 32767.0 / largest)
+        for i in range(8):
+            lane[i] = 0.0
+        for i in range(hp):
+            lane[(i % 16) // 2] += fabs(fw2[o * hp + i])
+        n = (hp + 7) // 8                       # units a lane holds, at most
+        for i in range(8):
+            if lane[i] > 0.0:
+                scale = min(scale, (2147483647.0 / 16384.0 - 0.5 * n) / lane[i])
         for j in range(hp):
             q2[o * hp + j] = tq_round(fw2[o * hp + j] * scale)
         s2inv[o] = <float>(1.0 / (scale * 16384.0))

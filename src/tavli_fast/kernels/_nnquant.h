@@ -1,4 +1,5 @@
-/* The int16 evaluator (issue 54; opt-in: NeuralNet.quantised(), evaluator "int16"): the
+/* The int16 evaluator (issue 54; NeuralNet.quantised(), evaluator "int16", the default where
+   an AVX2 or AVX-512BW instance runs it: neural.default_evaluator): the
    plays of a roll valued from int16 hidden sums, with an activation that needs no division.
 
    - Hidden sums at TQ_SCALE (512) a unit, the rows of w1 likewise (tq_quantise_*, at
@@ -10,16 +11,18 @@
      and continuous), mirrored for x < 0 (1 - sigmoid), and 1 from |x| >= 8 (the sigmoid is
      0.99966 there).
    - The output layer: the activations times w2 in int16 (each output at its own scale,
-     the largest that keeps a 32 units' int32 sum from overflowing) by pmaddwd; each 32
-     units' integer sum converted to float and added, lane by lane (8 lanes), in unit order.
+     which keeps every int32 lane of the sums below from overflowing: _quantise_outputs)
+     by pmaddwd, added in int32 lanes; each output's exact integer total, rounded to float
+     once, times its scale's inverse plus its bias (tq_output_totals).
    - The 5 output sigmoids as the float path's (tf_sigmoid_many), taken by the caller
      (tq_sums stops before them): a batch of plays takes theirs together (nn_plays_probs).
 
    Three instances compute the same integers and the same floats: AVX-512BW (the hidden
    layer of up to 512 units in registers, its rows added in one pass), AVX2 (64 units at a
-   time), and a scalar one for every other processor.  Every integer operation is exact and
-   the float additions are taken in the same order, so a seed gives the same numbers on every
-   machine (tests/play/test_int16.py).  The pruning net's estimates for an int16 net go the
+   time), and a scalar one for every other processor.  Every integer operation is exact, so
+   each output's total is the same whatever the order of its additions, and the float steps
+   after it are one and the same code: a seed gives the same numbers on every machine
+   (tests/play/test_int16.py).  The pruning net's estimates for an int16 net go the
    same way, a batch of plays at a time (tq_estimate_batch, below). */
 
 #define TQ_SCALE 512
@@ -113,14 +116,12 @@ static inline void tq_prepare(const tf_rows* r, tq_scaled* t) {
     }
 }
 
-/* z[o] = the 8 lanes of acc[o] summed * s2inv[o] + b2[o], z[5..7] = 0: the output sums
-   before their sigmoids, compiled once (no contraction into FMA anywhere). */
-static inline void tq_output_sums(const float acc[5][8], const float* s2inv, const float* b2,
-                                  float* z) {
-    for (int o = 0; o < 5; o++) {
-        const float* l = acc[o];
-        z[o] = (((l[0] + l[1]) + (l[2] + l[3])) + ((l[4] + l[5]) + (l[6] + l[7]))) * s2inv[o] + b2[o];
-    }
+/* z[o] = total[o] * s2inv[o] + b2[o], z[5..7] = 0: the output sums before their sigmoids,
+   from each output's exact integer sum of products (any instance, any order: the same
+   total), rounded to float once; compiled once (no contraction into FMA anywhere). */
+static inline void tq_output_totals(const long long* total, const float* s2inv,
+                                    const float* b2, float* z) {
+    for (int o = 0; o < 5; o++) z[o] = (float)total[o] * s2inv[o] + b2[o];
     z[5] = z[6] = z[7] = 0.0f;
 }
 
@@ -138,24 +139,21 @@ static inline short tq_act(short h) {
     return h < 0 ? (short)(TQ_ONE - y) : y;
 }
 
-/* The output layer's products of 32 activations h (units j..j + 31) added to acc: lane l of
-   the 8 gets units 2l, 2l + 1, 16 + 2l, 17 + 2l, summed as integers (exact). */
+/* The output layer's products of 32 activations h (units j..j + 31) added to total. */
 static inline void tq_outputs_scalar(const short* h, const short* q2, int hp, int j,
-                                     float acc[5][8]) {
+                                     long long* total) {
     for (int o = 0; o < 5; o++) {
         const short* w = q2 + o * hp + j;
-        for (int l = 0; l < 8; l++) {
-            int s = h[2 * l] * w[2 * l] + h[2 * l + 1] * w[2 * l + 1]
-                    + h[16 + 2 * l] * w[16 + 2 * l] + h[17 + 2 * l] * w[17 + 2 * l];
-            acc[o][l] += (float)s;
-        }
+        long long s = 0;
+        for (int u = 0; u < 32; u++) s += (int)h[u] * w[u];
+        total[o] += s;
     }
 }
 
 static void tq_sums_scalar(const short* init, const short* q1, int hp, const tf_rows* r,
                            const short* q2, const float* s2inv, const float* b2, float* z) {
     tq_scaled t;
-    float acc[5][8] = {{0}};
+    long long total[5] = {0};
     short h[32];
     tq_prepare(r, &t);
     for (int j = 0; j < hp; j += 32) {
@@ -171,9 +169,9 @@ static void tq_sums_scalar(const short* init, const short* q1, int hp, const tf_
                                tq_mulhrs(col[(long)t.shifted[a] * hp], t.vshifted[a]) << t.shift[a]));
             h[u] = tq_act(x);
         }
-        tq_outputs_scalar(h, q2, hp, j, acc);
+        tq_outputs_scalar(h, q2, hp, j, total);
     }
-    tq_output_sums((const float (*)[8])acc, s2inv, b2, z);
+    tq_output_totals(total, s2inv, b2, z);
 }
 
 /* ---- The pruning net's estimates for int16 nets (_nn_prefilter.pxi nn_estimate_batch): a
@@ -194,7 +192,7 @@ static void tq_estimate_batch_scalar(const short* init, const short* rows, int h
     for (int i = 0; i < n; i++) {
         const tf_span* e = &spans[i];
         int m = e->n_add > e->n_sub ? e->n_add : e->n_sub;
-        float acc[5][8] = {{0}};
+        long long total[5] = {0};
         short h[32];
         for (int j = 0; j < hp; j += 32) {
             for (int u = 0; u < 32; u++) {
@@ -205,9 +203,9 @@ static void tq_estimate_batch_scalar(const short* init, const short* rows, int h
                 }
                 h[u] = tq_act(tq_sat(2 * x));
             }
-            tq_outputs_scalar(h, q2, hp, j, acc);
+            tq_outputs_scalar(h, q2, hp, j, total);
         }
-        tq_output_sums((const float (*)[8])acc, s2inv, b2, out + 8 * i);
+        tq_output_totals(total, s2inv, b2, out + 8 * i);
     }
     tf_sigmoid_many(out, out, 8L * n);
 }
@@ -240,23 +238,24 @@ static inline __m256i tq_act_avx2(__m256i h) {
     return _mm256_blendv_epi8(y, _mm256_sub_epi16(_mm256_set1_epi16(TQ_ONE), y), neg);
 }
 
-/* tq_output_sums by horizontal adds, which pair the lanes in its order (0 + 1, 2 + 3, then
-   those two, then the halves): the same numbers. */
-static inline void tq_output_sums_avx2(const __m256* acc, const float* s2inv, const float* b2,
-                                      float* z) {
-    __m256 quads = _mm256_hadd_ps(_mm256_hadd_ps(acc[0], acc[1]), _mm256_hadd_ps(acc[2], acc[3]));
-    __m256 pairs4 = _mm256_hadd_ps(acc[4], acc[4]);
-    __m256 quads4 = _mm256_hadd_ps(pairs4, pairs4);
-    __m128 s = _mm_add_ps(_mm256_castps256_ps128(quads), _mm256_extractf128_ps(quads, 1));
-    __m128 s4 = _mm_add_ss(_mm256_castps256_ps128(quads4), _mm256_extractf128_ps(quads4, 1));
-    _mm_storeu_ps(z, _mm_add_ps(_mm_mul_ps(s, _mm_loadu_ps(s2inv)), _mm_loadu_ps(b2)));
-    s4 = _mm_add_ss(_mm_mul_ss(s4, _mm_load_ss(s2inv + 4)), _mm_load_ss(b2 + 4));
-    _mm_storeu_ps(z + 4, _mm_move_ss(_mm_setzero_ps(), s4));      /* z[5..7] = 0 */
+/* The exact totals of the int32 lanes of acc[0..4] (lane l: units 16k + 2l, 16k + 2l + 1 of
+   every k, whose products _quantise_outputs keeps below 2^31 in all), then
+   tq_output_totals. */
+static inline void tq_output_lanes_avx2(const __m256i* acc, const float* s2inv,
+                                        const float* b2, float* z) {
+    long long total[5];
+    for (int o = 0; o < 5; o++) {
+        __m256i w = _mm256_add_epi64(_mm256_cvtepi32_epi64(_mm256_castsi256_si128(acc[o])),
+                                     _mm256_cvtepi32_epi64(_mm256_extracti128_si256(acc[o], 1)));
+        __m128i v = _mm_add_epi64(_mm256_castsi256_si128(w), _mm256_extracti128_si256(w, 1));
+        total[o] = _mm_cvtsi128_si64(v) + _mm_extract_epi64(v, 1);
+    }
+    tq_output_totals(total, s2inv, b2, z);
 }
 
 static inline __attribute__((always_inline)) void tq_block_avx2(
         const short* init, const short* q1, const tf_rows* r, const tq_scaled* t,
-        const short* q2, int hp, int j, int nv, __m256* acc) {
+        const short* q2, int hp, int j, int nv, __m256i* acc) {
     __m256i h[4];
     for (int q = 0; q < nv; q++) h[q] = TQ_LOAD(init + j + 16 * q);
     for (int a = 0; a < r->n_add; a++) {
@@ -283,24 +282,21 @@ static inline __attribute__((always_inline)) void tq_block_avx2(
     for (int q = 0; q < nv; q++) h[q] = tq_act_avx2(h[q]);
     for (int o = 0; o < 5; o++) {
         const short* w = q2 + o * hp + j;
-        for (int q = 0; q < nv; q += 2) {       /* each 32 units' sum on its own */
-            __m256i p = _mm256_add_epi32(_mm256_madd_epi16(h[q], TQ_LOAD(w + 16 * q)),
-                                         _mm256_madd_epi16(h[q + 1], TQ_LOAD(w + 16 * q + 16)));
-            acc[o] = _mm256_add_ps(acc[o], _mm256_cvtepi32_ps(p));
-        }
+        for (int q = 0; q < nv; q++)
+            acc[o] = _mm256_add_epi32(acc[o], _mm256_madd_epi16(h[q], TQ_LOAD(w + 16 * q)));
     }
 }
 
 static void tq_sums_avx2(const short* init, const short* q1, int hp, const tf_rows* r,
                          const short* q2, const float* s2inv, const float* b2, float* z) {
     tq_scaled t;
-    __m256 acc[5];
+    __m256i acc[5];
     int j = 0;
     tq_prepare(r, &t);
-    for (int o = 0; o < 5; o++) acc[o] = _mm256_setzero_ps();
+    for (int o = 0; o < 5; o++) acc[o] = _mm256_setzero_si256();
     for (; j + 64 <= hp; j += 64) tq_block_avx2(init, q1, r, &t, q2, hp, j, 4, acc);
     for (; j < hp; j += 32) tq_block_avx2(init, q1, r, &t, q2, hp, j, 2, acc);
-    tq_output_sums_avx2(acc, s2inv, b2, z);
+    tq_output_lanes_avx2(acc, s2inv, b2, z);
 }
 
 static void tq_estimate_batch_avx2(const short* init, const short* rows, int hp,
@@ -312,8 +308,8 @@ static void tq_estimate_batch_avx2(const short* init, const short* rows, int hp,
         const int* ad = add + e->add0;
         const int* sb = sub + e->sub0;
         int both = e->n_add < e->n_sub ? e->n_add : e->n_sub, a;
-        __m256 acc[5];
-        for (int o = 0; o < 5; o++) acc[o] = _mm256_setzero_ps();
+        __m256i acc[5];
+        for (int o = 0; o < 5; o++) acc[o] = _mm256_setzero_si256();
         for (int j = 0; j < hp; j += 32) {
             __m256i h0 = TQ_LOAD(init + j), h1 = TQ_LOAD(init + j + 16);
             /* the scalar instance's order: an add and a subtract at a time, then the rest */
@@ -337,12 +333,11 @@ static void tq_estimate_batch_avx2(const short* init, const short* rows, int hp,
             h1 = tq_act_avx2(_mm256_adds_epi16(h1, h1));
             for (int o = 0; o < 5; o++) {
                 const short* w = q2 + o * hp + j;
-                __m256i p = _mm256_add_epi32(_mm256_madd_epi16(h0, TQ_LOAD(w)),
-                                             _mm256_madd_epi16(h1, TQ_LOAD(w + 16)));
-                acc[o] = _mm256_add_ps(acc[o], _mm256_cvtepi32_ps(p));
+                acc[o] = _mm256_add_epi32(acc[o], _mm256_add_epi32(
+                    _mm256_madd_epi16(h0, TQ_LOAD(w)), _mm256_madd_epi16(h1, TQ_LOAD(w + 16))));
             }
         }
-        tq_output_sums_avx2(acc, s2inv, b2, out + 8 * i);
+        tq_output_lanes_avx2(acc, s2inv, b2, out + 8 * i);
     }
     tf_sigmoid_many(out, out, 8L * n);
 }
@@ -372,7 +367,7 @@ static inline __m512i tq_act_avx512(__m512i h) {
 
 static inline __attribute__((always_inline)) void tq_all_avx512(
         const short* init, const short* q1, const tf_rows* r, const tq_scaled* t,
-        const short* q2, int hp, int nz, __m256* acc) {
+        const short* q2, int hp, int nz, __m512i* acc) {
     __m512i h[TQ_MAX_ZMM];
     for (int q = 0; q < nz; q++) h[q] = TQ_LOAD512(init + 32 * q);
     for (int a = 0; a < r->n_add; a++) {
@@ -397,28 +392,31 @@ static inline __attribute__((always_inline)) void tq_all_avx512(
             h[q] = _mm512_adds_epi16(h[q], _mm512_sll_epi16(_mm512_mulhrs_epi16(TQ_LOAD512(row + 32 * q), m), s));
     }
     for (int q = 0; q < nz; q++) h[q] = tq_act_avx512(h[q]);
+    /* lane l of the 16 (units 32k + 2l, 32k + 2l + 1): part of the AVX2 instance's lane
+       l mod 8, so below 2^31 too */
     for (int q = 0; q < nz; q++)
-        for (int o = 0; o < 5; o++) {
-            __m512i p = _mm512_madd_epi16(h[q], TQ_LOAD512(q2 + o * hp + 32 * q));
-            /* lanes l and l + 8 of the 16: the AVX2 instance's lane l (an exact integer) */
-            __m256i s = _mm256_add_epi32(_mm512_castsi512_si256(p), _mm512_extracti64x4_epi64(p, 1));
-            acc[o] = _mm256_add_ps(acc[o], _mm256_cvtepi32_ps(s));
-        }
+        for (int o = 0; o < 5; o++)
+            acc[o] = _mm512_add_epi32(acc[o], _mm512_madd_epi16(h[q], TQ_LOAD512(q2 + o * hp + 32 * q)));
 }
 
-/* (setup.py builds with -ffp-contract=off: tq_output_sums_avx2's products and sums, inlined
-   here, are not fused into FMA, so the numbers are the AVX2 instance's.) */
+/* (setup.py builds with -ffp-contract=off: tq_output_totals' product and sum are not fused
+   into FMA, so the numbers are the other instances'.) */
 static void tq_sums_avx512(const short* init, const short* q1, int hp, const tf_rows* r,
                            const short* q2, const float* s2inv, const float* b2, float* z) {
     tq_scaled t;
-    __m256 acc[5];
+    __m512i acc[5];
+    long long total[5];
     tq_prepare(r, &t);
-    for (int o = 0; o < 5; o++) acc[o] = _mm256_setzero_ps();
+    for (int o = 0; o < 5; o++) acc[o] = _mm512_setzero_si512();
     /* the usual widths as constants, so that the registers are named at compile time */
     if (hp == 320) tq_all_avx512(init, q1, r, &t, q2, hp, 10, acc);
     else if (hp == 128) tq_all_avx512(init, q1, r, &t, q2, hp, 4, acc);
     else tq_all_avx512(init, q1, r, &t, q2, hp, hp / 32, acc);
-    tq_output_sums_avx2(acc, s2inv, b2, z);
+    for (int o = 0; o < 5; o++)
+        total[o] = _mm512_reduce_add_epi64(_mm512_add_epi64(
+            _mm512_cvtepi32_epi64(_mm512_castsi512_si256(acc[o])),
+            _mm512_cvtepi32_epi64(_mm512_extracti64x4_epi64(acc[o], 1))));
+    tq_output_totals(total, s2inv, b2, z);
 }
 #undef TQ_LOAD512
 #pragma GCC pop_options
