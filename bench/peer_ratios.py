@@ -105,10 +105,10 @@ def cpu_timed(run: Callable[[], object]) -> tuple[object, dict]:
 class Ours:
     def __init__(self, options: dict):
         import tavli_fast
-        from tavli_fast.play.neural import evaluator
+        from tavli_fast.play.neural import default_evaluator, evaluator
 
         self.tf = tavli_fast
-        self.kind = options.get("evaluator", "float32")
+        self.kind = options.get("evaluator") or default_evaluator()
         self.net = evaluator(kind=self.kind)
 
     def info(self) -> dict:
@@ -409,8 +409,9 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--gnubg-onesided", action="store_true",
                     help="let gnubg stop cubeless games at its one-sided bear-off database "
                          "(its default)")
-    ap.add_argument("--evaluator", choices=("float32", "int16"), default="float32",
-                    help="our net's evaluator (docs/performance.md, the int16 evaluator)")
+    ap.add_argument("--evaluator", choices=("float32", "int16"), default=None,
+                    help="our net's evaluator (docs/performance.md, the int16 evaluator; "
+                         "default: the package's default, int16 where AVX2)")
     ap.add_argument("--skip", action="append", default=[], choices=("gnubg", "bgsage"),
                     help="leave an engine out")
     ap.add_argument("--worker", choices=ENGINES, help=argparse.SUPPRESS)
