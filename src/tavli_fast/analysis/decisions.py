@@ -1,11 +1,11 @@
 """The decisions of one replayed game, each evaluated by the engine: the best play or cube
 action, the one played, the equity lost, its mark; and the luck of each roll.
 
-Checker plays: every play of the roll is valued by the neural net as ``tavli-hint`` values
-them (by the default evaluator, ``neural.default_evaluator``; ``play/hint.py``'s way: cubeless equity for the mover, gammons at the match score's
-prices): at 0 ply all of them; at 1 and 2 ply ``hint``'s ranking at that ply (each play at
-the deepest ply it reached) and the play made at that ply. A roll with one distinct legal
-play (forced, or none) is not a decision.
+Checker plays: every play of the roll is valued by the neural net as ``tavli-hint`` values them
+(by the default evaluator, ``neural.default_evaluator``; ``play/hint.py``'s way: cubeless
+equity for the mover, gammons at the match score's prices): at 0 ply all of them; at 1 and 2
+ply ``hint``'s ranking at that ply (each play at the deepest ply it reached) and the play made
+at that ply. A roll with one distinct legal play (forced, or none) is not a decision.
 
 Cube decisions (``play/cube.py``'s model on the net's probabilities before the roll at the
 analysis ply; bear-offs exact): before each roll of a player who may double, the cube

@@ -177,8 +177,9 @@ def add_reply_filter_option(p: argparse.ArgumentParser) -> None:
 
 def add_evaluator_option(p: argparse.ArgumentParser) -> None:
     """``--evaluator {float32,int16}``: how the backgammon / Portes net values positions (the
-    command's ``evaluator``; none given: ``neural.default_evaluator()``; argparse checks the choice, so a bad value is one line and exit
-    status 2; ``--game plakoto|fevga`` refuses int16 there, those nets have float32 only)."""
+    command's ``evaluator``; none given: ``neural.default_evaluator()``; argparse checks the
+    choice, so a bad value is one line and exit status 2; ``--game plakoto|fevga`` refuses
+    int16 there, those nets have float32 only)."""
     p.add_argument("--evaluator", choices=EVALUATORS, default=None,
                    help="how the net values positions: float32 (the reference) or int16 "
                    "(about 1.3-1.5 x faster on AVX2 / AVX-512 machines, where it is the "

@@ -154,9 +154,9 @@ def make_match_request(
     ``reply_filter``: the ``neural-1ply`` players' pre-filter of replies
     (``check_reply_filter``; None: the default); in a tavli match it applies to the Portes
     games (the Plakoto and Fevga players have no such look-ahead).
-    ``evaluator``: how the neural players' net values positions (``neural.EVALUATORS``;
-    None: ``neural.default_evaluator()``; ``"float32"``: the reference; ``"int16"``: faster); in a tavli match, in the Portes games
-    (the Plakoto and Fevga nets are valued by float32).
+    ``evaluator``: how the neural players' net values positions (``neural.EVALUATORS``; None:
+    ``neural.default_evaluator()``; ``"float32"``: the reference; ``"int16"``: faster); in a
+    tavli match, in the Portes games (the Plakoto and Fevga nets are valued by float32).
     """
     if game_rules is not None and not tavli:
         raise ValueError("game_rules are the options of Plakoto and Fevga: they need tavli")

@@ -343,8 +343,9 @@ def make_openings_request(
     reduction instead of the shipped one (``parallel.rollout``); for Plakoto / Fevga, a file
     of that game's net. ``reply_filter``: the 1-ply players' pre-filter of replies
     (``check_reply_filter``; None: the default); not for Plakoto / Fevga. ``evaluator``: how
-    the net values positions (``neural.EVALUATORS``; None: ``neural.default_evaluator()``; float32: the reference;
-    ``"int16"``: faster); not for Plakoto / Fevga (their nets are valued by float32)."""
+    the net values positions (``neural.EVALUATORS``; None: ``neural.default_evaluator()``;
+    float32: the reference; ``"int16"``: faster); not for Plakoto / Fevga (their nets are
+    valued by float32)."""
     n = check_count(trials)
     options: tuple[str, ...] = ()
     bits = 0

@@ -354,8 +354,8 @@ def make_plays_request(
     InvalidPlayError, InvalidPositionError, InvalidCountError) precisely. ``reply_filter``:
     the 1-ply players' pre-filter of replies (``check_reply_filter``; None: the default).
     ``evaluator``: how the net values positions, in the games and in the screening of the
-    candidates (``neural.EVALUATORS``; None: ``neural.default_evaluator()``; ``"float32"``: the reference;
-    ``"int16"``: faster)."""
+    candidates (``neural.EVALUATORS``; None: ``neural.default_evaluator()``; ``"float32"``: the
+    reference; ``"int16"``: faster)."""
     pos, _ = resolve_position(position)  # type: ignore[arg-type]
     if dice is None:
         if pos.context.dice is None:

@@ -38,16 +38,40 @@ def set_look_bound(bint enabled):
     return previous
 
 
+cdef double _widest_integer_sum(const short* q, int hp) noexcept nogil:
+    """The largest magnitude the int16 kernels' int32 sums of one output's products can
+    reach, over activations in [0, 1] (Q14: at most TQ_ONE), in units of TQ_ONE: the larger
+    of the positive and the negative weights' sums of each AVX2 lane (units 16k + 2l and
+    16k + 2l + 1 of every k; an AVX-512 lane holds part of one), and of the whole layer when
+    it has 32 units (the pruning net's estimates add their lanes in int32)."""
+    cdef double pos[9]
+    cdef double neg[9]
+    cdef double widest = 0.0
+    cdef int i, l
+    for l in range(9):
+        pos[l] = neg[l] = 0.0
+    for i in range(hp):
+        l = (i % 16) // 2
+        if q[i] > 0:
+            pos[l] += q[i]
+            pos[8] += q[i]
+        else:
+            neg[l] -= q[i]
+            neg[8] -= q[i]
+    for l in range(9 if hp == 32 else 8):
+        widest = max(widest, pos[l], neg[l])
+    return widest
+
+
 cdef void _quantise_outputs(const float* fw2, int hp, short* q2, float* s2inv) noexcept nogil:
     """The int16 output layer (_nnquant.h) of the float32 one fw2 [5][hp]: each output's
-    weights at the largest scale at which every weight fits in int16, 32 units' products
+    weights at the largest scale at which every weight fits in int16 and 32 units' products
     (every activation at most TQ_ONE) sum below 2^31 (the rule the evaluator's strength was
-    measured with), and so do those of each lane of the kernels' integer sums (units
-    16k + 2l and 16k + 2l + 1 of every k, l < 8; with room for the weights' rounding), so
-    that the lanes add up every unit's product exactly; s2inv[o] undoes the scale."""
-    cdef int i, j, o, n
-    cdef double scale, block, widest, largest
-    cdef double lane[8]
+    measured with), lowered if need be until no int32 sum of the kernels can overflow
+    (_widest_integer_sum; the shipped nets never needed it), so that each output's total
+    is exact; s2inv[o] undoes the scale."""
+    cdef int i, j, o
+    cdef double scale, block, widest, largest, limit = 2147483647.0 / 16384.0
     for o in range(NN_OUTPUTS):
         widest = largest = 1e-30
         for j in range(0, hp, 32):
@@ -56,17 +80,14 @@ cdef void _quantise_outputs(const float* fw2, int hp, short* q2, float* s2inv) n
                 block += fabs(fw2[o * hp + i])
                 largest = max(largest, fabs(fw2[o * hp + i]))
             widest = max(widest, block)
-        scale = min(2147483647.0 / 16384.0 / widest, 32767.0 / largest)
-        for i in range(8):
-            lane[i] = 0.0
-        for i in range(hp):
-            lane[(i % 16) // 2] += fabs(fw2[o * hp + i])
-        n = (hp + 7) // 8                       # units a lane holds, at most
-        for i in range(8):
-            if lane[i] > 0.0:
-                scale = min(scale, (2147483647.0 / 16384.0 - 0.5 * n) / lane[i])
-        for j in range(hp):
-            q2[o * hp + j] = tq_round(fw2[o * hp + j] * scale)
+        scale = min(limit / widest, 32767.0 / largest)
+        while True:
+            for j in range(hp):
+                q2[o * hp + j] = tq_round(fw2[o * hp + j] * scale)
+            widest = _widest_integer_sum(q2 + o * hp, hp)
+            if widest <= limit:
+                break
+            scale *= limit / widest * (1.0 - 1e-6)
         s2inv[o] = <float>(1.0 / (scale * 16384.0))
 
 

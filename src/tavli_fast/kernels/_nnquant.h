@@ -239,7 +239,7 @@ static inline __m256i tq_act_avx2(__m256i h) {
 }
 
 /* The exact totals of the int32 lanes of acc[0..4] (lane l: units 16k + 2l, 16k + 2l + 1 of
-   every k, whose products _quantise_outputs keeps below 2^31 in all), then
+   every k, whose sums _quantise_outputs keeps within int32: _widest_integer_sum), then
    tq_output_totals. */
 static inline void tq_output_lanes_avx2(const __m256i* acc, const float* s2inv,
                                         const float* b2, float* z) {
@@ -251,6 +251,26 @@ static inline void tq_output_lanes_avx2(const __m256i* acc, const float* s2inv,
         total[o] = _mm_cvtsi128_si64(v) + _mm_extract_epi64(v, 1);
     }
     tq_output_totals(total, s2inv, b2, z);
+}
+
+/* tq_output_lanes_avx2 for a layer of 32 units, whose whole sums _quantise_outputs keeps
+   within int32 (_widest_integer_sum): the lanes added in int32 by horizontal adds, 5 outputs
+   at once, then
+   tq_output_totals' steps in float, 4 outputs at a time (the same operations: the same
+   numbers). */
+static inline void tq_output_lanes32_avx2(const __m256i* acc, const float* s2inv,
+                                          const float* b2, float* z) {
+    __m256i quads = _mm256_hadd_epi32(_mm256_hadd_epi32(acc[0], acc[1]),
+                                      _mm256_hadd_epi32(acc[2], acc[3]));
+    __m128i t = _mm_add_epi32(_mm256_castsi256_si128(quads), _mm256_extracti128_si256(quads, 1));
+    __m128i l4 = _mm_add_epi32(_mm256_castsi256_si128(acc[4]), _mm256_extracti128_si256(acc[4], 1));
+    l4 = _mm_hadd_epi32(l4, l4);
+    l4 = _mm_hadd_epi32(l4, l4);
+    _mm_storeu_ps(z, _mm_add_ps(_mm_mul_ps(_mm_cvtepi32_ps(t), _mm_loadu_ps(s2inv)),
+                                _mm_loadu_ps(b2)));
+    __m128 z4 = _mm_add_ss(_mm_mul_ss(_mm_cvtepi32_ps(l4), _mm_load_ss(s2inv + 4)),
+                           _mm_load_ss(b2 + 4));
+    _mm_storeu_ps(z + 4, _mm_move_ss(_mm_setzero_ps(), z4));      /* z[5..7] = 0 */
 }
 
 static inline __attribute__((always_inline)) void tq_block_avx2(
@@ -337,7 +357,8 @@ static void tq_estimate_batch_avx2(const short* init, const short* rows, int hp,
                     _mm256_madd_epi16(h0, TQ_LOAD(w)), _mm256_madd_epi16(h1, TQ_LOAD(w + 16))));
             }
         }
-        tq_output_lanes_avx2(acc, s2inv, b2, out + 8 * i);
+        if (hp == 32) tq_output_lanes32_avx2(acc, s2inv, b2, out + 8 * i);
+        else tq_output_lanes_avx2(acc, s2inv, b2, out + 8 * i);
     }
     tf_sigmoid_many(out, out, 8L * n);
 }
@@ -393,10 +414,11 @@ static inline __attribute__((always_inline)) void tq_all_avx512(
     }
     for (int q = 0; q < nz; q++) h[q] = tq_act_avx512(h[q]);
     /* lane l of the 16 (units 32k + 2l, 32k + 2l + 1): part of the AVX2 instance's lane
-       l mod 8, so below 2^31 too */
+       l mod 8, so within int32 too */
     for (int q = 0; q < nz; q++)
         for (int o = 0; o < 5; o++)
-            acc[o] = _mm512_add_epi32(acc[o], _mm512_madd_epi16(h[q], TQ_LOAD512(q2 + o * hp + 32 * q)));
+            acc[o] = _mm512_add_epi32(acc[o],
+                                      _mm512_madd_epi16(h[q], TQ_LOAD512(q2 + o * hp + 32 * q)));
 }
 
 /* (setup.py builds with -ffp-contract=off: tq_output_totals' product and sum are not fused

@@ -236,11 +236,12 @@ def cube_decision(position: str | Position, *, probabilities: Sequence[float] | 
     or a Position with its GameContext. `probabilities`: (win, win_gammon, win_backgammon,
     lose_gammon, lose_backgammon) of the side on roll, gammons including backgammons; when
     given, no evaluator runs. Otherwise `player`'s evaluator gives them (the neural net at
-    0-ply, by the default evaluator, ``neural.default_evaluator``). `exact`: answer a position inside the bear-off databases exactly (True: money
-    from the cubeful database, a match by solving the game at its score), or always by the
-    model (False); the default None does the first unless `probabilities` are given (then
-    the model runs on them). Raises InvalidPositionError (dice already rolled, game over,
-    a bad id), ValueError (bad probabilities, a player without probabilities).
+    0-ply, by the default evaluator, ``neural.default_evaluator``). `exact`: answer a position
+    inside the bear-off databases exactly (True: money from the cubeful database, a match by
+    solving the game at its score), or always by the model (False); the default None does the
+    first unless `probabilities` are given (then the model runs on them). Raises
+    InvalidPositionError (dice already rolled, game over, a bad id), ValueError (bad
+    probabilities, a player without probabilities).
     """
     pos = resolve_pre_roll(position)
     p = check_probabilities(probabilities) if probabilities is not None else _probabilities_of(pos, player)
