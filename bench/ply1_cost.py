@@ -90,7 +90,9 @@ def speed_table(resources, counts: list[int], repeats: int, reply_keep: int,
     base = statistics.median(rates["neural 0-ply, plain"])
     print(f"Pre-filters (keep, margin[, estimator]): the 1-ply look-ahead's replies "
           f"{default[0]} (the default: {_core.REPLY_FILTER}), the luck tables "
-          f"{_core.LUCK_FILTER} by {_core.LUCK_ESTIMATOR} (the default).\n")
+          f"{_core.LUCK_FILTER} by {_core.LUCK_ESTIMATOR} (the default). The net valued by "
+          f"the {'int16' if resources['net'].quantised else 'float32'} evaluator (the "
+          f"package's default).\n")
     print("| rollout from the start | games | games / CPU-s (median) | runs | cost against "
           "0-ply plain |")
     print("|---|---:|---:|---|---:|")
