@@ -47,6 +47,24 @@ def test_json_document_has_the_promised_keys(seven):
     json.dumps(doc)   # JSON-ready
 
 
+def test_the_analysis_says_its_evaluator_and_a_worker_with_another_refuses(seven):
+    from dataclasses import replace
+
+    from tavli_fast.analysis.job import AnalysisJob, analyse_unit
+    from tavli_fast.analysis.report import read_record
+    from tavli_fast.matchfile.replay import replay_match
+    from tavli_fast.play.neural import default_evaluator
+    from tavli_fast.run.executors.dask import ClusterError
+
+    assert seven.to_dict()["settings"]["evaluator"] == default_evaluator()
+    unit = AnalysisJob(replay_match(read_record(MONEY)), 0).plan()[0]
+    assert unit.evaluator == default_evaluator()
+    assert analyse_unit(unit)[0] == unit.index
+    other = "float32" if default_evaluator() == "int16" else "int16"
+    with pytest.raises(ClusterError, match=f"analysis by {other}"):
+        analyse_unit(replace(unit, evaluator=other))
+
+
 def test_r10_checker_decisions_are_the_rolls_with_more_than_one_legal_result(seven):
     # The slow rule-by-rule generator of tests/oracles counts the distinct results.
     expected = [0, 0]

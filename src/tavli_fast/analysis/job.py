@@ -11,6 +11,8 @@ from typing import Any, Sequence
 
 from ..matchfile.replay import ReplayedGame
 from ..matchfile.variant_replay import VariantReplayedGame
+from ..play.neural import default_evaluator
+from ..run.executors.dask import ClusterError
 from ..run.progress import RolloutProgress
 from .decisions import GameAnalysis, analyse_game
 from .resignations import judge_resignation
@@ -23,16 +25,24 @@ __all__ = ["AnalysisUnit", "AnalysisJob", "analyse_unit"]
 @dataclass(frozen=True)
 class AnalysisUnit:
     """One game to analyse: its index in the match, the replayed game, the ply, the rollout
-    settings of its close decisions (None: none)."""
+    settings of its close decisions (None: none), and the evaluator the analysis values
+    backgammon / Portes positions by (the driver's default one)."""
 
     index: int
     game: ReplayedGame | VariantReplayedGame
     ply: int
     rollouts: RolloutSettings | None = None
+    evaluator: str = "float32"
 
 
 def analyse_unit(unit: AnalysisUnit) -> tuple[int, GameAnalysis]:
-    """The worker: (the unit's index, the game's analysis)."""
+    """The worker: (the unit's index, the game's analysis). ClusterError on a worker whose
+    default evaluator is not the driver's (a cluster mixing processors with and without
+    AVX2), rather than a match valued by two evaluators."""
+    if default_evaluator() != unit.evaluator:
+        raise ClusterError(f"this worker values positions by the {default_evaluator()} "
+                           f"evaluator, the analysis by {unit.evaluator}: its workers must "
+                           "all have AVX2 or none (TAVLI_FAST_SIMD)")
     if isinstance(unit.game, VariantReplayedGame):
         return unit.index, analyse_variant_game(unit.game, unit.ply)
     analysis = analyse_game(unit.game, unit.ply, unit.rollouts)
@@ -53,7 +63,8 @@ class AnalysisJob:
 
     def __init__(self, games: Sequence[ReplayedGame | VariantReplayedGame], ply: int,
                  rollouts: RolloutSettings | None = None):
-        self.units = [AnalysisUnit(i, g, ply, rollouts) for i, g in enumerate(games)]
+        kind = default_evaluator()
+        self.units = [AnalysisUnit(i, g, ply, rollouts, kind) for i, g in enumerate(games)]
         self.results: dict[int, GameAnalysis] = {}
         self._planned = False
 
