@@ -255,9 +255,8 @@ static inline void tq_output_lanes_avx2(const __m256i* acc, const float* s2inv,
 
 /* tq_output_lanes_avx2 for a layer of 32 units, whose whole sums _quantise_outputs keeps
    within int32 (_widest_integer_sum): the lanes added in int32 by horizontal adds, 5 outputs
-   at once, then
-   tq_output_totals' steps in float, 4 outputs at a time (the same operations: the same
-   numbers). */
+   at once, then tq_output_totals' steps in float, 4 outputs at a time (the same operations:
+   the same numbers). */
 static inline void tq_output_lanes32_avx2(const __m256i* acc, const float* s2inv,
                                           const float* b2, float* z) {
     __m256i quads = _mm256_hadd_epi32(_mm256_hadd_epi32(acc[0], acc[1]),
