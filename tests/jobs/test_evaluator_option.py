@@ -75,7 +75,8 @@ def test_an_int16_rollout_plays_the_games_the_core_plays_with_the_int16_net():
     # chunk: the core's counts with the net made int16 here, by the chunk's own seed
     # (SeedSequence(master seed, spawn_key=(chunk,))), are the run's.
     plain = dict(vr=False, stratify=False, truncate=False, bearoff=False, chunk_size=200)
-    int16, float32 = rollout(200, evaluator="int16", **plain), rollout(200, evaluator="float32", **plain)
+    int16 = rollout(200, evaluator="int16", **plain)
+    float32 = rollout(200, evaluator="float32", **plain)
     seed = int(np.random.SeedSequence(5, spawn_key=(0,)).generate_state(1, np.uint64)[0])
     board = np.ascontiguousarray(RACE_POSITION.board, dtype=np.int8)
     outcomes = ("win_single", "win_gammon", "win_backgammon", "lose_single", "lose_gammon",

@@ -102,6 +102,25 @@ def test_the_plays_it_chooses_are_the_float32_ones_but_for_near_ties(nets):
     assert same >= 0.97 * total
 
 
+INSTANCES = ("baseline", "avx2", "default")
+
+
+def _in_each_instance(script: str, *argv: str) -> dict[str, str]:
+    """`script` run with `argv` in a process per int16 instance (TAVLI_FAST_SIMD=baseline,
+    =avx2, unset: the best this processor has), keyed as INSTANCES, with `{simd}` in an
+    argument replaced by that key: each process's stdout, stripped."""
+    out = {}
+    for simd in INSTANCES:
+        env = {k: v for k, v in os.environ.items() if k != "TAVLI_FAST_SIMD"}
+        if simd != "default":
+            env["TAVLI_FAST_SIMD"] = simd
+        r = subprocess.run([sys.executable, "-c", script, *(a.format(simd=simd) for a in argv)],
+                           capture_output=True, text=True, env=env)
+        assert r.returncode == 0, r.stderr
+        out[simd] = r.stdout.strip()
+    return out
+
+
 def test_its_three_instances_give_the_same_numbers_bit_for_bit(tmp_path):
     """TAVLI_FAST_SIMD=baseline takes the scalar instance, =avx2 the AVX2 one, unset the best
     this processor has (AVX-512BW here, when it has it): evaluations, a roll's plays, the
@@ -122,15 +141,7 @@ def test_its_three_instances_give_the_same_numbers_bit_for_bit(tmp_path):
     )
     stack = tmp_path / "boards.npy"
     np.save(stack, _benchmark_boards("contact.csv")[:300])
-    used = {}
-    for simd in ("baseline", "avx2", "default"):
-        env = {k: v for k, v in os.environ.items() if k != "TAVLI_FAST_SIMD"}
-        if simd != "default":
-            env["TAVLI_FAST_SIMD"] = simd
-        r = subprocess.run([sys.executable, "-c", script, str(stack), str(tmp_path / simd)],
-                           capture_output=True, text=True, env=env)
-        assert r.returncode == 0, r.stderr
-        used[simd] = r.stdout.strip()
+    used = _in_each_instance(script, str(stack), str(tmp_path / "{simd}"))
     assert used["baseline"] == "baseline" and used["avx2"] in ("avx2", "baseline")
     assert used["default"] in ("avx512", "avx2", "baseline")
     reference = np.load(tmp_path / "baseline.npy")
@@ -152,15 +163,7 @@ def test_the_output_layers_integer_lanes_do_not_overflow(tmp_path):
         "p = net.evaluate_many(np.ascontiguousarray(Position.initial().board)[None])[0];"
         "print(repr(float(np.log(p[0] / (1 - p[0])))), _core.INT16_KERNELS)"
     )
-    logits = {}
-    for simd in ("baseline", "avx2", "default"):
-        env = {k: v for k, v in os.environ.items() if k != "TAVLI_FAST_SIMD"}
-        if simd != "default":
-            env["TAVLI_FAST_SIMD"] = simd
-        r = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True,
-                           env=env)
-        assert r.returncode == 0, r.stderr
-        logits[simd] = r.stdout.split()
+    logits = {simd: out.split() for simd, out in _in_each_instance(script).items()}
     assert logits["avx2"][1] in ("avx2", "baseline")
     assert logits["baseline"][0] == logits["avx2"][0] == logits["default"][0]
     assert float(logits["baseline"][0]) == pytest.approx(0.32, abs=1e-3)

@@ -197,8 +197,9 @@ cdef void nn_memo_plays_probs(NNMemo* memo, const NeuralNetC* net, const NNBase*
                               const Board* plays, const int* which, int k,
                               double* probs) noexcept nogil:
     """nn_memo_probs of plays[which[j]] (which NULL: plays[j]) to probs[5 j ..], j < k <=
-    NN_BATCH (memo NULL: nn_plays_probs): those not in the memo valued together (nn_plays_probs), then stored in
-    order, as one at a time would (the plays are distinct, so none finds another's entry)."""
+    NN_BATCH (memo NULL: nn_plays_probs): those not in the memo valued together
+    (nn_plays_probs), then stored in order, as one at a time would (the plays are distinct,
+    so none finds another's entry)."""
     cdef int asked[NN_BATCH]
     cdef bint known[NN_BATCH]
     cdef double q[NN_BATCH * NN_OUTPUTS]

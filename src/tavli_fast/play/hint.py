@@ -68,8 +68,9 @@ def hint(position: str | Position, die1: int, die2: int, *, top: int = 5,
     the default evaluator, ``neural.default_evaluator``), looked at `ply` deep (0, 1 or 2): the
     `top` best by 0 ply at 1 ply, and at 2 ply the best of those that `filter_2ply`
     (candidates, window) keeps.  `cache`: a SearchCache to keep (and reuse) the 2-ply
-    search's positions in, e.g. across the hints of one game (None: a fresh one).  Raises InvalidDiceError, InvalidPositionError (a finished game)
-    or ValueError (top < 0, a bad ply or filter)."""
+    search's positions in, e.g. across the hints of one game (None: a fresh one).  Raises
+    InvalidDiceError, InvalidPositionError (a finished game) or ValueError (top < 0, a bad
+    ply or filter)."""
     return [play for play, _ in ranked_plays(position, die1, die2, top=top, net=net, ply=ply,
                                              filter_2ply=filter_2ply, cache=cache)]
 
