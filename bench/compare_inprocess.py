@@ -2,6 +2,7 @@
 
     python bench/compare_inprocess.py main HEAD [--rounds 20] [--evaluators float32,int16]
                                                 [--positions 2000] [--games 400]
+                                                [--ply1-games 0]
 
 For effects of a few per cent, which ``compare_builds.py`` (two processes at once, one a core)
 cannot see on a shared machine whose speed swings from one second to the next. Each
@@ -11,7 +12,8 @@ load side by side; then, round after round, the same process times each build in
 (the order reversed every other round), in CPU time: ``play_equities`` over the plays of one
 roll of ``--positions`` positions (``int16_speed.py``'s workload) and ``--games`` neural 0-ply
 games from the start (``_core.run_games``, as ``int16_speed.py`` plays them), for each
-evaluator. Before the timing, both builds play the same 0-ply games from the same seed and
+evaluator, and with ``--ply1-games`` that many ``neural-1ply`` games from the start (the
+look-ahead's defaults). Before the timing, both builds play the same 0-ply games from the same seed and
 the script says whether their results are the same bit for bit.
 
 Printed: per evaluator and measure, each build's median rate, and the median over the
@@ -44,18 +46,21 @@ class Build:
     def __init__(self, package: str):
         self.core = importlib.import_module(f"{package}._core")
         self.neural = importlib.import_module(f"{package}.play.neural")
-        self.who = importlib.import_module(f"{package}.play.players").player_id("neural")
+        players = importlib.import_module(f"{package}.play.players")
+        self.who = players.player_id("neural")
+        self.who1 = players.player_id("neural-1ply")
         position = importlib.import_module(f"{package}.game.position").Position
         self.start = np.ascontiguousarray(position.initial().board)
 
-    def games(self, net, games: int, seed: int = 1) -> tuple:
-        return self.core.run_games(self.start, games, self.who, self.who, seed, True, True,
+    def games(self, net, games: int, seed: int = 1, ply1: bool = False) -> tuple:
+        who = self.who1 if ply1 else self.who
+        return self.core.run_games(self.start, games, who, who, seed, True, True,
                                    bearoff=net.bearoff, truncate=True, net=net)
 
 
-def games_rate(build: Build, net, games: int) -> float:
+def games_rate(build: Build, net, games: int, ply1: bool = False) -> float:
     start = time.process_time()
-    build.games(net, games)
+    build.games(net, games, ply1=ply1)
     return games / (time.process_time() - start)
 
 
@@ -67,9 +72,11 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--evaluators", default="float32,int16")
     parser.add_argument("--positions", type=int, default=2_000)
     parser.add_argument("--games", type=int, default=400, help="0-ply games a round")
+    parser.add_argument("--ply1-games", type=int, default=0,
+                        help="neural-1ply games a round (0: none)")
     args = parser.parse_args(argv)
-    if args.rounds < 1 or args.games < 1 or args.positions < 1:
-        parser.error("--rounds, --games and --positions must be at least 1")
+    if args.rounds < 1 or args.games < 1 or args.positions < 1 or args.ply1_games < 0:
+        parser.error("--rounds, --games and --positions must be at least 1, --ply1-games 0")
     items = plays_of_one_roll(bench_neural.positions(args.positions), args.positions)
     n = sum(len(p) for _, p in items)
     with tempfile.TemporaryDirectory() as tmp:
@@ -84,14 +91,25 @@ def main(argv: list[str] | None = None) -> int:
             a, b = ([x.tolist() for x in build.games(nets[k][p], 200, seed=7)]
                     for p, build in builds.items())
             print(f"{k}: 200 games from seed 7 {'the same' if a == b else 'DIFFERENT'} in both")
+            if args.ply1_games:
+                a, b = ([x.tolist() for x in build.games(nets[k][p], 20, seed=7, ply1=True)]
+                        for p, build in builds.items())
+                print(f"{k}: 20 neural-1ply games from seed 7 "
+                      f"{'the same' if a == b else 'DIFFERENT'} in both")
         print("\n| evaluator | measure | a | b | b / a (quartiles) |\n|---|---|---:|---:|---:|")
+        measures = [("plays", "plays of a roll / s"), ("games", "0-ply games / s")]
+        if args.ply1_games:
+            measures.append(("ply1", "neural-1ply games / s"))
         for k in kinds:
-            rates: dict = {(m, p): [] for m in ("plays", "games") for p in builds}
+            rates: dict = {(m, p): [] for m, _ in measures for p in builds}
             for r in range(args.rounds):
                 for p in (list(builds) if r % 2 == 0 else list(builds)[::-1]):
                     rates[("plays", p)].append(plays_rate(nets[k][p], items, n))
                     rates[("games", p)].append(games_rate(builds[p], nets[k][p], args.games))
-            for m, label in (("plays", "plays of a roll / s"), ("games", "0-ply games / s")):
+                    if args.ply1_games:
+                        rates[("ply1", p)].append(games_rate(builds[p], nets[k][p],
+                                                             args.ply1_games, ply1=True))
+            for m, label in measures:
                 a, b = rates[(m, "tavli_fast_a")], rates[(m, "tavli_fast_b")]
                 ratios = [y / x for x, y in zip(a, b)]
                 q = statistics.quantiles(ratios, n=4) if len(ratios) > 1 else ratios * 3

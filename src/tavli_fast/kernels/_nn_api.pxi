@@ -150,8 +150,8 @@ cdef class NeuralNet:
         self.c.b2 = &c2[0]
         self._w1, self._b1, self._w2, self._b2 = w1, b1, w2, b2
         cdef int hp = (<int>h + 15) & ~15
-        self._fast = <float*>calloc((self.c.n_inputs + NN_POINT_ROWS + 1 + NN_OUTPUTS) * hp,
-                                    sizeof(float))
+        self._fast = <float*>_calloc64((self.c.n_inputs + NN_POINT_ROWS + 1 + NN_OUTPUTS) * hp
+                                       * sizeof(float))
         if self._fast == NULL:
             raise MemoryError("cannot allocate the fast copy of the weights")
         self.c.hp = hp
@@ -201,14 +201,14 @@ cdef class NeuralNet:
         if self.c.erows != NULL:
             return
         if self._erows == NULL:
-            self._erows = <float*>calloc(NN_EST_ROWS * self.c.hp, sizeof(float))
+            self._erows = <float*>_calloc64(NN_EST_ROWS * self.c.hp * sizeof(float))
             if self._erows == NULL:
                 raise MemoryError("cannot allocate the pruning net's estimate rows")
         nn_estimate_rows(&self.c, self._erows)
         if self.c.hp % 32 == 0:         # the int16 copy, for the estimates of int16 nets
             if self._qerows == NULL:
-                self._qerows = <short*>calloc((NN_EST_ROWS + NN_OUTPUTS) * self.c.hp,
-                                              sizeof(short))
+                self._qerows = <short*>_calloc64((NN_EST_ROWS + NN_OUTPUTS) * self.c.hp
+                                                 * sizeof(short))
                 if self._qerows == NULL:
                     raise MemoryError("cannot allocate the pruning net's int16 estimate rows")
             for i in range(NN_EST_ROWS * self.c.hp):
@@ -226,7 +226,7 @@ cdef class NeuralNet:
         if hp % 32 or hp > 512:
             raise ValueError(f"the int16 evaluator takes a multiple of 32 hidden units, at most "
                              f"512 (padded to a multiple of 16: {hp})")
-        self._q = <short*>calloc(rows * hp + NN_OUTPUTS * hp, sizeof(short))
+        self._q = <short*>_calloc64((rows * hp + NN_OUTPUTS * hp) * sizeof(short))
         if self._q == NULL:
             raise MemoryError("cannot allocate the int16 weights")
         for i in range(rows * hp):

@@ -198,6 +198,18 @@ cdef inline void _nn_look_offer(NNLook* look, int r, int i, const double* p, dou
         memcpy(row, p, NN_OUTPUTS * sizeof(double))
 
 
+cdef inline double _nn_look_equity(const NNLook* look) noexcept nogil:
+    """-nn_roll_table_equity of the look's table, from the rows' equities it keeps
+    (best_e: each row's nn_equity), in the same order: the same bits."""
+    cdef int d1, d2
+    cdef double v, total = 0.0
+    for d1 in range(1, 7):
+        for d2 in range(d1, 7):
+            v = look.best_e[nn_roll_index(d1, d2)]
+            total += v if d1 == d2 else 2.0 * v
+    return -(total / 36.0)
+
+
 cdef double nn_1ply_equity_above(const NeuralNetC* net, MoveGen* g, const Board* after,
                                  double* table, const ReplyFilter* rf, double floor,
                                  NNLook* look) noexcept nogil:
@@ -256,7 +268,7 @@ cdef double nn_1ply_equity_above(const NeuralNetC* net, MoveGen* g, const Board*
                 # The best-estimated reply, and any the look has no room to hold: now.
                 nn_memo_probs(&look.memo, net, &base, &g.out[i], p)
                 _nn_look_offer(look, r, i, p, nn_equity(p), row)
-    v = -nn_roll_table_equity(t)
+    v = _nn_look_equity(look)
     for pass_ in range(2):              # the rolls of weight 2, then the doubles
         for d1 in range(1, 7):
             for d2 in range(d1, 7):
@@ -274,7 +286,7 @@ cdef double nn_1ply_equity_above(const NeuralNetC* net, MoveGen* g, const Board*
                         _nn_look_offer(look, r, look.index[r][k0 + k], &held[NN_OUTPUTS * k],
                                        nn_equity(&held[NN_OUTPUTS * k]), row)
                     k0 += m
-                v = -nn_roll_table_equity(t)
+                v = _nn_look_equity(look)
     return v
 
 

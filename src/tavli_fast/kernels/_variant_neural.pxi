@@ -318,7 +318,7 @@ cdef class VariantNet:
         self.v.c.bearoff = NULL
         self.v.c.prune = NULL
         cdef int hp = (<int>h + 15) & ~15
-        self._fast = <float*>calloc((n_in + 1 + NN_OUTPUTS) * hp, sizeof(float))
+        self._fast = <float*>_calloc64((n_in + 1 + NN_OUTPUTS) * hp * sizeof(float))
         if self._fast == NULL:
             raise MemoryError("cannot allocate the fast copy of the weights")
         self.v.c.hp = hp
