@@ -21,7 +21,7 @@ from tavli_fast.analysis.thresholds import BAD, DOUBTFUL, VERY_BAD, mark, rating
 from tavli_fast.cli.analyse import main
 from tavli_fast.game.position import Position
 from tavli_fast.matchfile.model import MatchFileError
-from tavli_fast.play.neural import evaluator
+from tavli_fast.play.neural import default_evaluator, evaluator
 
 DATA = Path(__file__).resolve().parents[1] / "data" / "matches"
 GNUBG_7 = DATA / "gnubg-7pt.mat"
@@ -47,22 +47,36 @@ def test_json_document_has_the_promised_keys(seven):
     json.dumps(doc)   # JSON-ready
 
 
-def test_the_analysis_says_its_evaluator_and_a_worker_with_another_refuses(seven):
+def test_the_analysis_values_by_the_evaluator_named_on_every_worker(seven):
     from dataclasses import replace
 
+    from tavli_fast.analysis.decisions import analyse_game
     from tavli_fast.analysis.job import AnalysisJob, analyse_unit
     from tavli_fast.analysis.report import read_record
     from tavli_fast.matchfile.replay import replay_match
-    from tavli_fast.play.neural import default_evaluator
-    from tavli_fast.run.executors.dask import ClusterError
 
     assert seven.to_dict()["settings"]["evaluator"] == default_evaluator()
-    unit = AnalysisJob(replay_match(read_record(MONEY)), 0).plan()[0]
+    games = replay_match(read_record(MONEY))
+    unit = AnalysisJob(games, 0).plan()[0]
     assert unit.evaluator == default_evaluator()
-    assert analyse_unit(unit)[0] == unit.index
-    other = "float32" if default_evaluator() == "int16" else "int16"
-    with pytest.raises(ClusterError, match=f"analysis by {other}"):
-        analyse_unit(replace(unit, evaluator=other))
+    # A unit carries the driver's choice, and a worker values the game by it whatever its
+    # own default: each evaluator's analysis of the game, and the two differ.
+    by = {kind: analyse_unit(replace(unit, evaluator=kind))[1] for kind in ("float32", "int16")}
+    for kind, analysis in by.items():
+        assert analysis.decisions == analyse_game(games[unit.index], 0, None, kind).decisions
+    equities = {k: [d.equity_played for d in a.decisions] for k, a in by.items()}
+    assert len(equities["int16"]) > 5 and equities["int16"] != equities["float32"]
+    assert AnalysisJob(games, 0, evaluator="float32").plan()[0].evaluator == "float32"
+
+
+@pytest.mark.parametrize("kind", ["float32", "int16"])
+def test_the_command_and_the_api_name_the_evaluator_they_were_given(kind, capsys):
+    assert main([str(MONEY), "--json", "--evaluator", kind]) == 0
+    doc = json.loads(capsys.readouterr().out)
+    assert doc["settings"]["evaluator"] == kind
+    api = analyse_match(MONEY, evaluator=kind)
+    assert doc["decisions"] == api.to_dict()["decisions"]
+    assert f"by the {kind} evaluator" in str(api).splitlines()[0]
 
 
 def test_r10_checker_decisions_are_the_rolls_with_more_than_one_legal_result(seven):
@@ -120,7 +134,8 @@ def test_luck_averages_to_zero_over_the_21_rolls():
     for d1 in range(1, 7):
         for d2 in range(1, 7):
             total += max(net.move_equity(p.position.board) for p in pos.plays(d1, d2))
-    assert total / 36 == pytest.approx(_pre_roll_equity(pos), abs=tolerance)
+    assert total / 36 == pytest.approx(_pre_roll_equity(pos, default_evaluator()),
+                                       abs=tolerance)
 
 
 def test_one_ply_analysis_runs_and_three_ply_is_refused():
@@ -252,3 +267,22 @@ def test_console_script_is_installed_and_refuses_a_bad_file_in_one_line(tmp_path
     p = subprocess.run([exe, str(junk)], capture_output=True, text=True, timeout=120)
     assert p.returncode == 2 and p.stdout == ""
     assert p.stderr.count("\n") == 1 and "no line of players" in p.stderr
+
+
+def test_cli_refuses_an_unknown_evaluator_in_one_line(capsys):
+    with pytest.raises(SystemExit) as e:     # argparse's choices: exit status 2
+        main([str(MONEY), "--evaluator", "int8"])
+    assert e.value.code == 2
+    err = capsys.readouterr().err.strip()
+    assert "--evaluator: invalid choice: 'int8'" in err and "\n" not in err
+
+
+def test_a_plakoto_match_refuses_the_int16_evaluator(capsys):
+    # Its net has a float32 evaluator only; named, float32 is taken.
+    plakoto = DATA / "plakoto-3pt.mat"
+    with pytest.raises(ValueError, match="int16 evaluator is for the backgammon / Portes net"):
+        analyse_match(plakoto, evaluator="int16")
+    assert main([str(plakoto), "--evaluator", "int16"]) == 2
+    err = capsys.readouterr().err.strip()
+    assert "int16 evaluator is for the backgammon / Portes net" in err and "\n" not in err
+    assert analyse_match(plakoto, evaluator="float32").to_dict()["settings"]["evaluator"] == "float32"

@@ -87,8 +87,8 @@ def test_checker_rollouts_are_the_public_rollout_plays_with_the_reported_seed(ro
 def test_cube_rollouts_are_the_public_cubeful_rollout_with_the_reported_seed(rolled):
     d = next(d for d in rolled.decisions
              if d.kind == "cube" and d.rollout and d.played in ("Double", "No double"))
-    again = tavli_fast.rollout(d.position_id, TRIALS, seed=d.rollout["seed"], jobs=1,
-                               cubeful=True)
+    again = tavli_fast.rollout(d.position_id, TRIALS, players="neural", seed=d.rollout["seed"],
+                               jobs=1, cubeful=True)
     options = d.rollout["options"]
     assert again.cubeful.no_double == pytest.approx(options["No double"]["equity"], abs=1e-12)
     assert again.cubeful.double_take == pytest.approx(options["Double, take"]["equity"],

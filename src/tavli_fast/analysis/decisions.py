@@ -2,7 +2,8 @@
 action, the one played, the equity lost, its mark; and the luck of each roll.
 
 Checker plays: every play of the roll is valued by the neural net as ``tavli-hint`` values them
-(by the default evaluator, ``neural.default_evaluator``; ``play/hint.py``'s way: cubeless
+(by the analysis' evaluator, float32 or int16: ``neural.EVALUATORS``, by default
+``neural.default_evaluator``'s; ``play/hint.py``'s way: cubeless
 equity for the mover, gammons at the match score's prices): at 0 ply all of them; at 1 and 2
 ply ``hint``'s ranking at that ply (each play at the deepest ply it reached) and the play made
 at that ply. A roll with one distinct legal play (forced, or none) is not a decision.
@@ -38,7 +39,7 @@ from ..matchfile.replay import ReplayedAction, ReplayedGame
 from ..play.cube import CubeDecision, cube_decision, gammon_prices
 from ..play.hint import ranked_plays
 from ..play.met import load_met
-from ..play.neural import evaluator
+from ..play.neural import check_evaluator, evaluator
 from ..play.reports import NET_OUTPUTS, probabilities_at
 from .rollouts import RolloutSettings, roll_out_cube, roll_out_plays
 from .thresholds import mark
@@ -130,14 +131,14 @@ def mwc_per_emg(pos: Position) -> float | None:
 
 
 def _checker(replayed: ReplayedAction, game: int, ply: int, cache: _core.SearchCache | None,
-             settings: RolloutSettings | None,
+             settings: RolloutSettings | None, kind: str,
              backgammons: bool = True) -> tuple[Decision | None, float]:
-    """The checker decision of a roll (None when forced) and the best play's 0-ply equity;
-    rolled out when its two best plays are closer than `settings.close`. Without
-    `backgammons` (Portes), a backgammon is valued as a gammon."""
+    """The checker decision of a roll (None when forced) and the best play's 0-ply equity,
+    by the evaluator `kind`; rolled out when its two best plays are closer than
+    `settings.close`. Without `backgammons` (Portes), a backgammon is valued as a gammon."""
     action, before, after = replayed.action, replayed.before, replayed.after
     assert after is not None and action.dice is not None
-    net = evaluator()
+    net = evaluator(kind=kind)
     prices = gammon_prices(before.context, backgammons=backgammons)
     mine, theirs = prices if prices is not None else (None, None)
     plays = before.plays(*action.dice)
@@ -173,7 +174,7 @@ def _checker(replayed: ReplayedAction, game: int, ply: int, cache: _core.SearchC
         chosen = top + ([made] if made not in top else [])
         names = [plays[i].notation for i in chosen]
         rolled = roll_out_plays(before, action.dice, names, settings,
-                                (game, action.move, action.player, 0))
+                                (game, action.move, action.player, 0), kind)
         values = {i: rolled.equity[plays[i].notation] for i in chosen}
         best = chosen[names.index(rolled.best)]
         made_name = plays[made].notation
@@ -191,27 +192,27 @@ def _checker(replayed: ReplayedAction, game: int, ply: int, cache: _core.SearchC
     return decision, best0
 
 
-def _pre_roll_equity(before: Position, backgammons: bool = True) -> float:
+def _pre_roll_equity(before: Position, kind: str, backgammons: bool = True) -> float:
     """The equity of the side on roll before it rolls: the engine's 1-ply look from the
-    opponent's side, negated."""
+    opponent's side, negated, by the evaluator `kind`."""
     prices = gammon_prices(before.context, backgammons=backgammons)
     mine, theirs = prices if prices is not None else (None, None)
     board = np.ascontiguousarray(before.board[::-1])
-    return -evaluator().move_equity(board, ply=1, prices=theirs, reply_prices=mine)
+    return -evaluator(kind=kind).move_equity(board, ply=1, prices=theirs, reply_prices=mine)
 
 
-def cube_analysis_at(pos: Position, ply: int, cache: _core.SearchCache | None) -> CubeDecision:
+def cube_analysis_at(pos: Position, ply: int, cache: _core.SearchCache | None,
+                     kind: str | None = None) -> CubeDecision:
     """The cube analysis of `pos` (the decider on roll, before rolling) on the net's
-    probabilities at `ply` (0 ply: ``cube_decision``'s own; bear-offs exact either way)."""
-    if ply == 0:
-        return cube_decision(pos)
-    p = probabilities_at(pos, evaluator(), ply, cache=cache)
+    probabilities at `ply` by the evaluator `kind` (None: the default one; at 0 ply what
+    ``cube_decision`` gives by that evaluator; bear-offs exact either way)."""
+    p = probabilities_at(pos, evaluator(kind=kind), ply, cache=cache)
     return cube_decision(pos, probabilities=[getattr(p, k) for k in NET_OUTPUTS], exact=True)
 
 
 def _cube_decisions(game: ReplayedGame, i: int, move: int, ply: int,
                     cache: _core.SearchCache | None,
-                    settings: RolloutSettings | None) -> list[Decision]:
+                    settings: RolloutSettings | None, kind: str) -> list[Decision]:
     """The cube decisions at the start of action i's turn (a roll or a double), at `ply`;
     settled by a cubeful rollout of the position when double and no double, or take and
     pass, are closer than `settings.close`."""
@@ -221,7 +222,7 @@ def _cube_decisions(game: ReplayedGame, i: int, move: int, ply: int,
     ctx = pos.context
     if game.crawford or (ctx.cube_owner == "opponent") or pos.is_game_over():
         return []
-    analysis = cube_analysis_at(pos, ply, cache)
+    analysis = cube_analysis_at(pos, ply, cache, kind)
     if not analysis.can_double:
         return []
     doubled = action.kind == "double"
@@ -230,7 +231,8 @@ def _cube_decisions(game: ReplayedGame, i: int, move: int, ply: int,
     rollout = None
     if settings is not None and (abs(nd - min(dt, dp)) < settings.close
                                  or (doubled and abs(dt - dp) < settings.close)):
-        figures, seed = roll_out_cube(pos, settings, (game.record.number, move, action.player, 1))
+        figures, seed = roll_out_cube(pos, settings, (game.record.number, move, action.player, 1),
+                                      kind)
         if figures.double_take is not None:
             nd, dt, dp, se = (figures.no_double, figures.double_take, figures.double_pass,
                               figures.se)
@@ -268,15 +270,17 @@ def _cube_decisions(game: ReplayedGame, i: int, move: int, ply: int,
     return out
 
 
-def analyse_game(game: ReplayedGame, ply: int = 0,
-                 rollouts: RolloutSettings | None = None) -> GameAnalysis:
+def analyse_game(game: ReplayedGame, ply: int = 0, rollouts: RolloutSettings | None = None,
+                 evaluator: str | None = None) -> GameAnalysis:
     """Evaluate every decision of a replayed backgammon game at `ply` (0, 1 or 2: checker
-    plays and cube decisions) and the luck of every roll (0 ply). At 2 ply one SearchCache
-    keeps the searched positions across the game's decisions. `rollouts`: settle the close
-    decisions by rollouts (``rollouts.py``; None: none). A Portes game (``game.portes``)
-    has no cube decisions, and its backgammons are valued as gammons."""
+    plays and cube decisions) and the luck of every roll (0 ply), the net valuing positions
+    by `evaluator` ("float32" or "int16"; None: the default one), its rollouts too. At 2 ply
+    one SearchCache keeps the searched positions across the game's decisions. `rollouts`:
+    settle the close decisions by rollouts (``rollouts.py``; None: none). A Portes game
+    (``game.portes``) has no cube decisions, and its backgammons are valued as gammons."""
     if ply not in PLIES:
         raise ValueError(f"ply must be one of {PLIES}, not {ply!r}")
+    kind = check_evaluator(evaluator)
     decisions: list[Decision] = []
     luck: list[RollLuck] = []
     actions = game.actions
@@ -290,17 +294,18 @@ def analyse_game(game: ReplayedGame, ply: int = 0,
             roll = next((a.action.move for a in actions[i + 1:]
                          if a.action.kind == "roll" and a.action.player == action.player),
                         action.move)
-            decisions += _cube_decisions(game, i, roll, ply, cache, rollouts)
+            decisions += _cube_decisions(game, i, roll, ply, cache, rollouts, kind)
             turn_started.add(action.player * 100000 + roll)
         elif action.kind == "roll":
             if (action.player * 100000 + action.move not in turn_started and i > 0
                     and not game.portes):
-                decisions += _cube_decisions(game, i, action.move, ply, cache, rollouts)
-            checker, best = _checker(replayed, number, ply, cache, rollouts, not game.portes)
+                decisions += _cube_decisions(game, i, action.move, ply, cache, rollouts, kind)
+            checker, best = _checker(replayed, number, ply, cache, rollouts, kind,
+                                     not game.portes)
             if checker is not None:
                 decisions.append(checker)
             pre = replayed.before.with_context(replace(replayed.before.context, dice=None))
-            value = best - _pre_roll_equity(pre, not game.portes)
+            value = best - _pre_roll_equity(pre, kind, not game.portes)
             luck.append(RollLuck(number, action.move, action.player,
                                  0.0 if math.isnan(value) else value,
                                  replayed.before.context.cube_value))

@@ -11,8 +11,7 @@ from typing import Any, Sequence
 
 from ..matchfile.replay import ReplayedGame
 from ..matchfile.variant_replay import VariantReplayedGame
-from ..play.neural import default_evaluator
-from ..run.executors.dask import ClusterError
+from ..play.neural import check_evaluator
 from ..run.progress import RolloutProgress
 from .decisions import GameAnalysis, analyse_game
 from .resignations import judge_resignation
@@ -26,7 +25,8 @@ __all__ = ["AnalysisUnit", "AnalysisJob", "analyse_unit"]
 class AnalysisUnit:
     """One game to analyse: its index in the match, the replayed game, the ply, the rollout
     settings of its close decisions (None: none), and the evaluator the analysis values
-    backgammon / Portes positions by (the driver's default one)."""
+    backgammon / Portes positions by (named by the driver: every worker values the match
+    by the same one, whatever its own default)."""
 
     index: int
     game: ReplayedGame | VariantReplayedGame
@@ -36,19 +36,15 @@ class AnalysisUnit:
 
 
 def analyse_unit(unit: AnalysisUnit) -> tuple[int, GameAnalysis]:
-    """The worker: (the unit's index, the game's analysis). ClusterError on a worker whose
-    default evaluator is not the driver's (a cluster mixing processors with and without
-    AVX2), rather than a match valued by two evaluators."""
-    if default_evaluator() != unit.evaluator:
-        raise ClusterError(f"this worker values positions by the {default_evaluator()} "
-                           f"evaluator, the analysis by {unit.evaluator}: its workers must "
-                           "all have AVX2 or none (TAVLI_FAST_SIMD)")
+    """The worker: (the unit's index, the game's analysis), by the unit's evaluator (the
+    int16 one gives the same numbers on a processor without AVX2, only slower)."""
     if isinstance(unit.game, VariantReplayedGame):
         return unit.index, analyse_variant_game(unit.game, unit.ply)
-    analysis = analyse_game(unit.game, unit.ply, unit.rollouts)
+    analysis = analyse_game(unit.game, unit.ply, unit.rollouts, unit.evaluator)
     if unit.game.portes:            # no cube: the resigner's cubeful equity does not apply
         return unit.index, analysis
-    return unit.index, replace(analysis, resignation=judge_resignation(unit.game, unit.ply))
+    return unit.index, replace(analysis, resignation=judge_resignation(unit.game, unit.ply,
+                                                                       unit.evaluator))
 
 
 def _prepare(unit: AnalysisUnit) -> None:
@@ -62,8 +58,8 @@ class AnalysisJob:
     prepare = staticmethod(_prepare)
 
     def __init__(self, games: Sequence[ReplayedGame | VariantReplayedGame], ply: int,
-                 rollouts: RolloutSettings | None = None):
-        kind = default_evaluator()
+                 rollouts: RolloutSettings | None = None, evaluator: str | None = None):
+        kind = check_evaluator(evaluator)   # None: this driver's default, for every worker
         self.units = [AnalysisUnit(i, g, ply, rollouts, kind) for i, g in enumerate(games)]
         self.results: dict[int, GameAnalysis] = {}
         self._planned = False

@@ -29,7 +29,8 @@ from ..matchfile.model import MatchRecord
 from ..matchfile.sgf import parse_sgf
 from ..matchfile.replay import replay_match
 from ..matchfile.variant_replay import replay_variant_match
-from ..play.neural import default_evaluator
+from ..play.neural import check_evaluator
+from ..variants.neural import check_variant_evaluator
 from ..run.driver import run_job
 from ..run.executors import default_jobs, make_executor
 from ..run.progress import RolloutProgress
@@ -126,6 +127,7 @@ class MatchAnalysis:
     interrupted: bool = False
     extra: dict[str, Any] = field(default_factory=dict)
     rollouts: RolloutSettings | None = None
+    evaluator: str = "float32"      # how the backgammon / Portes net valued positions
 
     @property
     def decisions(self) -> list[Decision]:
@@ -190,7 +192,7 @@ class MatchAnalysis:
                          "luck_ply": 0, "player": self.player,
                          # how the backgammon / Portes net valued positions (the Plakoto and
                          # Fevga nets: float32 only)
-                         "evaluator": default_evaluator(),
+                         "evaluator": self.evaluator,
                          "rollout_close": None if self.rollouts is None else self.rollouts.close,
                          "trials": None if self.rollouts is None else self.rollouts.trials,
                          "seed": None if self.rollouts is None else self.rollouts.seed,
@@ -213,7 +215,8 @@ def format_report(analysis: MatchAnalysis) -> str:
     kind = f"{r.length}-point match" if r.length else "money session"
     lines = [f"{names[0]} vs {names[1]}: {kind}, {len(r.games)} games, "
              f"final score {r.final_score[0]}-{r.final_score[1]} (checker plays and cube "
-             f"decisions analysed at {analysis.ply} ply, luck at 0 ply)"]
+             f"decisions analysed at {analysis.ply} ply, luck at 0 ply, by the "
+             f"{analysis.evaluator} evaluator)"]
     if analysis.rollouts is not None:
         rollouts = analysis.rollouts
         rolled = sum(d.rollout is not None for a in analysis.analyses for d in a.decisions)
@@ -275,7 +278,8 @@ def read_record(path_or_text: str | os.PathLike) -> MatchRecord:
 def analyse_match(path_or_text: str | os.PathLike, *, ply: int = 0, player: str | None = None,
                   progress: Callable[[int, int], None] | None = None, jobs: int | None = 1,
                   executor: Any = None, rollout_close: float | None = None,
-                  trials: int | None = None, seed: int | None = None) -> MatchAnalysis:
+                  trials: int | None = None, seed: int | None = None,
+                  evaluator: str | None = None) -> MatchAnalysis:
     """Analyse a played match: a ``.mat`` file's path, or its text. Every game is replayed
     (every move checked legal) and every checker play and cube decision evaluated at `ply`
     (0, 1 or 2). `rollout_close` (EMG) with `trials`: the decisions whose two best options
@@ -286,11 +290,17 @@ def analyse_match(path_or_text: str | os.PathLike, *, ply: int = 0, player: str 
     run as units of the driver: on `executor` (a ``make_executor`` executor, e.g. a Dask
     cluster's) if given, else on `jobs` local processes (1: this process; None: every CPU);
     the numbers do not depend on either. Ctrl-C returns the games analysed so far, flagged
-    ``interrupted``. Raises MatchFileError (a bad file, naming the place), ValueError (a bad
-    ply, player, jobs or rollout settings)."""
+    ``interrupted``. `evaluator`: how the backgammon / Portes net values positions,
+    ``"float32"`` (the reference) or ``"int16"`` (faster; None: ``neural.default_evaluator()``),
+    every worker alike, its rollouts too (``to_dict()["settings"]["evaluator"]``); the Plakoto
+    and Fevga nets have float32 only. Raises MatchFileError (a bad file, naming the place),
+    ValueError (a bad ply, player, jobs, evaluator or rollout settings)."""
     if ply not in PLIES:
         raise ValueError(f"ply must be one of {', '.join(map(str, PLIES))}, not {ply!r}")
+    kind = check_evaluator(evaluator)
     record = read_record(path_or_text)
+    if record.game in ("plakoto", "fevga"):
+        check_variant_evaluator(record.game, evaluator)
     if player is not None and player not in record.players:
         raise ValueError(f"no player {player!r} in the match: the players are "
                          f"{record.players[0]!r} and {record.players[1]!r}")
@@ -303,7 +313,7 @@ def analyse_match(path_or_text: str | os.PathLike, *, ply: int = 0, player: str 
         raise ValueError(f"close decisions are rolled out in backgammon, not {record.game}")
     games: list[Any] = (replay_match(record) if record.game in ("backgammon", "portes")
                         else replay_variant_match(record))
-    job = AnalysisJob(games, ply, rollouts)
+    job = AnalysisJob(games, ply, rollouts, kind)
 
     def report(p: RolloutProgress) -> None:
         if progress is not None:
@@ -316,4 +326,4 @@ def analyse_match(path_or_text: str | os.PathLike, *, ply: int = 0, player: str 
             outcome = run_job(job, local, progress=report)
     done = sorted(job.results)
     return MatchAnalysis(record, [games[i] for i in done], job.analyses(), ply, player,
-                         outcome.interrupted, rollouts=rollouts)
+                         outcome.interrupted, rollouts=rollouts, evaluator=kind)

@@ -66,9 +66,11 @@ def _where(game: ReplayedGame, resigner: int) -> tuple[Position, bool]:
     return last.after.sides_switched(), last.action.player != resigner
 
 
-def judge_resignation(game: ReplayedGame, ply: int = 0) -> Resignation | None:
+def judge_resignation(game: ReplayedGame, ply: int = 0,
+                      evaluator: str | None = None) -> Resignation | None:
     """The judgement of the game's resignation (None when the game did not end by one, or
-    ended before any play)."""
+    ended before any play), on the net's probabilities at `ply` by `evaluator` (None: the
+    default one)."""
     rec = game.record
     if game.ending != "resign" or rec.winner is None or not any(
             a.after is not None for a in game.actions):
@@ -77,7 +79,7 @@ def judge_resignation(game: ReplayedGame, ply: int = 0) -> Resignation | None:
     pos, on_roll = _where(game, resigner)
     cube = pos.context.cube_value
     value = rec.points // cube
-    analysis = cube_analysis_at(pos, ply, None)
+    analysis = cube_analysis_at(pos, ply, None, evaluator)
     sign = 1 if on_roll else -1
     equity = sign * analysis.cubeful_equity
     scale = mwc_per_emg(pos)

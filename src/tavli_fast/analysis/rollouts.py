@@ -83,12 +83,15 @@ class PlaysRolledOut:
 
 
 def roll_out_plays(position: Position, dice: tuple[int, int], plays: Sequence[str],
-                   settings: RolloutSettings, place: Sequence[int]) -> PlaysRolledOut:
+                   settings: RolloutSettings, place: Sequence[int],
+                   evaluator: str | None = None) -> PlaysRolledOut:
     """Roll out `plays` (gnubg notation; "(no play)" is not one) of `dice` from `position`
-    (the mover on roll), cubeful, `settings.trials` each, in this process."""
+    (the mover on roll), cubeful, `settings.trials` each, in this process, the net valuing
+    positions by `evaluator` (None: the default one)."""
     seed = settings.seed_for(*place)
     result = rollout_plays(position, dice, settings.trials, seed=seed, jobs=1,
-                           plays=list(plays), stop_when_decided=None, cubeful=True)
+                           plays=list(plays), stop_when_decided=None, cubeful=True,
+                           evaluator=evaluator)
     if result.interrupted:
         raise KeyboardInterrupt
     return PlaysRolledOut({p.play: p.equity for p in result.plays},
@@ -97,13 +100,16 @@ def roll_out_plays(position: Position, dice: tuple[int, int], plays: Sequence[st
                           {p.play: p.diff_se for p in result.plays}, settings.trials, seed)
 
 
-def roll_out_cube(position: Position, settings: RolloutSettings,
-                  place: Sequence[int]) -> tuple[CubefulFigures, int]:
-    """A cubeful rollout of `position` (the side on roll before rolling, who may double),
-    `settings.trials` trials, in this process: its no double / double-take / double-pass
-    figures (with SEs) and the seed used."""
+def roll_out_cube(position: Position, settings: RolloutSettings, place: Sequence[int],
+                  evaluator: str | None = None) -> tuple[CubefulFigures, int]:
+    """A cubeful rollout of `position` (the side on roll before rolling, who may double) by
+    the net's players, as the checker plays' (``rollout``'s own default players are
+    pubeval's), `settings.trials` trials, in this process, the net valuing positions by
+    `evaluator` (None: the default one): its no double / double-take / double-pass figures
+    (with SEs) and the seed used."""
     seed = settings.seed_for(*place)
-    request = make_request(position, settings.trials, None, seed, cubeful=True)
+    request = make_request(position, settings.trials, "neural", seed, cubeful=True,
+                           evaluator=evaluator)
     with make_executor(1) as executor:
         result = run_rollout(RolloutJob(request), executor)
     if result.interrupted:

@@ -6,6 +6,7 @@ decision evaluated, the errors marked, both players rated, the luck of the dice.
     tavli-analyse match.mat --json > analysis.json
     tavli-analyse match.mat --csv decisions.csv
     tavli-analyse match.mat --rollout-close 0.02 --trials 1296 --seed 1
+    tavli-analyse match.mat --evaluator float32
 
 Exit status: 0 done; 2 bad usage or a bad file (one line on stderr naming the file and the
 place: line, game, move); 130 interrupted by Ctrl-C (the games analysed so far are reported
@@ -21,7 +22,8 @@ import json
 import sys
 from typing import Sequence
 
-from . import EXIT_INTERRUPTED, OneLineParser, UsageError, check_writable, entry_point, run_command
+from . import (EXIT_INTERRUPTED, OneLineParser, UsageError, add_evaluator_option, check_writable,
+               entry_point, run_command)
 from ..analysis.decisions import PLIES
 from ..analysis.report import DECISION_FIELDS, analyse_match
 from ..run.atomic import atomic_file
@@ -42,6 +44,7 @@ def build_parser() -> OneLineParser:
                    help="trials of each --rollout-close rollout (per play)")
     p.add_argument("--seed", type=int, default=None, metavar="S",
                    help="the rollouts' master seed (default: a random one, reported)")
+    add_evaluator_option(p)
     out = p.add_mutually_exclusive_group()
     out.add_argument("--json", action="store_true", help="print one JSON document")
     out.add_argument("--csv", metavar="FILE", default=None, help="write the decisions as CSV")
@@ -83,7 +86,7 @@ def run(args: argparse.Namespace) -> int:
 
     analysis = analyse_match(args.file, ply=args.ply, player=args.player, progress=progress,
                              jobs=args.jobs, rollout_close=args.rollout_close,
-                             trials=args.trials, seed=args.seed)
+                             trials=args.trials, seed=args.seed, evaluator=args.evaluator)
     if args.json:
         print(json.dumps(analysis.to_dict(), indent=2, ensure_ascii=False))
     else:
