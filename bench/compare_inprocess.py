@@ -18,6 +18,13 @@ the script says whether their results are the same bit for bit.
 
 Printed: per evaluator and measure, each build's median rate, and the median over the
 rounds of the second build's rate over the first's, with its quartiles.
+
+Run it once with the same revision on both sides, the control: a difference it shows is
+where the two copies sit in memory, not code. Before 442afd9 the weight tables started 16
+bytes past a cache line or elsewhere, as the allocator placed each copy, and a revision
+against itself came out 1.096 x for the 0-ply games (quartiles 0.995-1.101, 2026-12-07);
+since they start on 64-byte lines, 1.004 x. Effects of a few per cent are best confirmed
+by separate processes in alternation as well (ASLR places each run anew).
 """
 
 from __future__ import annotations
