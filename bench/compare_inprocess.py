@@ -13,8 +13,8 @@ load side by side; then, round after round, the same process times each build in
 roll of ``--positions`` positions (``int16_speed.py``'s workload) and ``--games`` neural 0-ply
 games from the start (``_core.run_games``, as ``int16_speed.py`` plays them), for each
 evaluator, and with ``--ply1-games`` that many ``neural-1ply`` games from the start (the
-look-ahead's defaults). Before the timing, both builds play the same 0-ply games from the same seed and
-the script says whether their results are the same bit for bit.
+look-ahead's defaults). Before the timing, both builds play the same games from the same
+seed and the script says whether their results are the same bit for bit.
 
 Printed: per evaluator and measure, each build's median rate, and the median over the
 rounds of the second build's rate over the first's, with its quartiles.
@@ -83,7 +83,8 @@ def main(argv: list[str] | None = None) -> int:
                         help="neural-1ply games a round (0: none)")
     args = parser.parse_args(argv)
     if args.rounds < 1 or args.games < 1 or args.positions < 1 or args.ply1_games < 0:
-        parser.error("--rounds, --games and --positions must be at least 1, --ply1-games 0")
+        parser.error("--rounds, --games and --positions must be at least 1, --ply1-games at "
+                     "least 0")
     items = plays_of_one_roll(bench_neural.positions(args.positions), args.positions)
     n = sum(len(p) for _, p in items)
     with tempfile.TemporaryDirectory() as tmp:

@@ -285,4 +285,5 @@ def test_a_plakoto_match_refuses_the_int16_evaluator(capsys):
     assert main([str(plakoto), "--evaluator", "int16"]) == 2
     err = capsys.readouterr().err.strip()
     assert "int16 evaluator is for the backgammon / Portes net" in err and "\n" not in err
-    assert analyse_match(plakoto, evaluator="float32").to_dict()["settings"]["evaluator"] == "float32"
+    named = analyse_match(plakoto, evaluator="float32")
+    assert named.to_dict()["settings"]["evaluator"] == "float32"
