@@ -86,6 +86,7 @@ def run_games(
     reply_filter: tuple[int, float] | tuple[tuple[int, float], tuple[int, float]] | None = ...,
     luck_filter: tuple[int, float] | None = ...,
     player_nets: tuple[NeuralNet, NeuralNet] | None = ...,
+    reply_analogues: tuple[bool, bool] = ...,
 ) -> tuple[npt.NDArray[np.int64], npt.NDArray[np.float64]]: ...
 def choose(
     board: Board,
@@ -101,6 +102,7 @@ def choose(
     prices: npt.NDArray[np.float64] | None = ...,
     reply_prices: npt.NDArray[np.float64] | None = ...,
     reply_filter: tuple[int, float] | None = ...,
+    reply_analogues: bool = ...,
 ) -> Board: ...
 def first_rolls(seed: int, n: int, first_roll_no_doubles: bool) -> npt.NDArray[np.int8]: ...
 def rng_outputs(seed: int, n: int) -> npt.NDArray[np.uint64]: ...

@@ -25,6 +25,12 @@ The luck-adjusted figures of the same four cases were written again when the luc
 default became the best 8 plays of a roll by the pruning net (issue 54, instead of 12 by the
 first-order estimate): only those figures changed (every other figure of the four cases, and
 every other case, gave its recorded figures bit for bit).
+The luck-adjusted figures of "rollout neural-1ply truncated" were written again when the
+1-ply player's later looks began to value the analogues of the best candidate's best replies
+(issue 54): its games are the same, but a luck table from a later candidate's look can hold
+an analogue the pre-filter would not keep; with the analogues off (run_games'
+``reply_analogues`` default set to False for the check) it gave its recorded figures bit for
+bit, and no other case changed.
 The cases with the net name the float32 evaluator: the figures are float32's, and the default
 evaluator became int16 where the processor has AVX2 (issue 54).
 """

@@ -115,21 +115,29 @@ def test_a_won_game_is_always_kept(net):
 # ------------------------------------------------------------------ roll tables
 
 
-def python_table(net, board: np.ndarray, keep: int, margin: float,
-                 estimator: str = "slope") -> list[float]:
-    """Each roll's table equity by plain Python: of the plays whose estimates (by
-    `estimator`) are the best `keep` or within `margin` of the keep-th (all when keep is 0
-    or covers them), the best equity by the players' incremental 0-ply values."""
+def python_replies(net, board: np.ndarray, keep: int, margin: float = 0.0,
+                   estimator: str = "slope"):
+    """For each roll of `board`'s side on roll: its plays, their equities by the players'
+    incremental 0-ply values, and which of them the pre-filter keeps by plain Python: those
+    whose estimates (by `estimator`) are the best `keep` or within `margin` of the keep-th
+    (all when keep is 0 or covers them)."""
     out = []
     for d1, d2 in ROLLS:
         plays = _core.generate(board, d1, d2)
-        values = net.play_equities(board, plays)
+        kept = np.ones(len(plays), dtype=bool)
         if 0 < keep < len(plays):
             est = net.play_estimates(board, plays, estimator=estimator).astype(np.float32)
-            cut = np.sort(est)[::-1][keep - 1] - np.float32(margin)
-            values = values[est >= cut]
-        out.append(float(values.max()))
+            kept = est >= np.sort(est)[::-1][keep - 1] - np.float32(margin)
+        out.append((plays, net.play_equities(board, plays), kept))
     return out
+
+
+def python_table(net, board: np.ndarray, keep: int, margin: float,
+                 estimator: str = "slope") -> list[float]:
+    """Each roll's table equity by plain Python: the best of the plays the pre-filter
+    keeps."""
+    return [float(values[kept].max())
+            for _, values, kept in python_replies(net, board, keep, margin, estimator)]
 
 
 @pytest.mark.parametrize("estimator", ["slope", "prune"])
@@ -187,21 +195,31 @@ def test_a_tighter_filter_never_finds_a_better_reply(net):
 # ------------------------------------------------------------------ the 1-ply player
 
 
-def python_1ply_choice(net, board, d1, d2, keep, estimator):
+def python_1ply_choice(net, board, d1, d2, keep, estimator, analogues=True):
     """The 1-ply player in plain Python: the 0-ply best five within 0.16 (the default move
     filter), each valued by the mean over the opponent's 36 rolls of his best reply of
-    those the pre-filter keeps; the best of them."""
+    those the pre-filter keeps, and, for the candidates after the first with `analogues`,
+    of the replies that leave his checkers where his best reply to the best candidate so
+    far left them; the best of them (the first of equals, replies and candidates alike)."""
     plays = _core.generate(board, d1, d2)
     zero = net.play_equities(board, plays)
     order = sorted(range(len(plays)), key=lambda i: -zero[i])[:_core.FILTER_CANDIDATES]
-    best, best_v = order[0], -math.inf
+    best, best_v, targets = order[0], -math.inf, None
     for i in order:
         if zero[i] < zero[order[0]] - _core.FILTER_WINDOW:
             break
-        replies = python_table(net, turned(plays[i]), keep, 0.0, estimator)
-        v = -sum(e * (1 if a == b else 2) for e, (a, b) in zip(replies, ROLLS)) / 36
+        rows, own = [], []
+        for r, (replies, values, kept) in enumerate(
+                python_replies(net, turned(plays[i]), keep, 0.0, estimator)):
+            allowed = kept.copy()
+            if analogues and targets is not None:
+                allowed |= (replies[:, 0] == targets[r]).all(axis=1)
+            k = int(np.argmax(np.where(allowed, values, -np.inf)))
+            rows.append(values[k])
+            own.append(replies[k, 0])
+        v = -sum(e * (1 if a == b else 2) for e, (a, b) in zip(rows, ROLLS)) / 36
         if v > best_v:
-            best, best_v = i, v
+            best, best_v, targets = i, v, own
     return plays[best]
 
 
@@ -210,9 +228,46 @@ def python_1ply_choice(net, board, d1, d2, keep, estimator):
 def test_the_1ply_player_with_the_pre_filter_follows_a_plain_python_search(net, keep, estimator):
     one = player_id("neural-1ply")
     for board, (d1, d2) in ((CONTACT, (4, 2)), (OPENING, (6, 1)), (CONTACT, (6, 5))):
-        got = _core.choose(board, d1, d2, one, 0, None, True, net,
-                           reply_filter=(keep, 0.0, estimator))
-        assert np.array_equal(got, python_1ply_choice(net, board, d1, d2, keep, estimator))
+        for analogues in (True, False):
+            got = _core.choose(board, d1, d2, one, 0, None, True, net,
+                               reply_filter=(keep, 0.0, estimator), reply_analogues=analogues)
+            assert np.array_equal(got, python_1ply_choice(net, board, d1, d2, keep, estimator,
+                                                          analogues))
+
+
+def test_the_analogue_replies_change_choices_as_the_plain_python_search_does(net):
+    """The analogues join a later candidate's replies where the pre-filter would not keep
+    them: with the tightest filter (the slope keeping 1) they change the 1-ply player's
+    choice in some positions (22 of these 202), and the engine follows the plain search
+    both ways in each."""
+    one = player_id("neural-1ply")
+    rng = np.random.default_rng(54)
+    changed = 0
+    for board in sample_positions(200):
+        d1, d2 = (int(x) for x in rng.integers(1, 7, 2))
+        got = {a: _core.choose(board, d1, d2, one, 0, None, True, net,
+                               reply_filter=(1, 0.0, "slope"), reply_analogues=a)
+               for a in (True, False)}
+        if not np.array_equal(got[True], got[False]):
+            changed += 1
+            for a in (True, False):
+                assert np.array_equal(got[a], python_1ply_choice(net, board, d1, d2, 1, "slope",
+                                                                 a))
+    assert changed >= 5
+
+
+def test_without_a_pre_filter_the_analogues_change_nothing(net):
+    """Every reply is valued then, the analogues among them: the same games bit for bit."""
+    one = player_id("neural-1ply")
+    board = np.ascontiguousarray(sample_positions(1)[0])
+    runs = []
+    for analogues in (True, False):
+        per_game = np.zeros(8)
+        counts, _ = _core.run_games(board, 8, one, one, 3, True, True, net=net,
+                                    per_game_equity=per_game, reply_filter=(0, 0.0),
+                                    reply_analogues=(analogues, analogues))
+        runs.append((counts.tolist(), per_game.tobytes()))
+    assert runs[0] == runs[1]
 
 
 # ------------------------------------------------------------------ luck

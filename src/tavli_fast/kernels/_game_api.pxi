@@ -36,6 +36,7 @@ cdef int _set_filter(GameOptions* opt, int candidates, double window) except -1:
     opt.look[0].keep = NN_REPLY_KEEP
     opt.look[0].margin = NN_REPLY_MARGIN
     opt.look[0].estimator = NN_REPLY_ESTIMATOR
+    opt.look[0].analogues = True
     opt.look[1] = opt.look[0]
     opt.luck.keep = NN_LUCK_KEEP
     opt.luck.margin = NN_LUCK_MARGIN
@@ -82,7 +83,7 @@ def run_games(const int8_t[:, ::1] board, Py_ssize_t n_games, int player0, int p
               MatchBearoffRegion match_region=None,
               int64_t[::1] control=None, uint64_t[::1] rng_state=None,
               double[::1] moments_into=None, reply_filter=None, luck_filter=None,
-              player_nets=None):
+              player_nets=None, reply_analogues=(True, True)):
     """Play n_games games from `board`; player0 is on roll first.
 
     Returns (counts int64[9], moments float64[12]):
@@ -116,6 +117,10 @@ def run_games(const int8_t[:, ::1] board, Py_ssize_t n_games, int player0, int p
     first-order estimate; without one, REPLY_ESTIMATOR, LUCK_ESTIMATOR), and those within
     `margin` of the keep-th, are valued by the net; keep 0 values every play (exact).
     `reply_filter` may also be a pair of them, player 0's then player 1's.
+    `reply_analogues` (a pair, player 0's then player 1's): that side's 1-ply player values,
+    in its looks after the first, the analogues of the best candidate's best replies even
+    where the pre-filter would not keep them (_nn_search.pxi); False only to measure what
+    that changes.
     `player_nets` (a pair of NeuralNets, player 0's then player 1's; cubeless games only):
     the nets each side's neural players choose their plays by (the luck and truncation stay
     `net`'s): two nets, or a net's two evaluators (NeuralNet.as_quantised), played against
@@ -176,6 +181,10 @@ def run_games(const int8_t[:, ::1] board, Py_ssize_t n_games, int player0, int p
     opt.vr = vr_moments is not None
     _set_filter(&opt, filter_candidates, filter_window)
     _set_side_filters(opt.look, reply_filter)
+    if len(reply_analogues) != 2:
+        raise ValueError("reply_analogues is a pair: player 0's, then player 1's")
+    opt.look[0].analogues = bool(reply_analogues[0])
+    opt.look[1].analogues = bool(reply_analogues[1])
     _set_reply_filter(&opt.luck, luck_filter, "luck_filter", NN_LUCK_ESTIMATOR)
     opt.n_branches = 0
     opt.stop_on_pass = False
@@ -308,10 +317,10 @@ def choose(const int8_t[:, ::1] board, int die1, int die2, int player, uint64_t 
            BearoffTables bearoff=None, bint bearoff_play=True, NeuralNet net=None,
            int filter_candidates=NN_1PLY_CANDIDATES, double filter_window=NN_1PLY_WINDOW,
            const double[::1] prices=None, const double[::1] reply_prices=None,
-           reply_filter=None):
+           reply_filter=None, bint reply_analogues=True):
     """The board (sides not switched) that `player` moves to with (die1, die2); the 1-ply
-    player uses the move filter (filter_candidates, filter_window) and the replies'
-    pre-filter (reply_filter) as in run_games.
+    player uses the move filter (filter_candidates, filter_window), the replies'
+    pre-filter (reply_filter) and the analogue replies (reply_analogues) as in run_games.
     `prices`: the mover's gammon prices (win gammon, lose gammon, win bg, lose bg) that the
     neural players use in a match (gammon_prices_of); `reply_prices`: the opponent's, at
     which the 1-ply look picks his replies (both None: money; the 1-ply player needs both
@@ -332,6 +341,7 @@ def choose(const int8_t[:, ::1] board, int die1, int die2, int player, uint64_t 
     opt.vr = False
     _set_filter(&opt, filter_candidates, filter_window)
     _set_reply_filter(&opt.look[0], reply_filter, "reply_filter")
+    opt.look[0].analogues = reply_analogues
     opt.n_branches = 0
     opt.cube_first_turn = False
     opt.cubeful_play[0] = opt.cubeful_play[1] = False

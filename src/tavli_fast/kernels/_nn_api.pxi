@@ -400,6 +400,7 @@ cdef class NeuralNet:
         rf.keep = 0
         rf.margin = 0.0
         rf.estimator = NN_EST_PRUNE
+        rf.analogues = True             # (a roll table has no candidates)
         _set_reply_filter(&rf, reply_filter, "reply_filter")
         if b.c[0][OFF] == 15 or b.c[1][OFF] == 15:
             raise ValueError("the game is over: there is no roll to play")

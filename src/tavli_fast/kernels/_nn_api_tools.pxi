@@ -52,6 +52,7 @@ cdef int _set_reply_filter(ReplyFilter* rf, object setting, str name,
     rf.keep = keep
     rf.margin = margin
     rf.estimator = ESTIMATORS[estimator]
+    rf.analogues = True
     return 0
 
 

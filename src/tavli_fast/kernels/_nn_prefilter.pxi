@@ -31,7 +31,9 @@
 # the pruning net keeping 8 gives the SE of the slope keeping 12 in about 0.85 of the time).
 # The 1-ply look-ahead values the best NN_REPLY_KEEP replies of a roll by the pruning net
 # (1.6 times faster, -0.0004 +- 0.0008 points a game against the exact search over 60,000
-# paired games; by the slope, keeping 8 was -0.009 +- 0.006, so it was opt-in).
+# paired games; by the slope, keeping 8 was -0.009 +- 0.006, so it was opt-in), and in its
+# looks after the first the analogues of the best candidate's best replies
+# (ReplyFilter.analogues, _nn_search.pxi).
 cdef enum:
     NN_EST_SLOPE = 0            # the first-order estimate
     NN_EST_PRUNE = 1            # the pruning net where the net has one, else the slope
@@ -120,6 +122,9 @@ ctypedef struct ReplyFilter:
     int keep                    # 0: every reply valued by the net (the exact search)
     double margin               # >= 0
     int estimator               # NN_EST_SLOPE or NN_EST_PRUNE
+    bint analogues              # the 1-ply player's later looks value the analogues of the
+                                # best candidate's best replies too (_nn_search.pxi; True
+                                # but to measure what they change)
 
 
 ctypedef struct NNSlope:

@@ -169,10 +169,19 @@ cdef double neural_1ply_equity(const NeuralNetC* net, MoveGen* g, const Board* a
 
 
 # The 1-ply look of a candidate that is not the best so far needs no exact value: only
-# whether it beats the best.  Each roll's best-estimated reply valued first bounds it (the
-# opponent's best reply of a roll is at least that reply, so the mover's equity, the mean
-# of the rows, is at most the mean with those), and the other kept replies are valued roll
-# by roll only while the bound still beats the best (nn_1ply_equity_above).
+# whether it beats the best.  One reply of each roll valued first bounds it (the opponent's
+# best reply of a roll is at least that reply, so the mover's equity, the mean of the rows,
+# is at most the mean with those), and the other replies are valued roll by roll only while
+# the bound still beats the best (nn_1ply_equity_above).  The first reply of a roll is its
+# analogue of the best candidate's best reply: the reply that leaves the opponent's
+# checkers where that one left them (his checkers stand where they stood before both
+# candidates, unless one of them hit; the mover's blocks decide whether the same play is
+# still legal).  It is found by comparing rows, so it costs no estimate, and it is usually
+# as good a reply here as there: most later candidates are cut by these rows alone.  A
+# roll without one starts from the reply the pre-filter's estimate ranks best.  With a
+# pre-filter (ReplyFilter.analogues), the analogues are valued even when the estimate would
+# not keep them: a later candidate's replies are the kept ones and the analogues, so its
+# opponent only plays better (docs/performance.md, "The best candidate's replies").
 cdef bint nn_look_bound = True    # off only to compare (_core.set_look_bound)
 
 cdef enum:
@@ -185,17 +194,48 @@ ctypedef struct NNLook:
     int n_held[NN_ROLLS]
     int best[NN_ROLLS]                  # the index of the roll's best reply so far
     double best_e[NN_ROLLS]             # and its equity (for the opponent)
+    int8_t best_own[NN_ROLLS][32]       # and the opponent's checkers after it (26 used)
+    bint deferred[NN_ROLLS]             # the roll's plays not yet estimated (its
+                                        # analogue valued instead)
     NNMemo memo
 
 
 cdef inline void _nn_look_offer(NNLook* look, int r, int i, const double* p, double e,
-                                double* row) noexcept nogil:
-    """Reply i of roll r, valued: it becomes the roll's row if it is better than the row's
-    reply, or as good and before it (nn_best_reply_probs takes the first of equals)."""
+                                double* row, const Board* reply) noexcept nogil:
+    """Reply i of roll r (the board `reply`), valued: it becomes the roll's row if it is
+    better than the row's reply, or as good and before it (nn_best_reply_probs takes the
+    first of equals)."""
     if e > look.best_e[r] or (e == look.best_e[r] and i < look.best[r]):
         look.best_e[r] = e
         look.best[r] = i
         memcpy(row, p, NN_OUTPUTS * sizeof(double))
+        memcpy(look.best_own[r], reply.c[0], 26)
+
+
+cdef inline void _nn_look_roll(const NeuralNetC* net, const NNBase* base, NNSlope* slope,
+                               const MoveGen* g, int n, const ReplyFilter* rf, NNLook* look,
+                               int r, double* row, float* est) noexcept nogil:
+    """The kept replies of roll r (g.out[0:n]): the best-estimated one valued now (any one
+    when none is estimated), the others held for later (those beyond NN_LOOK_CAP valued
+    now too)."""
+    cdef double p[NN_OUTPUTS]
+    cdef float cut
+    cdef int i, first
+    cdef bint filtered = nn_reply_cut(net, base, slope, g.out, n, NULL, rf, est, &cut, &first)
+    if not filtered:
+        first = 0
+    look.n_held[r] = 0
+    look.deferred[r] = False
+    for i in range(n):
+        if filtered and est[i] < cut:
+            continue
+        if i != first and look.n_held[r] < NN_LOOK_CAP:
+            look.held[r][look.n_held[r]] = g.out[i]
+            look.index[r][look.n_held[r]] = i
+            look.n_held[r] += 1
+            continue
+        nn_memo_probs(&look.memo, net, base, &g.out[i], p)
+        _nn_look_offer(look, r, i, p, nn_equity(p), row, &g.out[i])
 
 
 cdef inline double _nn_look_equity(const NNLook* look) noexcept nogil:
@@ -212,15 +252,19 @@ cdef inline double _nn_look_equity(const NNLook* look) noexcept nogil:
 
 cdef double nn_1ply_equity_above(const NeuralNetC* net, MoveGen* g, const Board* after,
                                  double* table, const ReplyFilter* rf, double floor,
-                                 NNLook* look) noexcept nogil:
+                                 NNLook* look, const int8_t* targets=NULL) noexcept nogil:
     """neural_1ply_equity(net, g, after, table, NULL, NULL, rf) (money: the bound needs the
     opponent to choose by the mover's equity) when that is above `floor`, to the same
     bits and with the same table; otherwise some value at most `floor` (the table then
-    incomplete), with fewer evaluations: every roll's reply with the best estimate first
-    (any one of the kept replies when none is estimated), then the other kept replies
-    roll by roll, the rolls of weight 2 first, stopping as soon as the mover's equity with
-    the rows so far (each row only rises as replies are valued, so this bounds the value
-    from above) is at most `floor`."""
+    incomplete), with fewer evaluations.  `targets` (or NULL): for each roll r, the
+    opponent's row after the best candidate's best reply, targets[32 r: 32 r + 26]; the
+    plays of r that leave his checkers so (its analogues) are valued first, and they join
+    the replies he chooses from (the same value without a pre-filter: they are among
+    them).  Then, for each roll without one, the reply with the best estimate (any one of
+    the kept replies when none is estimated), the rolls of weight 2 first, then the other
+    kept replies roll by roll in the same order, stopping as soon as the mover's equity
+    with the rows so far (each row only rises as replies are valued, so this bounds the
+    value from above) is at most `floor`."""
     cdef Board opp
     cdef NNBase base
     cdef NNSlope slope
@@ -230,10 +274,9 @@ cdef double nn_1ply_equity_above(const NeuralNetC* net, MoveGen* g, const Board*
     cdef double p[NN_OUTPUTS]
     cdef double held[NN_BATCH * NN_OUTPUTS]
     cdef float est[MAX_RESULTS]
-    cdef float cut
     cdef double v
-    cdef int d1, d2, r, n, i, k, k0, m, first, pass_
-    cdef bint filtered
+    cdef int d1, d2, r, n, i, k, k0, m, pass_
+    cdef bint found
     if after.c[0][OFF] == 15:
         return neural_1ply_equity(net, g, after, table, NULL, NULL, rf)
     t[0] = -1.0
@@ -251,41 +294,49 @@ cdef double nn_1ply_equity_above(const NeuralNetC* net, MoveGen* g, const Board*
                 t[0] = -1.0
                 neural_after_probs(net, after, p)
                 return nn_equity(p)
-            filtered = nn_reply_cut(net, &base, &slope, g.out, n, NULL, rf, est, &cut, &first)
-            if not filtered:
-                first = 0
-            look.n_held[r] = 0
             look.best[r] = n
             look.best_e[r] = -1e300
-            for i in range(n):
-                if filtered and est[i] < cut:
+            if targets != NULL:
+                found = False
+                for i in range(n):
+                    if tf_row_changes(g.out[i].c[0], targets + 32 * r) == 0:
+                        nn_memo_probs(&look.memo, net, &base, &g.out[i], p)
+                        _nn_look_offer(look, r, i, p, nn_equity(p), row, &g.out[i])
+                        found = True
+                if found:
+                    look.deferred[r] = True
+                    look.n_held[r] = 0
                     continue
-                if i != first and look.n_held[r] < NN_LOOK_CAP:
-                    look.held[r][look.n_held[r]] = g.out[i]
-                    look.index[r][look.n_held[r]] = i
-                    look.n_held[r] += 1
-                    continue
-                # The best-estimated reply, and any the look has no room to hold: now.
-                nn_memo_probs(&look.memo, net, &base, &g.out[i], p)
-                _nn_look_offer(look, r, i, p, nn_equity(p), row)
+            _nn_look_roll(net, &base, &slope, g, n, rf, look, r, row, est)
     v = _nn_look_equity(look)
-    for pass_ in range(2):              # the rolls of weight 2, then the doubles
+    for pass_ in range(4):      # the deferred rolls of weight 2, of weight 1; the held replies
         for d1 in range(1, 7):
             for d2 in range(d1, 7):
                 if v <= floor:
                     return v
                 r = nn_roll_index(d1, d2)
-                if (d1 == d2) != (pass_ == 1) or look.n_held[r] == 0:
+                if (d1 == d2) != (pass_ & 1):
                     continue
                 row = t + r * NN_OUTPUTS
-                k0 = 0
-                while k0 < look.n_held[r]:      # one batch: NN_LOOK_CAP <= NN_BATCH
-                    m = min(NN_BATCH, look.n_held[r] - k0)
-                    nn_memo_plays_probs(&look.memo, net, &base, &look.held[r][k0], NULL, m, held)
-                    for k in range(m):
-                        _nn_look_offer(look, r, look.index[r][k0 + k], &held[NN_OUTPUTS * k],
-                                       nn_equity(&held[NN_OUTPUTS * k]), row)
-                    k0 += m
+                if pass_ < 2:
+                    if not look.deferred[r]:
+                        continue
+                    n = generate_plays(g, &opp, d1, d2)
+                    _nn_look_roll(net, &base, &slope, g, n, rf, look, r, row, est)
+                elif look.n_held[r] == 0:
+                    continue
+                else:
+                    k0 = 0
+                    while k0 < look.n_held[r]:      # one batch: NN_LOOK_CAP <= NN_BATCH
+                        m = min(NN_BATCH, look.n_held[r] - k0)
+                        nn_memo_plays_probs(&look.memo, net, &base, &look.held[r][k0], NULL, m,
+                                            held)
+                        for k in range(m):
+                            _nn_look_offer(look, r, look.index[r][k0 + k],
+                                           &held[NN_OUTPUTS * k],
+                                           nn_equity(&held[NN_OUTPUTS * k]), row,
+                                           &look.held[r][k0 + k])
+                        k0 += m
                 v = _nn_look_equity(look)
     return v
 
@@ -310,8 +361,11 @@ cdef int neural_choose_1ply(const NeuralNetC* net, const MoveGen* g, int n, Move
                             const ReplyFilter* rf=NULL) noexcept nogil:
     """Index of the best play by 1-ply equity among the few best by 0-ply (the move filter
     `filt` keeps the cost at a handful of 21-roll looks a move; the pre-filter `rf` the
-    replies each look values by the net, NULL: all).  In a match, gammons at the
-    mover's `prices` and replies picked at the opponent's `reply_prices` (NULL: money).
+    replies each look values by the net, NULL: all).  In money play the looks after the
+    first are bounded (nn_1ply_equity_above) and, with rf.analogues, their replies
+    include the analogues of the best candidate's best replies.  In a match, gammons at
+    the mover's `prices` and replies picked at the opponent's `reply_prices` (NULL:
+    money), every look in full over the kept replies.
     If `next_table` is not NULL it receives the opponent's roll table after the chosen play
     (from its 1-ply look; next_table[0] = -1 when there is none): the luck of his next roll
     comes free."""
@@ -324,6 +378,8 @@ cdef int neural_choose_1ply(const NeuralNetC* net, const MoveGen* g, int n, Move
     cdef double p[NN_BATCH * NN_OUTPUTS]
     cdef double v, best_v
     cdef NNLook* look
+    cdef int8_t targets[NN_ROLLS][32]   # the best candidate's best replies (NNLook.best_own)
+    cdef bint analogues = rf == NULL or rf.analogues
     cand[0] = 0
     if next_table != NULL:
         next_table[0] = -1.0
@@ -354,20 +410,25 @@ cdef int neural_choose_1ply(const NeuralNetC* net, const MoveGen* g, int n, Move
         # still made when the caller wants the table, the luck of the next roll).
         return best
     best_v = -1e300
-    # In money play a look need only show whether it beats the best so far.
-    look = (<NNLook*>malloc(sizeof(NNLook)) if nn_look_bound and prices == NULL
+    # In money play a look need only show whether it beats the best so far (with the bound
+    # off, _core.set_look_bound, each is made in full: the same choice and table).
+    look = (<NNLook*>malloc(sizeof(NNLook)) if prices == NULL
             and reply_prices == NULL else NULL)
     for j in range(m):
         if eq[j] < eq[0] - filt.window:
             break
         if look != NULL:
-            v = nn_1ply_equity_above(net, scratch, &g.out[cand[j]], table, rf, best_v, look)
+            v = nn_1ply_equity_above(net, scratch, &g.out[cand[j]], table, rf,
+                                     best_v if nn_look_bound else -INFINITY, look,
+                                     &targets[0][0] if j > 0 and analogues else NULL)
         else:
             v = neural_1ply_equity(net, scratch, &g.out[cand[j]], table, prices,
                                    reply_prices, rf)
         if v > best_v:
             best_v = v
             best = cand[j]
+            if look != NULL:
+                memcpy(targets, look.best_own, sizeof(targets))
             if next_table != NULL:
                 memcpy(next_table, table, sizeof(table))
     free(look)
