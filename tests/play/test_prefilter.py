@@ -256,6 +256,13 @@ def test_the_analogue_replies_change_choices_as_the_plain_python_search_does(net
     assert changed >= 5
 
 
+@pytest.mark.parametrize("bad", [True, (True,), (True, True, True)])
+def test_the_analogues_setting_is_a_pair(net, bad):
+    with pytest.raises(ValueError, match="reply_analogues is a pair"):
+        _core.run_games(OPENING, 1, player_id("neural-1ply"), player_id("neural-1ply"), 1,
+                        True, True, net=net, reply_analogues=bad)
+
+
 def test_without_a_pre_filter_the_analogues_change_nothing(net):
     """Every reply is valued then, the analogues among them: the same games bit for bit."""
     one = player_id("neural-1ply")

@@ -181,7 +181,7 @@ def run_games(const int8_t[:, ::1] board, Py_ssize_t n_games, int player0, int p
     opt.vr = vr_moments is not None
     _set_filter(&opt, filter_candidates, filter_window)
     _set_side_filters(opt.look, reply_filter)
-    if len(reply_analogues) != 2:
+    if not isinstance(reply_analogues, (tuple, list)) or len(reply_analogues) != 2:
         raise ValueError("reply_analogues is a pair: player 0's, then player 1's")
     opt.look[0].analogues = bool(reply_analogues[0])
     opt.look[1].analogues = bool(reply_analogues[1])
