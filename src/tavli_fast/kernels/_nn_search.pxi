@@ -380,6 +380,7 @@ cdef int neural_choose_1ply(const NeuralNetC* net, const MoveGen* g, int n, Move
     cdef NNLook* look
     cdef int8_t targets[NN_ROLLS][32]   # the best candidate's best replies (NNLook.best_own)
     cdef bint analogues = rf == NULL or rf.analogues
+    cdef bint targeted = False          # targets hold a whole look's
     cand[0] = 0
     if next_table != NULL:
         next_table[0] = -1.0
@@ -420,14 +421,17 @@ cdef int neural_choose_1ply(const NeuralNetC* net, const MoveGen* g, int n, Move
         if look != NULL:
             v = nn_1ply_equity_above(net, scratch, &g.out[cand[j]], table, rf,
                                      best_v if nn_look_bound else -INFINITY, look,
-                                     &targets[0][0] if j > 0 and analogues else NULL)
+                                     &targets[0][0] if targeted and analogues else NULL)
         else:
             v = neural_1ply_equity(net, scratch, &g.out[cand[j]], table, prices,
                                    reply_prices, rf)
         if v > best_v:
             best_v = v
             best = cand[j]
-            if look != NULL:
+            # A look without a table (a roll with more plays than the generator holds)
+            # has no best reply for every roll.
+            targeted = look != NULL and table[0] != -1.0
+            if targeted:
                 memcpy(targets, look.best_own, sizeof(targets))
             if next_table != NULL:
                 memcpy(next_table, table, sizeof(table))
