@@ -253,18 +253,19 @@ cdef inline double _nn_look_equity(const NNLook* look) noexcept nogil:
 cdef double nn_1ply_equity_above(const NeuralNetC* net, MoveGen* g, const Board* after,
                                  double* table, const ReplyFilter* rf, double floor,
                                  NNLook* look, const int8_t* targets=NULL) noexcept nogil:
-    """neural_1ply_equity(net, g, after, table, NULL, NULL, rf) (money: the bound needs the
-    opponent to choose by the mover's equity) when that is above `floor`, to the same
-    bits and with the same table; otherwise some value at most `floor` (the table then
-    incomplete), with fewer evaluations.  `targets` (or NULL): for each roll r, the
-    opponent's row after the best candidate's best reply, targets[32 r: 32 r + 26]; the
-    plays of r that leave his checkers so (its analogues) are valued first, and they join
-    the replies he chooses from (the same value without a pre-filter: they are among
-    them).  Then, for each roll without one, the reply with the best estimate (any one of
-    the kept replies when none is estimated), the rolls of weight 2 first, then the other
-    kept replies roll by roll in the same order, stopping as soon as the mover's equity
-    with the rows so far (each row only rises as replies are valued, so this bounds the
-    value from above) is at most `floor`."""
+    """The mover's 1-ply equity of `after` (money: the bound needs the opponent to choose by
+    the mover's equity) when it is above `floor`, with its table; otherwise some value at
+    most `floor` (the table then incomplete), with fewer evaluations.  The opponent's
+    replies to a roll are those the pre-filter `rf` keeps and, with `targets`, the roll's
+    analogues: targets[32 r: 32 r + 26] is his row after his best reply to roll r of the
+    best candidate, and an analogue a play of r that leaves his checkers so.  Without
+    targets, neural_1ply_equity(net, g, after, table, NULL, NULL, rf) to the same bits
+    (and with them too when every reply is kept).  The analogues are valued first; then,
+    for each roll without one, the reply with the best estimate (any one of the kept
+    replies when none is estimated), the rolls of weight 2 first; then the other kept
+    replies roll by roll in the same order, stopping as soon as the mover's equity with
+    the rows so far (each row only rises as replies are valued, so this bounds the value
+    from above) is at most `floor`."""
     cdef Board opp
     cdef NNBase base
     cdef NNSlope slope
@@ -309,7 +310,8 @@ cdef double nn_1ply_equity_above(const NeuralNetC* net, MoveGen* g, const Board*
                     continue
             _nn_look_roll(net, &base, &slope, g, n, rf, look, r, row, est)
     v = _nn_look_equity(look)
-    for pass_ in range(4):      # the deferred rolls of weight 2, of weight 1; the held replies
+    for pass_ in range(4):      # 0-1: the deferred rolls (weight 2, then the doubles);
+                                # 2-3: the held replies, in the same order
         for d1 in range(1, 7):
             for d2 in range(d1, 7):
                 if v <= floor:
@@ -428,8 +430,8 @@ cdef int neural_choose_1ply(const NeuralNetC* net, const MoveGen* g, int n, Move
         if v > best_v:
             best_v = v
             best = cand[j]
-            # A look without a table (a roll with more plays than the generator holds)
-            # has no best reply for every roll.
+            # A look without a table (the candidate wins at once, or a roll has more plays
+            # than the generator holds) has no best reply for every roll.
             targeted = look != NULL and table[0] != -1.0
             if targeted:
                 memcpy(targets, look.best_own, sizeof(targets))
