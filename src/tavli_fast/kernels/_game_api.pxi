@@ -41,6 +41,7 @@ cdef int _set_filter(GameOptions* opt, int candidates, double window) except -1:
     opt.luck.keep = NN_LUCK_KEEP
     opt.luck.margin = NN_LUCK_MARGIN
     opt.luck.estimator = NN_LUCK_ESTIMATOR
+    opt.luck.analogues = True           # (a luck table has no candidates)
     return 0
 
 

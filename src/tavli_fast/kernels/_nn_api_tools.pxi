@@ -52,7 +52,6 @@ cdef int _set_reply_filter(ReplyFilter* rf, object setting, str name,
     rf.keep = keep
     rf.margin = margin
     rf.estimator = ESTIMATORS[estimator]
-    rf.analogues = True
     return 0
 
 
